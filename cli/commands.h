@@ -1,0 +1,32 @@
+#pragma once
+// The subcommands of fxsim. Each returns the process exit code; errors a user
+// can cause are thrown as FxError and mapped to their code in main.cpp.
+#include <optional>
+#include <string>
+
+namespace fxsim {
+
+struct RenderOptions {
+  std::string scene;
+  std::optional<std::string> output;  // -o: overrides output.path
+  std::optional<std::string> frames;  // "N" or "A-B"
+  std::optional<int> width, height;
+  int threads = 0;  // 0: all hardware threads
+  std::optional<std::string> stats;   // JSON Lines file
+  std::optional<std::string> state_hashes;  // per-frame simulation hashes (golden tests)
+  std::optional<int> device;
+  bool quiet = false;
+};
+
+struct CompareOptions {
+  std::string a, b;
+  int max_diff = 0;         // per-channel difference a pixel may have and still match
+  double max_fraction = 0;  // fraction of pixels allowed over max_diff
+};
+
+int run_render(const RenderOptions& options);
+int run_validate(const std::string& scene);
+int run_info(std::optional<int> device);
+int run_compare(const CompareOptions& options);
+
+}  // namespace fxsim

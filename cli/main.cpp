@@ -1,0 +1,75 @@
+// fxsim: parse the command line, then hand over to one subcommand:
+//   render   scene → validated Scene → Simulation + Renderer → PNG frames
+//   validate scene → every problem, no GL
+//   info     EGL devices and the GL context fxsim would use
+//   compare  two PNGs or folders of PNGs
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <fmt/format.h>
+#include <new>
+
+#include "cli/commands.h"
+#include "core/exit_codes.h"
+
+using namespace fxsim;
+
+int main(int argc, char** argv) {
+  CLI::App app{"fxsim: a headless, deterministic particle-effects simulator and renderer"};
+  app.set_version_flag("--version", std::string("fxsim ") + FXSIM_VERSION);
+  app.require_subcommand(1);
+
+  RenderOptions render;
+  auto* render_cmd = app.add_subcommand("render", "simulate a scene and write its frames as PNG");
+  render_cmd->add_option("scene", render.scene, "scene file (JSON)")->required();
+  render_cmd->add_option("-o,--output", render.output, "output path; a run of # is the frame number");
+  render_cmd->add_option("--frames", render.frames, "render frame N or frames A-B only (simulation still starts at 0)");
+  render_cmd->add_option("--width", render.width, "image width, overrides output.width")->check(CLI::Range(1, 16384));
+  render_cmd->add_option("--height", render.height, "image height, overrides output.height")->check(CLI::Range(1, 16384));
+  render_cmd->add_option("--threads", render.threads, "CPU threads for the simulation (default: all cores)")
+      ->check(CLI::Range(1, 1024));
+  render_cmd->add_option("--stats", render.stats, "write per-frame statistics as JSON Lines to FILE");
+  render_cmd->add_option("--state-hashes", render.state_hashes, "write each frame's simulation-state hash to FILE");
+  render_cmd->add_option("--device", render.device, "EGL device index to render on (see `fxsim info`)");
+  render_cmd->add_flag("-q,--quiet", render.quiet, "print nothing but errors");
+
+  std::string validate_scene;
+  auto* validate_cmd = app.add_subcommand("validate", "check a scene and print every problem (no GL needed)");
+  validate_cmd->add_option("scene", validate_scene, "scene file (JSON)")->required();
+
+  std::optional<int> info_device;
+  auto* info_cmd = app.add_subcommand("info", "list EGL devices and the OpenGL context fxsim gets");
+  info_cmd->add_option("--device", info_device, "try this EGL device index");
+
+  CompareOptions compare;
+  auto* compare_cmd = app.add_subcommand("compare", "compare two PNGs or two folders of PNGs (exit 1 if they differ)");
+  compare_cmd->add_option("a", compare.a, "image or folder")->required();
+  compare_cmd->add_option("b", compare.b, "image or folder")->required();
+  compare_cmd->add_option("--max-diff", compare.max_diff, "per-channel difference (0-255) a pixel may have")
+      ->check(CLI::Range(0, 255));
+  compare_cmd->add_option("--max-fraction", compare.max_fraction, "fraction of pixels allowed over --max-diff")
+      ->check(CLI::Range(0.0, 1.0));
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : int(ExitCode::usage);
+  }
+
+  try {
+    if (*render_cmd) return run_render(render);
+    if (*validate_cmd) return run_validate(validate_scene);
+    if (*info_cmd) return run_info(info_device);
+    if (*compare_cmd) return run_compare(compare);
+  } catch (const FxError& e) {
+    std::fprintf(stderr, "fxsim: %s\n", e.what());
+    return int(e.code());
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "fxsim: out of memory (lower max_particles or the image size)\n");
+    return int(ExitCode::internal);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "fxsim: internal error: %s\n", e.what());
+    return int(ExitCode::internal);
+  }
+  return int(ExitCode::usage);
+}

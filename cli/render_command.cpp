@@ -1,0 +1,97 @@
+// render: scene → Simulation (CPU) + Renderer (GL) → one PNG per frame.
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <fmt/format.h>
+#include <string>
+#include <unistd.h>
+
+#include "cli/commands.h"
+#include "core/exit_codes.h"
+#include "core/frame_output.h"
+#include "core/scene_parser.h"
+#include "core/simulation.h"
+#include "render/egl_context.h"
+#include "render/image.h"
+#include "render/renderer.h"
+
+namespace fxsim {
+
+namespace {
+
+// On Ctrl-C or a kill, the frame being written must not be left half-written.
+extern "C" void on_interrupt(int signal) {
+  remove_partial_output();
+  _exit(128 + signal);
+}
+
+FrameRange frames_to_render(const RenderOptions& options, const Scene& scene) {
+  FrameRange range{1, scene.output.frames};
+  if (options.frames) {
+    const auto parsed = parse_frame_range(*options.frames);
+    if (!parsed)
+      throw FxError(ExitCode::usage, fmt::format("--frames {}: expected N or A-B with 1 <= A <= B", *options.frames));
+    range = *parsed;
+    if (range.last > scene.output.frames)
+      throw FxError(ExitCode::usage, fmt::format("--frames {}: the scene has {} frames", *options.frames,
+                                                 scene.output.frames));
+  }
+  return range;
+}
+
+// A text file written whole at the end, through the same rename-into-place as the frames.
+void write_text(const std::string& path, const std::string& text) {
+  write_file_atomically(path, std::vector<uint8_t>(text.begin(), text.end()));
+}
+
+}  // namespace
+
+int run_render(const RenderOptions& options) {
+  Scene scene = parse_scene_file(options.scene);
+  if (options.output) scene.output.path = *options.output;
+  if (options.width) scene.output.width = *options.width;
+  if (options.height) scene.output.height = *options.height;
+  const FrameRange range = frames_to_render(options, scene);
+  if (range.last > range.first && scene.output.path.find('#') == std::string::npos)
+    throw FxError(ExitCode::usage, fmt::format("output path \"{}\" has no run of '#' for the frame number, and {} "
+                                               "frames are to be written", scene.output.path,
+                                               range.last - range.first + 1));
+
+  std::signal(SIGINT, on_interrupt);
+  std::signal(SIGTERM, on_interrupt);
+  const auto started = std::chrono::steady_clock::now();
+  const auto context = EglContext::create(options.device, 3, 3);
+  Simulation simulation(scene, options.threads);
+  Renderer renderer(scene, scene.output.width, scene.output.height);
+  const bool progress = !options.quiet && isatty(STDERR_FILENO);
+
+  std::string stats_text, hashes_text;
+  uint64_t peak_particles = 0;
+  for (int frame = 1; frame <= range.last; ++frame) {
+    simulation.advance_to_frame(frame);
+    FrameStats stats = simulation.take_stats();
+    if (frame < range.first) continue;
+    uint64_t live = 0;
+    for (const auto& e : stats.emitters) live += e.live;
+    peak_particles = std::max(peak_particles, live);
+    if (options.stats) stats_text += to_json_line(stats) + "\n";
+    if (options.state_hashes) hashes_text += fmt::format("{} {:016x}\n", frame, simulation.state_hash());
+    const std::string path = frame_path(scene.output.path, frame);
+    write_file_atomically(path, encode_png(renderer.render(simulation)));
+    if (progress) fmt::print(stderr, "\rframe {}/{}  {} particles  → {}\033[K", frame, range.last, live, path);
+  }
+  if (progress) fmt::print(stderr, "\n");
+  if (options.stats) write_text(*options.stats, stats_text);
+  if (options.state_hashes) write_text(*options.state_hashes, hashes_text);
+
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  const int count = range.last - range.first + 1;
+  if (!options.quiet)
+    fmt::print("rendered {} frame{} ({}-{}) of {} in {:.2f} s ({:.1f} frames/s), up to {} particles, {}x{} on {} → {}\n",
+               count, count == 1 ? "" : "s", range.first, range.last, options.scene, seconds, count / seconds,
+               peak_particles, scene.output.width, scene.output.height, context->info().renderer,
+               scene.output.path);
+  return 0;
+}
+
+}  // namespace fxsim

@@ -1,0 +1,29 @@
+#pragma once
+// The camera at any time: keyframes interpolated with a Catmull–Rom spline
+// (tangents from the neighbouring keys over their time span, so unevenly spaced
+// keys move smoothly), clamped at both ends.
+#include <glm/mat3x3.hpp>
+#include <glm/mat4x4.hpp>
+#include <glm/vec3.hpp>
+
+#include "core/scene.h"
+
+namespace fxsim {
+
+struct CameraPose {
+  glm::vec3 position;
+  glm::vec3 target;
+  glm::vec3 up;
+  float fov_degrees;
+  float near_plane, far_plane;
+
+  glm::vec3 forward() const;
+  // World-from-camera rotation: columns are camera x (right), y (up), z (backward).
+  glm::mat3 basis() const;
+  glm::mat4 view() const;
+  glm::mat4 projection(float aspect) const;
+};
+
+CameraPose camera_at(const CameraSettings& camera, double t);
+
+}  // namespace fxsim

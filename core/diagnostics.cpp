@@ -1,0 +1,71 @@
+#include "core/diagnostics.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <numeric>
+#include <tuple>
+
+#include "core/json_locations.h"
+
+namespace fxsim {
+
+namespace {
+std::string join_lines(const std::vector<std::string>& lines) {
+  std::string out;
+  for (const auto& line : lines) out += (out.empty() ? "" : "\n") + line;
+  return out;
+}
+
+size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  std::iota(row.begin(), row.end(), size_t{0});
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+}  // namespace
+
+SceneError::SceneError(std::vector<std::string> lines)
+    : FxError(ExitCode::invalid_scene, join_lines(lines)), lines_(std::move(lines)) {}
+
+std::vector<std::string> format_diagnostics(std::string_view file_label, const JsonLocations& where,
+                                            std::vector<Diagnostic> diagnostics) {
+  struct Located {
+    LineColumn at;
+    const Diagnostic* diagnostic;
+  };
+  std::vector<Located> located;
+  for (const auto& d : diagnostics)
+    located.push_back({d.at_key ? where.key(d.pointer) : where.value(d.pointer), &d});
+  std::stable_sort(located.begin(), located.end(), [](const Located& a, const Located& b) {
+    return std::tie(a.at.line, a.at.column) < std::tie(b.at.line, b.at.column);
+  });
+  std::vector<std::string> lines;
+  for (const auto& l : located)
+    lines.push_back(fmt::format("{}:{}:{}: {}: {}", file_label, l.at.line, l.at.column,
+                                l.diagnostic->pointer.empty() ? "/" : l.diagnostic->pointer,
+                                l.diagnostic->message));
+  return lines;
+}
+
+std::string nearest_word(std::string_view word, std::span<const std::string> candidates) {
+  std::string best;
+  size_t best_distance = std::max<size_t>(2, word.size() / 3) + 1;
+  for (const auto& candidate : candidates) {
+    const size_t d = edit_distance(word, candidate);
+    if (d < best_distance) {
+      best_distance = d;
+      best = candidate;
+    }
+  }
+  return best;
+}
+
+}  // namespace fxsim

@@ -1,0 +1,35 @@
+#include "core/frame_output.h"
+
+#include <charconv>
+#include <fmt/format.h>
+
+namespace fxsim {
+
+static std::optional<int> parse_positive(std::string_view text) {
+  int value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || value < 1) return std::nullopt;
+  return value;
+}
+
+std::optional<FrameRange> parse_frame_range(std::string_view text) {
+  const size_t dash = text.find('-');
+  if (dash == std::string_view::npos) {
+    const auto n = parse_positive(text);
+    if (!n) return std::nullopt;
+    return FrameRange{*n, *n};
+  }
+  const auto a = parse_positive(text.substr(0, dash)), b = parse_positive(text.substr(dash + 1));
+  if (!a || !b || *b < *a) return std::nullopt;
+  return FrameRange{*a, *b};
+}
+
+std::string frame_path(const std::string& pattern, int frame) {
+  const size_t start = pattern.find('#');
+  if (start == std::string::npos) return pattern;
+  size_t end = start;
+  while (end < pattern.size() && pattern[end] == '#') ++end;
+  return pattern.substr(0, start) + fmt::format("{:0{}d}", frame, end - start) + pattern.substr(end);
+}
+
+}  // namespace fxsim

@@ -1,0 +1,66 @@
+#include "core/noise.h"
+
+#include <cmath>
+#include <glm/common.hpp>
+
+namespace fxsim {
+
+uint32_t hash_u32(uint32_t x) {  // "lowbias32" by Chris Wellons
+  x ^= x >> 16;
+  x *= 0x7FEB352Du;
+  x ^= x >> 15;
+  x *= 0x846CA68Bu;
+  x ^= x >> 16;
+  return x;
+}
+
+uint32_t hash_lattice(uint32_t seed, int32_t x, int32_t y, int32_t z) {
+  return hash_u32(seed ^ hash_u32(uint32_t(x) ^ hash_u32(uint32_t(y) ^ hash_u32(uint32_t(z) + 0x9E3779B9u))));
+}
+
+namespace {
+float quintic(float t) { return t * t * t * (t * (t * 6.0f - 15.0f) + 10.0f); }
+float quintic_slope(float t) { return 30.0f * t * t * (t * (t - 2.0f) + 1.0f); }
+
+// The 12 edge directions of a cube (Perlin's "improved noise" gradients).
+glm::vec3 lattice_gradient(uint32_t h) {
+  static constexpr float kDirs[12][3] = {{1, 1, 0}, {-1, 1, 0}, {1, -1, 0}, {-1, -1, 0},
+                                         {1, 0, 1}, {-1, 0, 1}, {1, 0, -1}, {-1, 0, -1},
+                                         {0, 1, 1}, {0, -1, 1}, {0, 1, -1}, {0, -1, -1}};
+  const float* d = kDirs[h % 12u];
+  return {d[0], d[1], d[2]};
+}
+}  // namespace
+
+float value_noise_1d(uint32_t seed, double x) {
+  const double cell = std::floor(x);
+  const float f = float(x - cell);
+  const int32_t i = int32_t(cell);
+  auto lattice = [&](int32_t k) { return float(hash_lattice(seed, k, 0, 0) >> 8) * (2.0f / 16777216.0f) - 1.0f; };
+  const float a = lattice(i), b = lattice(i + 1);
+  return a + (b - a) * quintic(f);
+}
+
+NoiseSample gradient_noise_3d(uint32_t seed, glm::vec3 p) {
+  const glm::vec3 cell = glm::floor(p);
+  const glm::vec3 f = p - cell;
+  const int32_t ix = int32_t(cell.x), iy = int32_t(cell.y), iz = int32_t(cell.z);
+  const glm::vec3 w{quintic(f.x), quintic(f.y), quintic(f.z)};
+  const glm::vec3 dw{quintic_slope(f.x), quintic_slope(f.y), quintic_slope(f.z)};
+  NoiseSample out{0, glm::vec3(0)};
+  for (int corner = 0; corner < 8; ++corner) {
+    const int cx = corner & 1, cy = (corner >> 1) & 1, cz = (corner >> 2) & 1;
+    const glm::vec3 g = lattice_gradient(hash_lattice(seed, ix + cx, iy + cy, iz + cz));
+    const glm::vec3 d = f - glm::vec3(float(cx), float(cy), float(cz));
+    const float dot = g.x * d.x + g.y * d.y + g.z * d.z;
+    // Trilinear weight of this corner and its derivative along each axis.
+    const float wx = cx ? w.x : 1.0f - w.x, wy = cy ? w.y : 1.0f - w.y, wz = cz ? w.z : 1.0f - w.z;
+    const float sx = cx ? dw.x : -dw.x, sy = cy ? dw.y : -dw.y, sz = cz ? dw.z : -dw.z;
+    const float weight = wx * wy * wz;
+    out.value += weight * dot;
+    out.gradient += weight * g + dot * glm::vec3(sx * wy * wz, wx * sy * wz, wx * wy * sz);
+  }
+  return out;
+}
+
+}  // namespace fxsim

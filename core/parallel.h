@@ -1,0 +1,55 @@
+#pragma once
+// A fixed pool of worker threads that runs numbered tasks. Work is split into
+// chunks whose boundaries depend only on the problem size, never on the number
+// of threads, so per-chunk results (and reductions over them in chunk order)
+// are identical for any --threads.
+#include <condition_variable>
+#include <cstddef>
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace fxsim {
+
+class ThreadPool {
+ public:
+  explicit ThreadPool(int threads);  // threads <= 0: all hardware threads
+  ~ThreadPool();
+  ThreadPool(const ThreadPool&) = delete;
+  ThreadPool& operator=(const ThreadPool&) = delete;
+
+  int size() const { return int(workers_.size()) + 1; }
+  // Runs task(0) … task(count - 1), on the workers and the calling thread; returns when all are done.
+  void run(size_t count, const std::function<void(size_t)>& task);
+
+ private:
+  void work();
+  void drain(std::unique_lock<std::mutex>& lock);
+
+  std::vector<std::thread> workers_;
+  std::mutex mutex_;
+  std::condition_variable wake_, done_;
+  const std::function<void(size_t)>* task_ = nullptr;
+  size_t count_ = 0, next_ = 0, finished_ = 0;
+  uint64_t batch_ = 0;
+  bool stop_ = false;
+};
+
+// Chunks of this many particles: the unit of parallel work and of reductions.
+constexpr size_t kChunk = 8192;
+
+inline size_t chunk_count(size_t n) { return (n + kChunk - 1) / kChunk; }
+
+// Calls body(begin, end, chunk) for each chunk of [0, n).
+template <typename Body>
+void for_chunks(ThreadPool& pool, size_t n, Body&& body) {
+  pool.run(chunk_count(n), [&](size_t chunk) {
+    const size_t begin = chunk * kChunk;
+    body(begin, std::min(n, begin + kChunk), chunk);
+  });
+}
+
+}  // namespace fxsim

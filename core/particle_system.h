@@ -1,0 +1,66 @@
+#pragma once
+// What every effect implements, so that the simulation (and later the GPU
+// backend) can drive any of them the same way: appear, step, disappear, report
+// statistics, hash its state, and hand the renderer what to draw.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <glm/vec3.hpp>
+
+#include "core/camera_path.h"
+#include "core/parallel.h"
+#include "core/stats.h"
+
+namespace fxsim {
+
+class WindField;
+
+struct StepContext {
+  double t0, t1;  // the step runs from t0 to t1 (seconds)
+  float dt;
+  const WindField& wind;
+  glm::vec3 gravity;
+  std::optional<float> ground;  // height of the ground plane, if any
+  const CameraPose& camera;     // the camera at t1
+  ThreadPool& pool;
+};
+
+// One textured quad. `stretch` (world space) elongates the quad along its
+// on-screen direction (rain streaks); zero keeps it square.
+struct SpriteInstance {
+  glm::vec3 position;
+  float size;
+  glm::vec3 stretch;
+  float alpha;
+  float layer;  // texture array layer
+  float spin;   // rotation in the sprite's plane, radians
+  float pad0 = 0, pad1 = 0;
+};
+static_assert(sizeof(SpriteInstance) == 48, "mirrored by the sprite vertex layout");
+
+struct SpriteBatch {
+  size_t emitter = 0;  // index into Scene::emitters: its colour, blend, billboard and textures
+  std::vector<SpriteInstance> sprites;
+  float distance = 0;  // from the camera, for back-to-front ordering of effects
+};
+
+class StateHasher;
+
+class ParticleSystem {
+ public:
+  virtual ~ParticleSystem() = default;
+  // The effect appears at time t (its `start`).
+  virtual void begin(double t, const CameraPose& camera, ThreadPool& pool) = 0;
+  virtual void step(const StepContext& ctx) = 0;
+  // The effect is removed (its `duration` is over): every particle dies.
+  virtual void end() = 0;
+  virtual void add_stats(FrameStats& out, bool active, ThreadPool& pool) const = 0;
+  virtual void add_sprites(const CameraPose& camera, std::vector<SpriteBatch>& out, ThreadPool& pool) const = 0;
+  virtual void hash_state(StateHasher& hasher) const = 0;
+  // Births and deaths since the last call (then reset): the per-frame counts of the statistics.
+  virtual void reset_counters() = 0;
+};
+
+}  // namespace fxsim

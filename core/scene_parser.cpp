@@ -1,0 +1,310 @@
+#include "core/scene_parser.h"
+
+#include <fmt/format.h>
+#include <fstream>
+#include <sstream>
+
+#include "core/json_locations.h"
+#include "core/rng.h"
+#include "core/scene_reader.h"
+
+namespace fxsim {
+
+const char* to_string(EmitterType type) {
+  switch (type) {
+    case EmitterType::snow: return "snow";
+    case EmitterType::rain: return "rain";
+    case EmitterType::fountain: return "fountain";
+    case EmitterType::fire: return "fire";
+    case EmitterType::explosion: return "explosion";
+  }
+  return "?";
+}
+
+namespace {
+
+constexpr auto kPositive = [](double v) { return v > 0; };
+constexpr auto kNonNegative = [](double v) { return v >= 0; };
+constexpr auto kUnit = [](double v) { return v >= 0 && v <= 1; };
+
+class Parser {
+ public:
+  Parser(const Json& root, std::filesystem::path base_dir, std::string stem)
+      : root_(root), base_dir_(std::move(base_dir)), stem_(std::move(stem)) {}
+
+  Scene parse() {
+    ObjectReader top(&root_, "", problems_);
+    if (!root_.is_object()) {
+      problems_.push_back({"", "expected a scene object { \"fxsim\": 1, … }, " + describe_json(root_)});
+      return {};
+    }
+    top.require("fxsim", "the format version, 1");
+    if (top.present("fxsim")) top.integer("fxsim", 1, "equal to 1 (the only format version)", [](int64_t v) { return v == 1; });
+    scene_.seed = uint64_t(top.integer("seed", 1, ">= 0", [](int64_t v) { return v >= 0; }));
+    parse_output(top.object("output"));
+    parse_camera(top.object("camera"));
+    parse_environment(top.object("environment"));
+    top.require("emitters", "an array of at least one emitter");
+    if (const Json* emitters = top.array("emitters")) {
+      if (emitters->empty()) top.error(top.child("emitters"), "expected at least one emitter, got an empty array");
+      for (size_t i = 0; i < emitters->size(); ++i) parse_emitter((*emitters)[i], i);
+    }
+    top.finish();
+    return std::move(scene_);
+  }
+
+  std::vector<Diagnostic>& problems() { return problems_; }
+
+ private:
+  void parse_output(const Json* node) {
+    ObjectReader r(node, "/output", problems_);
+    auto& o = scene_.output;
+    auto size_ok = [](int64_t v) { return v >= 1 && v <= 16384; };
+    o.width = int(r.integer("width", o.width, "in 1..16384", size_ok));
+    o.height = int(r.integer("height", o.height, "in 1..16384", size_ok));
+    o.fps = r.number("fps", o.fps, "> 0", kPositive);
+    o.substeps = int(r.integer("substeps", o.substeps, ">= 1", [](int64_t v) { return v >= 1 && v <= 1000; }));
+    o.frames = int(r.integer("frames", o.frames, ">= 1", [](int64_t v) { return v >= 1 && v <= 10000000; }));
+    o.path = r.string("path", stem_ + "_####.png");
+    if (o.path.empty()) r.error(r.child("path"), "expected a file path, got an empty string");
+    else if (o.frames > 1 && o.path.find('#') == std::string::npos)
+      r.error(r.child("path"), fmt::format("expected a run of '#' for the frame number (the scene has {} frames), got \"{}\"",
+                                           o.frames, o.path));
+    o.background = r.color("background", o.background);
+    o.samples = int(r.integer("samples", o.samples, "of 1, 2, 4 or 8",
+                              [](int64_t v) { return v == 1 || v == 2 || v == 4 || v == 8; }));
+    r.finish();
+  }
+
+  void parse_camera(const Json* node) {
+    ObjectReader r(node, "/camera", problems_);
+    auto& c = scene_.camera;
+    c.position = r.vector("position", c.position);
+    c.target = r.vector("target", c.target);
+    c.up = r.vector("up", c.up, "of non-zero length", [](glm::vec3 v) { return v != glm::vec3(0); });
+    c.fov = float(r.number("fov", c.fov, "in 1..179", [](double v) { return v >= 1 && v <= 179; }));
+    c.near_plane = float(r.number("near", c.near_plane, "> 0", kPositive));
+    c.far_plane = float(r.number("far", c.far_plane, "> near", [&](double v) { return v > c.near_plane; }));
+    if (const Json* keys = r.array("keys")) {
+      CameraKey previous{0, c.position, c.target};
+      for (size_t i = 0; i < keys->size(); ++i) {
+        ObjectReader k(&(*keys)[i], fmt::format("/camera/keys/{}", i), problems_);
+        if (!(*keys)[i].is_object()) {
+          r.error(k.pointer(), "expected a keyframe { \"time\": s, \"position\": v, \"target\": v }, " +
+                                   describe_json((*keys)[i]));
+          continue;
+        }
+        k.require("time", "the key's time in seconds");
+        CameraKey key;
+        key.time = k.number("time", previous.time, ">= 0", kNonNegative);
+        if (i > 0 && key.time <= previous.time && k.present("time"))
+          k.error(k.child("time"), fmt::format("expected a time later than the previous key's {}, got {}",
+                                               previous.time, key.time));
+        key.position = k.vector("position", previous.position);
+        key.target = k.vector("target", previous.target);
+        k.finish();
+        c.keys.push_back(key);
+        previous = key;
+      }
+    }
+    if (c.keys.empty() && c.position == c.target)
+      r.error(r.child("target"), "expected a target different from the camera position");
+    r.finish();
+  }
+
+  void parse_environment(const Json* node) {
+    ObjectReader r(node, "/environment", problems_);
+    auto& e = scene_.environment;
+    e.gravity = r.vector("gravity", e.gravity);
+    if (const Json* ground = r.raw("ground"); ground && ground->is_null()) {
+      e.ground.reset();
+    } else if (const Json* g = r.object("ground")) {
+      ObjectReader gr(g, "/environment/ground", problems_);
+      e.ground->height = float(gr.number("height", 0));
+      e.ground->color = gr.optional_color("color");
+      gr.finish();
+    }
+    if (const Json* wind = r.object("wind")) {
+      ObjectReader w(wind, "/environment/wind", problems_);
+      e.wind.velocity = w.vector("velocity", glm::vec3(0));
+      if (const Json* gust = w.object("gust")) {
+        ObjectReader g(gust, "/environment/wind/gust", problems_);
+        Gust value;
+        value.amplitude = g.vector("amplitude", value.amplitude);
+        value.period = g.number("period", value.period, "> 0", kPositive);
+        g.finish();
+        e.wind.gust = value;
+      }
+      if (const Json* turbulence = w.object("turbulence")) {
+        ObjectReader t(turbulence, "/environment/wind/turbulence", problems_);
+        Turbulence value;
+        value.strength = float(t.number("strength", value.strength, ">= 0", kNonNegative));
+        value.scale = float(t.number("scale", value.scale, "> 0", kPositive));
+        t.finish();
+        e.wind.turbulence = value;
+      }
+      w.finish();
+    }
+    r.finish();
+  }
+
+  void parse_emitter(const Json& node, size_t index) {
+    const std::string pointer = fmt::format("/emitters/{}", index);
+    if (!node.is_object()) {
+      problems_.push_back({pointer, "expected an emitter object { \"type\": … }, " + describe_json(node)});
+      return;
+    }
+    ObjectReader r(&node, pointer, problems_);
+    r.require("type", "one of \"snow\", \"rain\", \"fountain\", \"fire\", \"explosion\"");
+    EmitterSettings e;
+    e.type = r.choice("type", EmitterType::snow,
+                      {{"snow", EmitterType::snow}, {"rain", EmitterType::rain},
+                       {"fountain", EmitterType::fountain}, {"fire", EmitterType::fire},
+                       {"explosion", EmitterType::explosion}});
+    e.name = r.string("name", fmt::format("{}{}", to_string(e.type), index));
+    for (const auto& other : scene_.emitters)
+      if (other.name == e.name)
+        r.error(r.child("name"), fmt::format("expected a unique emitter name, got \"{}\" again", e.name));
+    const uint64_t derived = mix64(scene_.seed ^ mix64(uint64_t(index) + 0x5EED));
+    e.seed = uint64_t(r.integer("seed", int64_t(derived >> 1), ">= 0", [](int64_t v) { return v >= 0; }));
+
+    if (e.type != EmitterType::snow) {
+      r.error(r.child("type"), fmt::format("emitter \"{}\": type \"{}\" is not available yet in this version of fxsim "
+                                           "(available: \"snow\")", e.name, to_string(e.type)));
+      return;  // its other keys belong to a table this version does not know yet
+    }
+    parse_common(r, e, {.max_particles = 20000, .color = "#ffffff", .opacity = 0.9, .size = 0.05,
+                        .blend = BlendMode::alpha, .billboard = BillboardMode::screen});
+    parse_snow(r, e.snow);
+    r.finish();
+    scene_.emitters.push_back(std::move(e));
+  }
+
+  struct CommonDefaults {
+    int64_t max_particles;
+    const char* color;
+    double opacity;
+    double size;
+    BlendMode blend;
+    BillboardMode billboard;
+  };
+
+  void parse_common(ObjectReader& r, EmitterSettings& e, const CommonDefaults& d) {
+    e.max_particles = r.integer("max_particles", d.max_particles, ">= 0 (and at most 2^31 - 1)",
+                                [](int64_t v) { return v >= 0 && v <= 0x7FFFFFFF; });
+    e.start = r.number("start", 0, ">= 0", kNonNegative);
+    if (const Json* duration = r.raw("duration"); duration && !duration->is_null())
+      e.duration = r.optional_number("duration", "> 0 or null", kPositive);
+    e.color = r.color("color", *parse_hex_color(d.color));
+    e.opacity = float(r.number("opacity", d.opacity, "in 0..1", kUnit));
+    e.size = float(r.number("size", d.size, "> 0", kPositive));
+    e.size_variation = float(r.number("size_variation", 0, "in 0..1", kUnit));
+    e.blend = r.choice("blend", d.blend, {{"alpha", BlendMode::alpha}, {"additive", BlendMode::additive}});
+    e.billboard = r.choice("billboard", d.billboard,
+                           {{"screen", BillboardMode::screen}, {"viewpoint", BillboardMode::viewpoint},
+                            {"axial", BillboardMode::axial}});
+  }
+
+  void parse_snow(ObjectReader& r, SnowParams& s) {
+    if (const Json* region = r.object("region")) {
+      ObjectReader g(region, r.child("region"), problems_);
+      s.region.center = g.vector("center", s.region.center);
+      s.region.size = g.vector("size", s.region.size, "with every component > 0",
+                               [](glm::vec3 v) { return v.x > 0 && v.y > 0 && v.z > 0; });
+      g.finish();
+    }
+    s.follow_camera = r.boolean("follow_camera", s.follow_camera);
+    s.recycle = r.choice("recycle", s.recycle, {{"wrap", Recycle::wrap}, {"respawn", Recycle::respawn}});
+    s.prewarm = r.boolean("prewarm", s.prewarm);
+    s.motion = r.choice("motion", s.motion, {{"wind", Motion::wind}, {"constant", Motion::constant}});
+    s.velocity = r.vector("velocity", s.velocity);
+    s.velocity_variation = r.vector("velocity_variation", s.velocity_variation, "with every component >= 0",
+                                    [](glm::vec3 v) { return v.x >= 0 && v.y >= 0 && v.z >= 0; });
+    s.drag = float(r.number("drag", s.drag, ">= 0", kNonNegative));
+    s.gravity_scale = float(r.number("gravity_scale", s.gravity_scale));
+    if (const Json* sway = r.raw("sway"); sway && sway->is_null()) {
+      s.sway = {0, 0};
+    } else if (const Json* sw = r.object("sway")) {
+      ObjectReader g(sw, r.child("sway"), problems_);
+      s.sway.amplitude = float(g.number("amplitude", s.sway.amplitude, ">= 0", kNonNegative));
+      s.sway.frequency = float(g.number("frequency", s.sway.frequency, ">= 0", kNonNegative));
+      g.finish();
+    }
+    s.depth_scale = r.choice("depth_scale", s.depth_scale,
+                             {{"perspective", DepthScale::perspective}, {"exp", DepthScale::exp}});
+    s.depth_k = float(r.number("depth_k", s.depth_k));
+    s.shapes = int(r.integer("shapes", s.shapes, "in 1..64", [](int64_t v) { return v >= 1 && v <= 64; }));
+    parse_textures(r, s.textures);
+  }
+
+  void parse_textures(ObjectReader& r, std::vector<std::filesystem::path>& out) {
+    const Json* list = r.array("textures");
+    if (!list) return;
+    if (list->empty()) r.error(r.child("textures"), "expected at least one PNG path, got an empty array");
+    for (size_t i = 0; i < list->size(); ++i) {
+      const std::string pointer = fmt::format("{}/{}", r.child("textures"), i);
+      const Json& item = (*list)[i];
+      if (!item.is_string()) {
+        r.error(pointer, "expected a PNG file path, " + describe_json(item));
+        continue;
+      }
+      std::filesystem::path path = item.get<std::string>();
+      if (path.is_relative()) path = base_dir_ / path;
+      std::error_code ec;
+      if (!std::filesystem::is_regular_file(path, ec))
+        r.error(pointer, fmt::format("expected an existing PNG file, got \"{}\" (not found at {})",
+                                     item.get<std::string>(), path.string()));
+      out.push_back(path);
+    }
+  }
+
+  const Json& root_;
+  std::filesystem::path base_dir_;
+  std::string stem_;
+  Scene scene_;
+  std::vector<Diagnostic> problems_;
+};
+
+}  // namespace
+
+Scene parse_scene_text(std::string_view text, std::string_view label, const std::filesystem::path& base_dir) {
+  Json root;
+  try {
+    root = Json::parse(text.begin(), text.end());
+  } catch (const Json::parse_error& e) {
+    // nlohmann reports the byte after the problem; point at the byte itself.
+    const size_t offset = e.byte > 0 ? e.byte - 1 : 0;
+    int line = 1;
+    size_t line_start = 0;
+    for (size_t i = 0; i < offset && i < text.size(); ++i)
+      if (text[i] == '\n') ++line, line_start = i + 1;
+    std::string what = e.what();
+    if (const size_t colon = what.find("syntax error"); colon != std::string::npos) what = what.substr(colon);
+    throw SceneError({fmt::format("{}:{}:{}: not valid JSON: {}", label, line, offset - line_start + 1, what)});
+  }
+  const JsonLocations where(text);
+  std::string stem = std::filesystem::path(std::string(label)).stem().string();
+  Parser parser(root, base_dir, stem.empty() ? "frame" : stem);
+  Scene scene = parser.parse();
+  for (const auto& pointer : where.duplicate_keys())
+    parser.problems().push_back({pointer, "duplicate key: this key was already given earlier in the same object", true});
+  if (!parser.problems().empty()) throw SceneError(format_diagnostics(label, where, parser.problems()));
+  return scene;
+}
+
+Scene parse_scene_file(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::error_code ec;
+  if (!in || std::filesystem::is_directory(file, ec))
+    throw FxError(ExitCode::input_missing, fmt::format("{}: cannot read the scene file (does it exist?)", file.string()));
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  const std::string text = buffer.str();
+  std::filesystem::path base = file.parent_path();
+  if (base.empty()) base = ".";
+  Scene scene = parse_scene_text(text, file.string(), base);
+  scene.file = file;
+  return scene;
+}
+
+}  // namespace fxsim

@@ -1,0 +1,18 @@
+#pragma once
+// Reads a scene file into a Scene: JSON syntax, then every key and value checked
+// against docs/scene-format.md. All problems are collected and thrown together
+// as one SceneError (exit 65) whose lines read "file:line:col: /pointer: …".
+#include <filesystem>
+#include <string_view>
+
+#include "core/scene.h"
+
+namespace fxsim {
+
+// Throws FxError(input_missing) when the file cannot be read, SceneError when invalid.
+Scene parse_scene_file(const std::filesystem::path& file);
+
+// `label` is what messages call the file; relative texture paths resolve against `base_dir`.
+Scene parse_scene_text(std::string_view text, std::string_view label, const std::filesystem::path& base_dir);
+
+}  // namespace fxsim

@@ -1,0 +1,168 @@
+#include "core/scene_reader.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/json_locations.h"
+
+namespace fxsim {
+
+std::string describe_json(const Json& value) {
+  std::string text = value.dump();
+  if (text.size() > 60) text = text.substr(0, 57) + "...";
+  if (value.is_object()) return "got an object " + text;
+  if (value.is_array()) return "got an array " + text;
+  if (value.is_null()) return "got null";
+  return "got " + text;
+}
+
+ObjectReader::ObjectReader(const Json* node, std::string pointer, std::vector<Diagnostic>& out)
+    : node_(node && node->is_object() ? node : nullptr), pointer_(std::move(pointer)), out_(out) {}
+
+std::string ObjectReader::child(const std::string& key) const {
+  return pointer_ + "/" + json_pointer_token(key);
+}
+
+void ObjectReader::error(const std::string& pointer, const std::string& message, bool at_key) {
+  out_.push_back({pointer, message, at_key});
+}
+
+bool ObjectReader::present(const std::string& key) { return raw(key) != nullptr; }
+
+const Json* ObjectReader::raw(const std::string& key) {
+  accepted_.push_back(key);
+  if (!node_) return nullptr;
+  const auto it = node_->find(key);
+  return it == node_->end() ? nullptr : &*it;
+}
+
+void ObjectReader::require(const std::string& key, const std::string& what) {
+  if (node_ && !node_->contains(key)) error(child(key), "missing required key: expected " + what);
+}
+
+static std::string expectation(const char* type, const char* rule) {
+  return std::string("expected ") + type + (rule ? std::string(" ") + rule : std::string());
+}
+
+std::optional<double> ObjectReader::optional_number(const std::string& key, const char* rule,
+                                                    std::function<bool(double)> ok) {
+  const Json* value = raw(key);
+  if (!value) return std::nullopt;
+  if (!value->is_number() || (ok && !ok(value->get<double>())) || !std::isfinite(value->get<double>())) {
+    error(child(key), expectation("a number", rule) + ", " + describe_json(*value));
+    return std::nullopt;
+  }
+  return value->get<double>();
+}
+
+double ObjectReader::number(const std::string& key, double fallback, const char* rule,
+                            std::function<bool(double)> ok) {
+  return optional_number(key, rule, std::move(ok)).value_or(fallback);
+}
+
+int64_t ObjectReader::integer(const std::string& key, int64_t fallback, const char* rule,
+                              std::function<bool(int64_t)> ok) {
+  const Json* value = raw(key);
+  if (!value) return fallback;
+  const bool whole = value->is_number_integer() ||
+                     (value->is_number_float() && std::trunc(value->get<double>()) == value->get<double>() &&
+                      std::fabs(value->get<double>()) < 9.0e15);
+  if (!whole || (ok && !ok(value->get<int64_t>()))) {
+    error(child(key), expectation("an integer", rule) + ", " + describe_json(*value));
+    return fallback;
+  }
+  return value->get<int64_t>();
+}
+
+bool ObjectReader::boolean(const std::string& key, bool fallback) {
+  const Json* value = raw(key);
+  if (!value) return fallback;
+  if (!value->is_boolean()) {
+    error(child(key), "expected true or false, " + describe_json(*value));
+    return fallback;
+  }
+  return value->get<bool>();
+}
+
+std::string ObjectReader::string(const std::string& key, std::string fallback) {
+  const Json* value = raw(key);
+  if (!value) return fallback;
+  if (!value->is_string()) {
+    error(child(key), "expected a string, " + describe_json(*value));
+    return fallback;
+  }
+  return value->get<std::string>();
+}
+
+glm::vec3 ObjectReader::vector(const std::string& key, glm::vec3 fallback, const char* rule,
+                               std::function<bool(glm::vec3)> ok) {
+  const Json* value = raw(key);
+  if (!value) return fallback;
+  const bool shaped = value->is_array() && value->size() == 3 &&
+                      std::all_of(value->begin(), value->end(), [](const Json& v) {
+                        return v.is_number() && std::isfinite(v.get<double>());
+                      });
+  glm::vec3 v = fallback;
+  if (shaped) v = {(*value)[0].get<float>(), (*value)[1].get<float>(), (*value)[2].get<float>()};
+  if (!shaped || (ok && !ok(v))) {
+    error(child(key), expectation("a vector [x, y, z] of 3 numbers", rule) + ", " + describe_json(*value));
+    return fallback;
+  }
+  return v;
+}
+
+std::optional<Color> ObjectReader::optional_color(const std::string& key) {
+  const Json* value = raw(key);
+  if (!value) return std::nullopt;
+  if (value->is_string()) {
+    if (auto c = parse_hex_color(value->get<std::string>())) return c;
+  } else if (value->is_array() && (value->size() == 3 || value->size() == 4) &&
+             std::all_of(value->begin(), value->end(), [](const Json& v) {
+               return v.is_number() && v.get<double>() >= 0 && v.get<double>() <= 1;
+             })) {
+    Color c;
+    for (size_t i = 0; i < value->size(); ++i) c.srgb[int(i)] = (*value)[i].get<float>();
+    return c;
+  }
+  error(child(key),
+        "expected a colour \"#rrggbb\", \"#rrggbbaa\" or [r, g, b(, a)] with components in 0..1, " +
+            describe_json(*value));
+  return std::nullopt;
+}
+
+Color ObjectReader::color(const std::string& key, Color fallback) {
+  return optional_color(key).value_or(fallback);
+}
+
+const Json* ObjectReader::object(const std::string& key) {
+  const Json* value = raw(key);
+  if (value && !value->is_object()) {
+    error(child(key), "expected an object, " + describe_json(*value));
+    return nullptr;
+  }
+  return value;
+}
+
+const Json* ObjectReader::array(const std::string& key) {
+  const Json* value = raw(key);
+  if (value && !value->is_array()) {
+    error(child(key), "expected an array, " + describe_json(*value));
+    return nullptr;
+  }
+  return value;
+}
+
+void ObjectReader::finish() {
+  if (!node_) return;
+  std::sort(accepted_.begin(), accepted_.end());
+  accepted_.erase(std::unique(accepted_.begin(), accepted_.end()), accepted_.end());
+  for (const auto& [key, value] : node_->items()) {
+    if (std::binary_search(accepted_.begin(), accepted_.end(), key)) continue;
+    const std::string near = nearest_word(key, accepted_);
+    error(child(key),
+          "unknown key \"" + key + "\"" + (near.empty() ? std::string() : " (did you mean \"" + near + "\"?)"),
+          true);
+  }
+}
+
+}  // namespace fxsim

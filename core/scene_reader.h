@@ -1,0 +1,82 @@
+#pragma once
+// Typed, validating access to one JSON object of a scene. Every getter names a
+// key the object accepts; a bad value is recorded as a diagnostic (with its JSON
+// pointer) and the default is returned, so parsing goes on and every problem is
+// reported at once. finish() reports the keys nobody asked for, with the nearest
+// accepted key as a suggestion (pbrt's ReportUnused, in spirit).
+#include <functional>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <glm/vec3.hpp>
+#include <nlohmann/json.hpp>
+
+#include "core/color.h"
+#include "core/diagnostics.h"
+
+namespace fxsim {
+
+using Json = nlohmann::json;
+
+// "got 12", "got \"abc\"", "got [1, 2]" — the value as written, shortened.
+std::string describe_json(const Json& value);
+
+class ObjectReader {
+ public:
+  // `node` may be null (absent object: every getter returns its default).
+  ObjectReader(const Json* node, std::string pointer, std::vector<Diagnostic>& out);
+
+  const std::string& pointer() const { return pointer_; }
+  std::string child(const std::string& key) const;
+  bool present(const std::string& key);  // also marks the key as accepted
+  const Json* raw(const std::string& key);
+
+  // Numbers: `rule` is written into the message ("> 0", "in 0..1"); `ok` checks it.
+  double number(const std::string& key, double fallback, const char* rule = nullptr,
+                std::function<bool(double)> ok = {});
+  int64_t integer(const std::string& key, int64_t fallback, const char* rule = nullptr,
+                  std::function<bool(int64_t)> ok = {});
+  std::optional<double> optional_number(const std::string& key, const char* rule = nullptr,
+                                        std::function<bool(double)> ok = {});
+  bool boolean(const std::string& key, bool fallback);
+  std::string string(const std::string& key, std::string fallback);
+  glm::vec3 vector(const std::string& key, glm::vec3 fallback, const char* rule = nullptr,
+                   std::function<bool(glm::vec3)> ok = {});
+  Color color(const std::string& key, Color fallback);
+  std::optional<Color> optional_color(const std::string& key);
+
+  template <typename Enum>
+  Enum choice(const std::string& key, Enum fallback,
+              std::initializer_list<std::pair<const char*, Enum>> options) {
+    const Json* value = raw(key);
+    if (!value) return fallback;
+    std::string expected;
+    for (const auto& [name, e] : options) {
+      if (value->is_string() && value->get<std::string>() == name) return e;
+      expected += (expected.empty() ? "\"" : ", \"") + std::string(name) + "\"";
+    }
+    error(child(key), "expected one of " + expected + ", " + describe_json(*value));
+    return fallback;
+  }
+
+  // A nested object: null when absent; a non-object value is reported.
+  const Json* object(const std::string& key);
+  const Json* array(const std::string& key);
+
+  void require(const std::string& key, const std::string& what);
+  void error(const std::string& pointer, const std::string& message, bool at_key = false);
+
+  // Reports every key present but never asked for.
+  void finish();
+
+ private:
+  const Json* node_;
+  std::string pointer_;
+  std::vector<Diagnostic>& out_;
+  std::vector<std::string> accepted_;
+};
+
+}  // namespace fxsim

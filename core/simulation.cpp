@@ -1,0 +1,101 @@
+#include "core/simulation.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "core/snow.h"
+
+namespace fxsim {
+
+namespace {
+std::unique_ptr<ParticleSystem> make_system(const Scene& scene, size_t index, const WindField& wind) {
+  const EmitterSettings& e = scene.emitters[index];
+  switch (e.type) {
+    case EmitterType::snow: return std::make_unique<SnowSystem>(e, index, wind, scene.environment.gravity);
+    default: break;
+  }
+  throw std::logic_error("emitter type without a simulation: " + std::string(to_string(e.type)));
+}
+}  // namespace
+
+Simulation::Simulation(const Scene& scene, int threads)
+    : scene_(scene), pool_(threads), wind_(scene.environment.wind, scene.seed) {
+  for (size_t i = 0; i < scene.emitters.size(); ++i) systems_.push_back(make_system(scene, i, wind_));
+  active_.assign(systems_.size(), false);
+  finished_.assign(systems_.size(), false);
+  // Effects that start at time 0 are there before the first step.
+  for (size_t i = 0; i < systems_.size(); ++i) {
+    if (scene.emitters[i].start <= 0) {
+      systems_[i]->begin(0.0, camera_at(scene.camera, 0.0), pool_);
+      active_[i] = true;
+    }
+  }
+}
+
+Simulation::~Simulation() = default;
+
+double Simulation::time() const { return double(step_) * scene_.step_seconds(); }
+
+CameraPose Simulation::camera() const { return camera_at(scene_.camera, time()); }
+
+void Simulation::step_once() {
+  const double dt = scene_.step_seconds();
+  const double t0 = double(step_) * dt, t1 = double(step_ + 1) * dt;
+  const CameraPose camera = camera_at(scene_.camera, t1);
+  std::optional<float> ground;
+  if (scene_.environment.ground) ground = scene_.environment.ground->height;
+  const StepContext ctx{t0, t1, float(dt), wind_, scene_.environment.gravity, ground, camera, pool_};
+  for (size_t i = 0; i < systems_.size(); ++i) {
+    const EmitterSettings& e = scene_.emitters[i];
+    if (active_[i]) systems_[i]->step(ctx);
+    // Lifetimes are decided at step boundaries: an effect is shown in the frames
+    // whose time lies in [start, start + duration).
+    if (!active_[i] && !finished_[i] && t1 >= e.start) {
+      systems_[i]->begin(t1, camera, pool_);
+      active_[i] = true;
+    }
+    if (active_[i] && e.duration && t1 >= e.start + *e.duration) {
+      systems_[i]->end();
+      active_[i] = false;
+      finished_[i] = true;
+    }
+  }
+  ++step_;
+}
+
+void Simulation::advance_to_frame(int frame) {
+  if (frame < frame_) throw std::logic_error("frames must be simulated in increasing order");
+  const int64_t target = int64_t(frame) * scene_.output.substeps;
+  while (step_ < target) step_once();
+  frame_ = frame;
+}
+
+FrameStats Simulation::take_stats() {
+  FrameStats out;
+  out.frame = frame_;
+  out.time = time();
+  for (size_t i = 0; i < systems_.size(); ++i) {
+    systems_[i]->add_stats(out, active_[i], pool_);
+    systems_[i]->reset_counters();
+  }
+  return out;
+}
+
+uint64_t Simulation::state_hash() const {
+  StateHasher hasher;
+  for (const auto& s : systems_) s->hash_state(hasher);
+  return hasher.value();
+}
+
+std::vector<SpriteBatch> Simulation::sprites() const {
+  const CameraPose cam = camera();
+  std::vector<SpriteBatch> batches;
+  for (size_t i = 0; i < systems_.size(); ++i)
+    if (active_[i]) systems_[i]->add_sprites(cam, batches, pool_);
+  // Back to front; ties keep the scene's order, so the result is deterministic.
+  std::stable_sort(batches.begin(), batches.end(),
+                   [](const SpriteBatch& a, const SpriteBatch& b) { return a.distance > b.distance; });
+  return batches;
+}
+
+}  // namespace fxsim

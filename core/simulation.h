@@ -1,0 +1,49 @@
+#pragma once
+// Steps every emitter of a scene with the fixed time step, from time 0 to any
+// frame, and manages the effects' lifetimes (appear at `start`, removed after
+// `duration`). The CPU backend: all state lives in ParticleStores.
+#include <memory>
+#include <vector>
+
+#include "core/parallel.h"
+#include "core/particle_system.h"
+#include "core/scene.h"
+#include "core/wind.h"
+
+namespace fxsim {
+
+class Simulation {
+ public:
+  Simulation(const Scene& scene, int threads);
+  ~Simulation();
+
+  // Steps forward until the state is the one of frame `frame` (time frame / fps).
+  // Frames must be visited in increasing order.
+  void advance_to_frame(int frame);
+
+  int frame() const { return frame_; }
+  double time() const;
+  CameraPose camera() const;
+
+  // Statistics of the current frame: births and deaths since the previous call.
+  FrameStats take_stats();
+  uint64_t state_hash() const;
+  std::vector<SpriteBatch> sprites() const;  // back to front
+
+  bool is_active(size_t emitter) const { return active_[emitter]; }
+  ThreadPool& pool() const { return pool_; }
+  const ParticleSystem& system(size_t emitter) const { return *systems_[emitter]; }
+
+ private:
+  void step_once();
+
+  const Scene& scene_;
+  mutable ThreadPool pool_;
+  WindField wind_;
+  std::vector<std::unique_ptr<ParticleSystem>> systems_;
+  std::vector<bool> active_, finished_;
+  int64_t step_ = 0;  // steps taken; time = step_ × dt
+  int frame_ = 0;
+};
+
+}  // namespace fxsim

@@ -1,0 +1,195 @@
+#include "core/snow.h"
+
+#include <algorithm>
+#include <cmath>
+#include <glm/geometric.hpp>
+#include <glm/matrix.hpp>
+
+#include "core/motion.h"
+#include "core/rng.h"
+#include "core/wind.h"
+
+namespace fxsim {
+
+namespace {
+constexpr float kTwoPi = 6.283185307179586f;
+
+// Draw numbers of a flake's birth (RandomDraws keyed by its spawn index).
+enum Draw : uint32_t {
+  kPosX, kPosY, kPosZ, kVelX, kVelY, kVelZ, kSize, kShape, kPhase, kHeading,
+};
+
+// Wraps x into [-h, h].
+float wrap_axis(float x, float h) {
+  if (x >= -h && x <= h) return x;
+  const float span = 2.0f * h;
+  return x - span * std::floor((x + h) / span);
+}
+}  // namespace
+
+SnowSystem::SnowSystem(const EmitterSettings& settings, size_t emitter_index, const WindField& wind,
+                       glm::vec3 gravity)
+    : settings_(settings), snow_(settings.snow), emitter_index_(uint32_t(emitter_index)), wind_(wind),
+      half_(settings.snow.region.size * 0.5f), store_(size_t(settings.max_particles)) {
+  // Without prewarm the box fills from the top at the rate that keeps it full
+  // once flakes have had time to fall through it.
+  float fall_speed = std::fabs(snow_.velocity.y);
+  if (snow_.motion == Motion::wind && snow_.drag > 0)
+    fall_speed = std::fabs(gravity.y * snow_.gravity_scale / snow_.drag);
+  fall_speed = std::max(fall_speed, 0.05f);
+  emission_rate_ = double(settings.max_particles) * fall_speed / double(snow_.region.size.y);
+}
+
+SnowSystem::Frame SnowSystem::region_frame(const CameraPose& camera) const {
+  if (!snow_.follow_camera) return {snow_.region.center, glm::mat3(1.0f)};
+  const glm::mat3 axes = camera.basis();
+  return {camera.position + axes * snow_.region.center, axes};
+}
+
+void SnowSystem::birth(size_t slot, double t, const Frame& frame, Birth where) {
+  RandomDraws r(settings_.seed, emitter_index_, Stream::birth, store_.spawn_index(slot));
+  const glm::vec3 local{r.signed_unit(kPosX) * half_.x, where == Birth::top ? half_.y : r.signed_unit(kPosY) * half_.y,
+                        r.signed_unit(kPosZ) * half_.z};
+  const glm::vec3 p = frame.center + frame.axes * local;
+  glm::vec3 v = snow_.velocity + glm::vec3(r.signed_unit(kVelX), r.signed_unit(kVelY), r.signed_unit(kVelZ)) *
+                                     snow_.velocity_variation;
+  if (snow_.motion == Motion::constant) v += wind_.at(p, t);  // paper 000: fixed for life
+  store_.set_position(slot, p);
+  store_.set_velocity(slot, v);
+  store_.size[slot] = settings_.size * (1.0f + settings_.size_variation * r.signed_unit(kSize));
+  store_.shape[slot] = std::min(uint32_t(r.unit(kShape) * float(snow_.shapes)), uint32_t(snow_.shapes - 1));
+  store_.phase[slot] = r.unit(kPhase) * kTwoPi;
+  store_.heading[slot] = r.unit(kHeading) * kTwoPi;
+}
+
+void SnowSystem::begin(double t, const CameraPose& camera, ThreadPool& pool) {
+  live_ = 0;
+  emission_carry_ = 0;
+  if (!snow_.prewarm) return;
+  const Frame frame = region_frame(camera);
+  const size_t n = store_.capacity();
+  for_chunks(pool, n, [&](size_t begin, size_t end, size_t) {
+    for (size_t i = begin; i < end; ++i) {
+      store_.generation[i] = 0;
+      birth(i, t, frame, Birth::anywhere);
+    }
+  });
+  live_ = n;
+  spawned_ += int64_t(n);
+}
+
+void SnowSystem::end() {
+  died_ += int64_t(live_);
+  live_ = 0;
+}
+
+void SnowSystem::step(const StepContext& ctx) {
+  const Frame frame = region_frame(ctx.camera);
+  const glm::mat3 to_local = glm::transpose(frame.axes);
+  const glm::vec3 wind_uniform = wind_.uniform_part(ctx.t0);
+  const bool turbulent = wind_.has_turbulence();
+  const glm::vec3 gravity = ctx.gravity * snow_.gravity_scale;
+  const float omega = kTwoPi * snow_.sway.frequency;
+  const float sway_t0 = omega * float(ctx.t0), sway_t1 = omega * float(ctx.t1);
+  const bool swaying = snow_.sway.amplitude > 0 && snow_.sway.frequency > 0;
+
+  std::vector<int64_t> reborn(chunk_count(live_), 0);
+  for_chunks(ctx.pool, live_, [&](size_t begin, size_t end, size_t chunk) {
+    int64_t reborn_here = 0;
+    for (size_t i = begin; i < end; ++i) {
+      glm::vec3 p = store_.position(i);
+      glm::vec3 v = store_.velocity(i);
+      if (snow_.motion == Motion::wind) {
+        const glm::vec3 wind = turbulent ? wind_uniform + wind_.turbulence(p, ctx.t0) : wind_uniform;
+        const MotionStep next = integrate_drag(p, v, wind, gravity, snow_.drag, ctx.dt);
+        p = next.position;
+        v = next.velocity;
+      } else {
+        p += v * ctx.dt;
+      }
+      if (swaying) {
+        // The sway is a displacement A·sin(ωt + φ) along the flake's heading; step its change.
+        const float delta = snow_.sway.amplitude * (std::sin(sway_t1 + store_.phase[i]) - std::sin(sway_t0 + store_.phase[i]));
+        p += glm::vec3(std::cos(store_.heading[i]), 0.0f, std::sin(store_.heading[i])) * delta;
+      }
+      glm::vec3 local = to_local * (p - frame.center);
+      const bool below_ground = ctx.ground && p.y < *ctx.ground;
+      const bool outside = std::fabs(local.x) > half_.x || std::fabs(local.y) > half_.y || std::fabs(local.z) > half_.z;
+      if (snow_.recycle == Recycle::respawn) {
+        store_.set_position(i, p);
+        store_.set_velocity(i, v);
+        if (below_ground || outside) {
+          ++store_.generation[i];
+          birth(i, ctx.t1, frame, Birth::top);
+          ++reborn_here;
+        }
+        continue;
+      }
+      if (outside) local = {wrap_axis(local.x, half_.x), wrap_axis(local.y, half_.y), wrap_axis(local.z, half_.z)};
+      if (below_ground) local.y = half_.y;  // re-enter at the top, like a flake leaving the bottom face
+      if (outside || below_ground) p = frame.center + frame.axes * local;
+      store_.set_position(i, p);
+      store_.set_velocity(i, v);
+    }
+    reborn[chunk] = reborn_here;
+  });
+  for (int64_t n : reborn) spawned_ += n, died_ += n;
+
+  // Filling from the top (no prewarm): new flakes at the emission rate, up to the cap.
+  if (live_ < store_.capacity()) {
+    emission_carry_ += emission_rate_ * ctx.dt;
+    const size_t wanted = size_t(emission_carry_);
+    emission_carry_ -= double(wanted);
+    const size_t first = live_, last = std::min(store_.capacity(), live_ + wanted);
+    for_chunks(ctx.pool, last - first, [&](size_t begin, size_t end, size_t) {
+      for (size_t i = first + begin; i < first + end; ++i) {
+        store_.generation[i] = 0;
+        birth(i, ctx.t1, frame, Birth::top);
+      }
+    });
+    live_ = last;
+    spawned_ += int64_t(last - first);
+  }
+}
+
+void SnowSystem::add_stats(FrameStats& out, bool active, ThreadPool& pool) const {
+  EmitterStats s = particle_stats(store_, live_, pool);
+  s.name = settings_.name;
+  s.type = to_string(settings_.type);
+  s.active = active;
+  s.spawned = spawned_;
+  s.died = died_;
+  out.emitters.push_back(std::move(s));
+}
+
+void SnowSystem::hash_state(StateHasher& hasher) const { hasher.add_store(store_, live_); }
+
+void SnowSystem::add_sprites(const CameraPose& camera, std::vector<SpriteBatch>& out, ThreadPool& pool) const {
+  SpriteBatch batch;
+  batch.emitter = emitter_index_;
+  const Frame frame = region_frame(camera);
+  batch.distance = glm::length(frame.center - camera.position);
+  batch.sprites.resize(live_);
+  // Paper 000's depth factor: d in [-1, 1] across the box along the view
+  // direction, nearest = +1, size × e^(k·d).
+  const glm::vec3 forward = camera.forward();
+  const float reach = std::fabs(glm::dot(frame.axes[0], forward)) * half_.x +
+                      std::fabs(glm::dot(frame.axes[1], forward)) * half_.y +
+                      std::fabs(glm::dot(frame.axes[2], forward)) * half_.z;
+  const bool exp_depth = snow_.depth_scale == DepthScale::exp && reach > 0;
+  const float alpha = 1.0f;
+  for_chunks(pool, live_, [&](size_t begin, size_t end, size_t) {
+    for (size_t i = begin; i < end; ++i) {
+      const glm::vec3 p = store_.position(i);
+      float size = store_.size[i];
+      if (exp_depth) {
+        const float d = std::clamp(-glm::dot(p - frame.center, forward) / reach, -1.0f, 1.0f);
+        size *= std::exp(snow_.depth_k * d);
+      }
+      batch.sprites[i] = {p, size, glm::vec3(0), alpha, float(store_.shape[i]), store_.phase[i]};
+    }
+  });
+  out.push_back(std::move(batch));
+}
+
+}  // namespace fxsim

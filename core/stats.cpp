@@ -1,0 +1,95 @@
+#include "core/stats.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <glm/common.hpp>
+#include <nlohmann/json.hpp>
+
+#include "core/particles.h"
+#include "core/rng.h"
+
+namespace fxsim {
+
+EmitterStats particle_stats(const ParticleStore& s, size_t count, ThreadPool& pool) {
+  struct Partial {
+    glm::dvec3 lo{std::numeric_limits<double>::infinity()}, hi{-std::numeric_limits<double>::infinity()};
+    glm::dvec3 sum_p{0}, sum_v{0};
+  };
+  std::vector<Partial> partials(chunk_count(count));
+  for_chunks(pool, count, [&](size_t begin, size_t end, size_t chunk) {
+    Partial acc;
+    for (size_t i = begin; i < end; ++i) {
+      const glm::dvec3 p(s.px[i], s.py[i], s.pz[i]);
+      acc.lo = glm::min(acc.lo, p);
+      acc.hi = glm::max(acc.hi, p);
+      acc.sum_p += p;
+      acc.sum_v += glm::dvec3(s.vx[i], s.vy[i], s.vz[i]);
+    }
+    partials[chunk] = acc;
+  });
+  EmitterStats out;
+  out.live = count;
+  if (count == 0) return out;
+  Partial total;
+  for (const auto& p : partials) {
+    total.lo = glm::min(total.lo, p.lo);
+    total.hi = glm::max(total.hi, p.hi);
+    total.sum_p += p.sum_p;
+    total.sum_v += p.sum_v;
+  }
+  out.min = total.lo;
+  out.max = total.hi;
+  out.mean_position = total.sum_p / double(count);
+  out.mean_velocity = total.sum_v / double(count);
+  return out;
+}
+
+static nlohmann::json vec_json(glm::dvec3 v) {
+  // Six decimals: micrometres, far below anything visible, and stable to read.
+  auto round6 = [](double x) { return std::round(x * 1e6) / 1e6 + 0.0; };
+  return nlohmann::json::array({round6(v.x), round6(v.y), round6(v.z)});
+}
+
+std::string to_json_line(const FrameStats& stats) {
+  nlohmann::ordered_json line;
+  line["frame"] = stats.frame;
+  line["time"] = stats.time;
+  line["emitters"] = nlohmann::ordered_json::array();
+  for (const auto& e : stats.emitters) {
+    nlohmann::ordered_json entry;
+    entry["name"] = e.name;
+    entry["type"] = e.type;
+    entry["active"] = e.active;
+    entry["live"] = e.live;
+    entry["spawned"] = e.spawned;
+    entry["died"] = e.died;
+    entry["min"] = vec_json(e.min);
+    entry["max"] = vec_json(e.max);
+    entry["mean_position"] = vec_json(e.mean_position);
+    entry["mean_velocity"] = vec_json(e.mean_velocity);
+    line["emitters"].push_back(entry);
+  }
+  return line.dump();
+}
+
+void StateHasher::add(const void* data, size_t bytes) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  size_t i = 0;
+  for (; i + 8 <= bytes; i += 8) {
+    uint64_t word;
+    std::memcpy(&word, p + i, 8);
+    h_ = mix64(h_ ^ word);
+  }
+  uint64_t tail = bytes;
+  for (; i < bytes; ++i) tail = (tail << 8) | p[i];
+  h_ = mix64(h_ ^ tail);
+}
+
+void StateHasher::add_store(const ParticleStore& store, size_t count) {
+  add(&count, sizeof count);
+  store.for_each_field(count, [&](const void* data, size_t element, size_t n) { add(data, element * n); });
+}
+
+}  // namespace fxsim

@@ -1,0 +1,21 @@
+#pragma once
+// The ground plane, when the scene gives it a colour: a flat-lit horizontal
+// quad under the camera reaching out to the far plane. It writes depth, so
+// particles behind the horizon line are hidden.
+#include "core/camera_path.h"
+#include "core/scene.h"
+#include "render/gl_objects.h"
+
+namespace fxsim {
+
+class GroundPass {
+ public:
+  GroundPass();
+  void draw(const Ground& ground, const CameraPose& camera, float aspect);
+
+ private:
+  GlProgram program_;
+  GlVertexArray vao_;
+};
+
+}  // namespace fxsim

@@ -1,0 +1,93 @@
+#include "render/image.h"
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <stb_image.h>
+#include <stb_image_resize.h>
+#include <stb_image_write.h>
+#include <unistd.h>
+
+#include "core/exit_codes.h"
+
+namespace fxsim {
+
+namespace {
+// The temporary file being written, for remove_partial_output(); a fixed
+// buffer because a signal handler may read it.
+char g_partial_path[4096];
+std::atomic<bool> g_partial_active{false};
+}  // namespace
+
+Image read_png(const std::filesystem::path& path) {
+  int w = 0, h = 0, channels = 0;
+  stbi_uc* pixels = stbi_load(path.c_str(), &w, &h, &channels, 4);
+  if (!pixels) {
+    const char* why = stbi_failure_reason();
+    throw FxError(ExitCode::input_missing,
+                  fmt::format("{}: cannot read the image ({})", path.string(), why ? why : "unknown error"));
+  }
+  Image image{w, h, std::vector<uint8_t>(pixels, pixels + size_t(w) * size_t(h) * 4)};
+  stbi_image_free(pixels);
+  return image;
+}
+
+std::vector<uint8_t> encode_png(const Image& image) {
+  std::vector<uint8_t> out;
+  stbi_write_png_to_func(
+      [](void* context, void* data, int size) {
+        auto* bytes = static_cast<std::vector<uint8_t>*>(context);
+        bytes->insert(bytes->end(), static_cast<uint8_t*>(data), static_cast<uint8_t*>(data) + size);
+      },
+      &out, image.width, image.height, 4, image.rgba.data(), image.width * 4);
+  if (out.empty()) throw FxError(ExitCode::internal, "PNG encoding failed");
+  return out;
+}
+
+void write_file_atomically(const std::filesystem::path& path, const std::vector<uint8_t>& bytes) {
+  std::error_code ec;
+  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
+  if (ec) throw FxError(ExitCode::cannot_write, fmt::format("{}: cannot create the folder ({})", path.string(), ec.message()));
+  const std::string temporary = fmt::format("{}.partial-{}", path.string(), getpid());
+  if (temporary.size() >= sizeof g_partial_path)
+    throw FxError(ExitCode::cannot_write, fmt::format("{}: path too long", path.string()));
+  std::memcpy(g_partial_path, temporary.c_str(), temporary.size() + 1);
+  g_partial_active = true;
+  const auto fail = [&](const char* what) {
+    const int error = errno;
+    std::remove(temporary.c_str());
+    g_partial_active = false;
+    throw FxError(ExitCode::cannot_write, fmt::format("{}: cannot {} ({})", path.string(), what, std::strerror(error)));
+  };
+  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) fail("create the file");
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      ::close(fd);
+      fail("write the file");
+    }
+    done += size_t(n);
+  }
+  if (::close(fd) != 0) fail("finish writing the file");
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) fail("rename the finished file into place");
+  g_partial_active = false;
+}
+
+void remove_partial_output() {
+  if (g_partial_active.load()) ::unlink(g_partial_path);
+}
+
+Image resize_image(const Image& image, int width, int height) {
+  if (image.width == width && image.height == height) return image;
+  Image out{width, height, std::vector<uint8_t>(size_t(width) * size_t(height) * 4)};
+  stbir_resize_uint8_srgb(image.rgba.data(), image.width, image.height, 0, out.rgba.data(), width, height, 0, 4, 3, 0);
+  return out;
+}
+
+}  // namespace fxsim

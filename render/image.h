@@ -1,0 +1,34 @@
+#pragma once
+// 8-bit RGBA images, PNG reading, and PNG writing that never leaves a
+// truncated file: the bytes go to a temporary name beside the target, which is
+// renamed over it only once complete. An interrupt handler can remove the
+// temporary file of a write in progress (remove_partial_output()).
+#include <cstdint>
+#include <filesystem>
+#include <vector>
+
+namespace fxsim {
+
+struct Image {
+  int width = 0, height = 0;
+  std::vector<uint8_t> rgba;  // rows top to bottom, 4 bytes per pixel
+};
+
+// Throws FxError(input_missing) when the file cannot be read or decoded.
+Image read_png(const std::filesystem::path& path);
+
+// Encodes a PNG in memory.
+std::vector<uint8_t> encode_png(const Image& image);
+
+// Writes `bytes` to `path` atomically (temporary file + rename), creating the
+// parent folders. Throws FxError(cannot_write).
+void write_file_atomically(const std::filesystem::path& path, const std::vector<uint8_t>& bytes);
+
+// For a signal handler: deletes the temporary file of the write in progress, if
+// any. Async-signal-safe.
+void remove_partial_output();
+
+// Resamples to the given size (linear filtering, sRGB-aware), for texture arrays.
+Image resize_image(const Image& image, int width, int height);
+
+}  // namespace fxsim

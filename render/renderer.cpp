@@ -1,0 +1,53 @@
+#include "render/renderer.h"
+
+#include "render/snowflake_image.h"
+
+namespace fxsim {
+
+namespace {
+constexpr int kFlakeTexels = 64;
+
+Image premultiplied(Image image) {
+  for (size_t i = 0; i < image.rgba.size(); i += 4)
+    for (int c = 0; c < 3; ++c) image.rgba[i + c] = uint8_t((image.rgba[i + c] * image.rgba[i + 3] + 127) / 255);
+  return image;
+}
+}  // namespace
+
+std::vector<Image> emitter_texture_layers(const EmitterSettings& emitter) {
+  std::vector<Image> layers;
+  if (!emitter.snow.textures.empty()) {
+    for (const auto& path : emitter.snow.textures) {
+      Image image = read_png(path);
+      if (!layers.empty()) image = resize_image(image, layers.front().width, layers.front().height);
+      layers.push_back(premultiplied(std::move(image)));
+    }
+    return layers;
+  }
+  for (int shape = 0; shape < emitter.snow.shapes; ++shape)
+    layers.push_back(snowflake_image(kFlakeTexels, emitter.seed, uint32_t(shape)));
+  return layers;
+}
+
+Renderer::Renderer(const Scene& scene, int width, int height)
+    : scene_(scene), target_(width, height, scene.output.samples) {
+  for (const auto& emitter : scene.emitters) textures_.push_back(make_texture_array(emitter_texture_layers(emitter)));
+}
+
+Image Renderer::render(const Simulation& simulation) {
+  const CameraPose camera = simulation.camera();
+  const float aspect = float(target_.width()) / float(target_.height());
+  target_.bind_for_drawing();
+  const glm::vec4 background = scene_.output.background.linear();
+  glClearColor(background.r, background.g, background.b, 1.0f);
+  glClearDepth(1.0);
+  glDepthMask(GL_TRUE);
+  glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+  if (scene_.environment.ground) ground_.draw(*scene_.environment.ground, camera, aspect);
+  sprites_.begin_frame(camera, target_.width(), target_.height());
+  for (const auto& batch : simulation.sprites())
+    sprites_.draw(batch, scene_.emitters[batch.emitter], textures_[batch.emitter]);
+  return target_.read();
+}
+
+}  // namespace fxsim

@@ -1,0 +1,33 @@
+#pragma once
+// Draws one frame of a simulation: clear to the background, the ground, then
+// every effect's sprites back to front. Needs a current GL context.
+#include <vector>
+
+#include "core/scene.h"
+#include "core/simulation.h"
+#include "render/frame_target.h"
+#include "render/gl_objects.h"
+#include "render/ground_pass.h"
+#include "render/image.h"
+#include "render/sprite_pass.h"
+
+namespace fxsim {
+
+// The texture layers of an emitter: its user PNGs (premultiplied, resized to
+// the first one's size) or its procedural shapes.
+std::vector<Image> emitter_texture_layers(const EmitterSettings& emitter);
+
+class Renderer {
+ public:
+  Renderer(const Scene& scene, int width, int height);
+  Image render(const Simulation& simulation);
+
+ private:
+  const Scene& scene_;
+  FrameTarget target_;
+  GroundPass ground_;
+  SpritePass sprites_;
+  std::vector<GlTexture> textures_;  // one array per emitter
+};
+
+}  // namespace fxsim

@@ -1,0 +1,51 @@
+#include "render/shader.h"
+
+#include <fmt/format.h>
+#include <string>
+
+#include "core/exit_codes.h"
+
+namespace fxsim {
+
+namespace {
+GLuint compile(GLenum kind, std::string_view source) {
+  const GLuint shader = glCreateShader(kind);
+  const char* text = source.data();
+  const GLint length = GLint(source.size());
+  glShaderSource(shader, 1, &text, &length);
+  glCompileShader(shader);
+  GLint ok = 0;
+  glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
+  if (!ok) {
+    char log[4096] = {};
+    glGetShaderInfoLog(shader, sizeof log, nullptr, log);
+    glDeleteShader(shader);
+    throw FxError(ExitCode::internal, fmt::format("GLSL {} shader does not compile:\n{}",
+                                                  kind == GL_VERTEX_SHADER ? "vertex" : "fragment", log));
+  }
+  return shader;
+}
+}  // namespace
+
+GlProgram link_program(std::string_view vertex_source, std::string_view fragment_source) {
+  const GLuint vs = compile(GL_VERTEX_SHADER, vertex_source);
+  const GLuint fs = compile(GL_FRAGMENT_SHADER, fragment_source);
+  GlProgram program(glCreateProgram());
+  glAttachShader(program.get(), vs);
+  glAttachShader(program.get(), fs);
+  glLinkProgram(program.get());
+  glDeleteShader(vs);
+  glDeleteShader(fs);
+  GLint ok = 0;
+  glGetProgramiv(program.get(), GL_LINK_STATUS, &ok);
+  if (!ok) {
+    char log[4096] = {};
+    glGetProgramInfoLog(program.get(), sizeof log, nullptr, log);
+    throw FxError(ExitCode::internal, fmt::format("GLSL program does not link:\n{}", log));
+  }
+  return program;
+}
+
+GLint uniform(const GlProgram& program, const char* name) { return glGetUniformLocation(program.get(), name); }
+
+}  // namespace fxsim

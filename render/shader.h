@@ -1,0 +1,13 @@
+#pragma once
+// Compiling and linking GLSL programs; a failure is an internal error that
+// carries the driver's log.
+#include <string_view>
+
+#include "render/gl_objects.h"
+
+namespace fxsim {
+
+GlProgram link_program(std::string_view vertex_source, std::string_view fragment_source);
+GLint uniform(const GlProgram& program, const char* name);
+
+}  // namespace fxsim

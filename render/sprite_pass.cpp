@@ -1,0 +1,164 @@
+#include "render/sprite_pass.h"
+
+#include <glm/gtc/type_ptr.hpp>
+#include <cstddef>
+
+#include "render/shader.h"
+
+namespace fxsim {
+
+namespace {
+constexpr const char* kVertexShader = R"(#version 330 core
+layout(location = 0) in vec2 corner;              // quad corner in [-1, 1]²
+layout(location = 1) in vec4 center_size;         // SpriteInstance.position, .size
+layout(location = 2) in vec4 stretch_alpha;       // .stretch, .alpha
+layout(location = 3) in vec4 layer_spin;          // .layer, .spin
+uniform mat4 u_view;
+uniform mat4 u_projection;
+uniform vec3 u_eye;
+uniform vec3 u_right;     // camera right and up, world space
+uniform vec3 u_up;
+uniform int u_billboard;  // 0 screen, 1 viewpoint, 2 axial
+uniform vec2 u_viewport;  // pixels
+uniform float u_min_pixels;
+out vec2 v_uv;
+flat out float v_layer;
+out float v_alpha;
+
+void main() {
+  vec3 center = center_size.xyz;
+  float size = center_size.w;
+  vec3 right = u_right, up = u_up;
+  if (u_billboard == 1) {          // facing the eye
+    vec3 n = normalize(u_eye - center);
+    vec3 r = cross(u_up, n);
+    right = length(r) > 1e-6 ? normalize(r) : u_right;
+    up = cross(n, right);
+  } else if (u_billboard == 2) {   // turning about world +Y only
+    vec3 n = u_eye - center;
+    n.y = 0.0;
+    n = length(n) > 1e-6 ? normalize(n) : vec3(0.0, 0.0, 1.0);
+    right = cross(vec3(0.0, 1.0, 0.0), n);
+    up = vec3(0.0, 1.0, 0.0);
+  }
+  // Sprites smaller than a few pixels alias and flicker: draw them at the
+  // minimum size with their coverage turned into transparency instead.
+  float alpha = stretch_alpha.w;
+  vec4 clip_center = u_projection * u_view * vec4(center, 1.0);
+  float pixels = size * u_projection[1][1] * 0.5 * u_viewport.y / max(clip_center.w, 1e-6);
+  if (pixels < u_min_pixels && pixels > 0.0) {
+    alpha *= (pixels / u_min_pixels) * (pixels / u_min_pixels);
+    size *= u_min_pixels / pixels;
+  }
+  float c = cos(layer_spin.y), s = sin(layer_spin.y);
+  vec2 k = vec2(c * corner.x - s * corner.y, s * corner.x + c * corner.y);
+  vec3 world = center + (right * k.x + up * k.y) * (0.5 * size);
+  gl_Position = u_projection * u_view * vec4(world, 1.0);
+  v_uv = corner * 0.5 + 0.5;
+  v_layer = layer_spin.x;
+  v_alpha = alpha;
+}
+)";
+
+constexpr const char* kFragmentShader = R"(#version 330 core
+uniform sampler2DArray u_texture;  // premultiplied
+uniform vec4 u_tint;               // linear rgb; a = colour alpha × opacity
+in vec2 v_uv;
+flat in float v_layer;
+in float v_alpha;
+out vec4 out_color;
+
+void main() {
+  vec4 t = texture(u_texture, vec3(v_uv, v_layer));
+  out_color = vec4(t.rgb * u_tint.rgb, t.a) * (u_tint.a * v_alpha);
+}
+)";
+
+constexpr float kMinPixels = 1.5f;
+}  // namespace
+
+GlTexture make_texture_array(const std::vector<Image>& layers) {
+  GlTexture texture(gl_gen(glGenTextures));
+  glBindTexture(GL_TEXTURE_2D_ARRAY, texture.get());
+  const int w = layers.front().width, h = layers.front().height;
+  glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+  glTexImage3D(GL_TEXTURE_2D_ARRAY, 0, GL_SRGB8_ALPHA8, w, h, GLsizei(layers.size()), 0, GL_RGBA, GL_UNSIGNED_BYTE,
+               nullptr);
+  for (size_t i = 0; i < layers.size(); ++i)
+    glTexSubImage3D(GL_TEXTURE_2D_ARRAY, 0, 0, 0, GLint(i), w, h, 1, GL_RGBA, GL_UNSIGNED_BYTE, layers[i].rgba.data());
+  glGenerateMipmap(GL_TEXTURE_2D_ARRAY);
+  glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MIN_FILTER, GL_LINEAR_MIPMAP_LINEAR);
+  glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+  glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+  glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+  return texture;
+}
+
+SpritePass::SpritePass() {
+  program_ = link_program(kVertexShader, kFragmentShader);
+  vao_ = GlVertexArray(gl_gen(glGenVertexArrays));
+  glBindVertexArray(vao_.get());
+  static constexpr float kCorners[] = {-1, -1, 1, -1, -1, 1, 1, 1};
+  corners_ = GlBuffer(gl_gen(glGenBuffers));
+  glBindBuffer(GL_ARRAY_BUFFER, corners_.get());
+  glBufferData(GL_ARRAY_BUFFER, sizeof kCorners, kCorners, GL_STATIC_DRAW);
+  glEnableVertexAttribArray(0);
+  glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, nullptr);
+  instances_ = GlBuffer(gl_gen(glGenBuffers));
+  glBindBuffer(GL_ARRAY_BUFFER, instances_.get());
+  const GLsizei stride = sizeof(SpriteInstance);
+  for (GLuint a = 1; a <= 3; ++a) {
+    glEnableVertexAttribArray(a);
+    glVertexAttribPointer(a, 4, GL_FLOAT, GL_FALSE, stride, reinterpret_cast<const void*>(size_t(a - 1) * 16));
+    glVertexAttribDivisor(a, 1);
+  }
+  glBindVertexArray(0);
+}
+
+void SpritePass::begin_frame(const CameraPose& camera, int width, int height) {
+  camera_ = camera;
+  width_ = width;
+  height_ = height;
+  view_ = camera.view();
+  projection_ = camera.projection(float(width) / float(height));
+}
+
+void SpritePass::draw(const SpriteBatch& batch, const EmitterSettings& emitter, const GlTexture& texture) {
+  if (batch.sprites.empty()) return;
+  glBindVertexArray(vao_.get());
+  glBindBuffer(GL_ARRAY_BUFFER, instances_.get());
+  const size_t bytes = batch.sprites.size() * sizeof(SpriteInstance);
+  if (bytes > instance_capacity_) {
+    glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(bytes), nullptr, GL_STREAM_DRAW);
+    instance_capacity_ = bytes;
+  }
+  glBufferSubData(GL_ARRAY_BUFFER, 0, GLsizeiptr(bytes), batch.sprites.data());
+
+  glUseProgram(program_.get());
+  const glm::mat3 basis = camera_.basis();
+  glUniformMatrix4fv(uniform(program_, "u_view"), 1, GL_FALSE, glm::value_ptr(view_));
+  glUniformMatrix4fv(uniform(program_, "u_projection"), 1, GL_FALSE, glm::value_ptr(projection_));
+  glUniform3fv(uniform(program_, "u_eye"), 1, glm::value_ptr(camera_.position));
+  glUniform3fv(uniform(program_, "u_right"), 1, glm::value_ptr(basis[0]));
+  glUniform3fv(uniform(program_, "u_up"), 1, glm::value_ptr(basis[1]));
+  glUniform1i(uniform(program_, "u_billboard"), int(emitter.billboard));
+  glUniform2f(uniform(program_, "u_viewport"), float(width_), float(height_));
+  glUniform1f(uniform(program_, "u_min_pixels"), kMinPixels);
+  const glm::vec4 tint = emitter.color.linear();
+  glUniform4f(uniform(program_, "u_tint"), tint.r, tint.g, tint.b, tint.a * emitter.opacity);
+  glActiveTexture(GL_TEXTURE0);
+  glBindTexture(GL_TEXTURE_2D_ARRAY, texture.get());
+  glUniform1i(uniform(program_, "u_texture"), 0);
+
+  glEnable(GL_BLEND);
+  if (emitter.blend == BlendMode::additive) glBlendFunc(GL_ONE, GL_ONE);
+  else glBlendFunc(GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
+  glEnable(GL_DEPTH_TEST);
+  glDepthMask(GL_FALSE);
+  glDrawArraysInstanced(GL_TRIANGLE_STRIP, 0, 4, GLsizei(batch.sprites.size()));
+  glDepthMask(GL_TRUE);
+  glDisable(GL_BLEND);
+  glBindVertexArray(0);
+}
+
+}  // namespace fxsim

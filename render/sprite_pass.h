@@ -1,0 +1,38 @@
+#pragma once
+// Draws particles as instanced, textured quads: one instance per SpriteInstance,
+// oriented by the emitter's billboard mode, tinted, blended premultiplied
+// (alpha: ONE, ONE_MINUS_SRC_ALPHA; additive: ONE, ONE), depth-tested against
+// the ground but not writing depth.
+#include <vector>
+
+#include <glm/mat4x4.hpp>
+#include <glm/vec4.hpp>
+
+#include "core/camera_path.h"
+#include "core/particle_system.h"
+#include "core/scene.h"
+#include "render/gl_objects.h"
+#include "render/image.h"
+
+namespace fxsim {
+
+// A texture array from equally sized premultiplied RGBA images, with mipmaps.
+GlTexture make_texture_array(const std::vector<Image>& layers);
+
+class SpritePass {
+ public:
+  SpritePass();
+  void begin_frame(const CameraPose& camera, int width, int height);
+  void draw(const SpriteBatch& batch, const EmitterSettings& emitter, const GlTexture& texture);
+
+ private:
+  GlProgram program_;
+  GlVertexArray vao_;
+  GlBuffer corners_, instances_;
+  size_t instance_capacity_ = 0;
+  glm::mat4 view_{1}, projection_{1};
+  CameraPose camera_{};
+  int width_ = 1, height_ = 1;
+};
+
+}  // namespace fxsim
