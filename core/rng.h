@@ -45,8 +45,9 @@ enum class Stream : uint32_t {
 
 // Uniform [0,1) from the top 24 bits (exactly representable as float).
 constexpr float to_unit(uint32_t bits) { return float(bits >> 8) * (1.0f / 16777216.0f); }
-// Uniform in the open interval (-1, 1), symmetric about 0.
-constexpr float to_signed(uint32_t bits) { return (float(bits >> 8) + 0.5f) * (1.0f / 8388608.0f) - 1.0f; }
+// Uniform in the open interval (-1, 1), symmetric about 0 (23 bits, so that
+// the half-step offset stays exactly representable).
+constexpr float to_signed(uint32_t bits) { return (float(bits >> 9) + 0.5f) * (1.0f / 4194304.0f) - 1.0f; }
 
 // The draws of one (seed, emitter, stream, index): draw d is lane d%4 of block d/4.
 class RandomDraws {

@@ -1,6 +1,7 @@
 #pragma once
 // The ground plane, when the scene gives it a colour: a flat-lit horizontal
-// quad under the camera reaching out to the far plane. It writes depth, so
+// quad under the camera reaching out to the far plane, fading into the
+// background colour over its far part. It writes depth, so
 // particles behind the horizon line are hidden.
 #include "core/camera_path.h"
 #include "core/scene.h"
@@ -11,7 +12,7 @@ namespace fxsim {
 class GroundPass {
  public:
   GroundPass();
-  void draw(const Ground& ground, const CameraPose& camera, float aspect);
+  void draw(const Ground& ground, const Color& background, const CameraPose& camera, float aspect);
 
  private:
   GlProgram program_;

@@ -43,7 +43,7 @@ Image Renderer::render(const Simulation& simulation) {
   glClearDepth(1.0);
   glDepthMask(GL_TRUE);
   glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
-  if (scene_.environment.ground) ground_.draw(*scene_.environment.ground, camera, aspect);
+  if (scene_.environment.ground) ground_.draw(*scene_.environment.ground, scene_.output.background, camera, aspect);
   sprites_.begin_frame(camera, target_.width(), target_.height());
   for (const auto& batch : simulation.sprites())
     sprites_.draw(batch, scene_.emitters[batch.emitter], textures_[batch.emitter]);

@@ -1,0 +1,127 @@
+// Bad input through the real executable: each malformed scene must be rejected
+// with exit code 65 by `fxsim validate`, naming the JSON pointer of the problem,
+// and `fxsim render` must write nothing.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "cli_runner.h"
+
+using namespace fxsim::test;
+namespace fs = std::filesystem;
+
+namespace {
+struct BadScene {
+  const char* name;
+  const char* json;
+  const char* pointer;  // must appear in the message
+  const char* words;    // and so must this
+};
+
+const BadScene kBadScenes[] = {
+    {"missing_version", R"({"emitters": [{"type": "snow"}]})", "/fxsim", "missing required key"},
+    {"wrong_version", R"({"fxsim": 2, "emitters": [{"type": "snow"}]})", "/fxsim", "got 2"},
+    {"missing_emitters", R"({"fxsim": 1})", "/emitters", "missing required key"},
+    {"empty_emitters", R"({"fxsim": 1, "emitters": []})", "/emitters", "at least one emitter"},
+    {"negative_seed", R"({"fxsim": 1, "seed": -1, "emitters": [{"type": "snow"}]})", "/seed", "got -1"},
+    {"zero_width", R"({"fxsim": 1, "output": {"width": 0}, "emitters": [{"type": "snow"}]})", "/output/width", "1..16384"},
+    {"huge_height", R"({"fxsim": 1, "output": {"height": 20000}, "emitters": [{"type": "snow"}]})", "/output/height", "got 20000"},
+    {"zero_fps", R"({"fxsim": 1, "output": {"fps": 0}, "emitters": [{"type": "snow"}]})", "/output/fps", "> 0"},
+    {"fractional_frames", R"({"fxsim": 1, "output": {"frames": 2.5}, "emitters": [{"type": "snow"}]})", "/output/frames", "integer"},
+    {"bad_samples", R"({"fxsim": 1, "output": {"samples": 3}, "emitters": [{"type": "snow"}]})", "/output/samples", "1, 2, 4 or 8"},
+    {"path_without_hash", R"({"fxsim": 1, "output": {"path": "a.png"}, "emitters": [{"type": "snow"}]})", "/output/path", "'#'"},
+    {"bad_background", R"({"fxsim": 1, "output": {"background": "#12345"}, "emitters": [{"type": "snow"}]})", "/output/background", "colour"},
+    {"colour_out_of_range", R"({"fxsim": 1, "emitters": [{"type": "snow", "color": [1, 2, 0]}]})", "/emitters/0/color", "0..1"},
+    {"fov_too_wide", R"({"fxsim": 1, "camera": {"fov": 180}, "emitters": [{"type": "snow"}]})", "/camera/fov", "1..179"},
+    {"short_vector", R"({"fxsim": 1, "camera": {"position": [1, 2]}, "emitters": [{"type": "snow"}]})", "/camera/position", "3 numbers"},
+    {"keys_out_of_order", R"({"fxsim": 1, "camera": {"keys": [{"time": 2}, {"time": 1}]}, "emitters": [{"type": "snow"}]})", "/camera/keys/1/time", "later"},
+    {"far_before_near", R"({"fxsim": 1, "camera": {"near": 5, "far": 1}, "emitters": [{"type": "snow"}]})", "/camera/far", "> near"},
+    {"unknown_top_key", R"({"fxsim": 1, "emiters": [], "emitters": [{"type": "snow"}]})", "/emiters", "did you mean \"emitters\""},
+    {"unknown_emitter_key", R"({"fxsim": 1, "emitters": [{"type": "snow", "max_particle": 5}]})", "/emitters/0/max_particle", "did you mean \"max_particles\""},
+    {"unknown_type", R"({"fxsim": 1, "emitters": [{"type": "hail"}]})", "/emitters/0/type", "one of"},
+    {"negative_max_particles", R"({"fxsim": 1, "emitters": [{"type": "snow", "max_particles": -5}]})", "/emitters/0/max_particles", "got -5"},
+    {"opacity_above_one", R"({"fxsim": 1, "emitters": [{"type": "snow", "opacity": 1.5}]})", "/emitters/0/opacity", "0..1"},
+    {"bad_blend", R"({"fxsim": 1, "emitters": [{"type": "snow", "blend": "add"}]})", "/emitters/0/blend", "\"additive\""},
+    {"flat_region", R"({"fxsim": 1, "emitters": [{"type": "snow", "region": {"size": [1, 0, 1]}}]})", "/emitters/0/region/size", "> 0"},
+    {"bad_recycle", R"({"fxsim": 1, "emitters": [{"type": "snow", "recycle": "loop"}]})", "/emitters/0/recycle", "\"wrap\""},
+    {"string_drag", R"({"fxsim": 1, "emitters": [{"type": "snow", "drag": "8"}]})", "/emitters/0/drag", "a number"},
+    {"missing_texture", R"({"fxsim": 1, "emitters": [{"type": "snow", "textures": ["nope.png"]}]})", "/emitters/0/textures/0", "not found"},
+    {"duplicate_names", R"({"fxsim": 1, "emitters": [{"type": "snow", "name": "a"}, {"type": "snow", "name": "a"}]})", "/emitters/1/name", "unique"},
+    {"duplicate_key", R"({"fxsim": 1, "seed": 1, "seed": 2, "emitters": [{"type": "snow"}]})", "/seed", "duplicate key"},
+    {"negative_gust_period", R"({"fxsim": 1, "environment": {"wind": {"gust": {"amplitude": [1, 0, 0], "period": -1}}}, "emitters": [{"type": "snow"}]})", "/environment/wind/gust/period", "> 0"},
+    {"turbulence_scale_zero", R"({"fxsim": 1, "environment": {"wind": {"turbulence": {"strength": 1, "scale": 0}}}, "emitters": [{"type": "snow"}]})", "/environment/wind/turbulence/scale", "> 0"},
+    {"syntax_error", "{\"fxsim\": 1,\n \"emitters\": [{\"type\": \"snow\"},]}", "2:", "not valid JSON"},
+    {"not_an_object", R"([1, 2, 3])", "/", "scene object"},
+};
+
+class BadSceneTest : public ::testing::TestWithParam<BadScene> {};
+}  // namespace
+
+TEST_P(BadSceneTest, ValidateNamesThePointerAndExitsWith65) {
+  const BadScene& bad = GetParam();
+  TempDir dir(bad.name);
+  const fs::path scene = dir / (std::string(bad.name) + ".json");
+  write_text_file(scene, bad.json);
+  const CliResult result = run_fxsim("validate '" + scene.string() + "'");
+  EXPECT_EQ(result.exit_code, 65) << result.err;
+  EXPECT_NE(result.err.find(scene.string() + ":"), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find(bad.pointer), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find(bad.words), std::string::npos) << result.err;
+}
+
+TEST_P(BadSceneTest, RenderWritesNothing) {
+  const BadScene& bad = GetParam();
+  TempDir dir(bad.name);
+  const fs::path scene = dir / "scene.json";
+  write_text_file(scene, bad.json);
+  const CliResult result = run_fxsim("render '" + scene.string() + "' -o '" + (dir / "out/f_####.png").string() +
+                                     "' --stats '" + (dir / "stats.jsonl").string() + "'");
+  EXPECT_EQ(result.exit_code, 65) << result.err;
+  EXPECT_FALSE(fs::exists(dir / "out"));
+  EXPECT_FALSE(fs::exists(dir / "stats.jsonl"));
+}
+
+INSTANTIATE_TEST_SUITE_P(Scenes, BadSceneTest, ::testing::ValuesIn(kBadScenes),
+                         [](const auto& test_info) { return std::string(test_info.param.name); });
+
+TEST(Cli, ReportsAllProblemsAtOnce) {
+  TempDir dir("all");
+  write_text_file(dir / "s.json", R"({"fxsim": 1, "output": {"width": -1, "fps": 0},
+    "emitters": [{"type": "snow", "size": -1, "colour": "#fff"}]})");
+  const CliResult result = run_fxsim("validate '" + (dir / "s.json").string() + "'");
+  EXPECT_EQ(result.exit_code, 65);
+  for (const char* p : {"/output/width", "/output/fps", "/emitters/0/size", "/emitters/0/colour"})
+    EXPECT_NE(result.err.find(p), std::string::npos) << p;
+  EXPECT_NE(result.err.find("4 problems"), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("did you mean \"color\""), std::string::npos);
+}
+
+TEST(Cli, MissingSceneFileExitsWith66) {
+  const CliResult result = run_fxsim("validate /nonexistent/scene.json");
+  EXPECT_EQ(result.exit_code, 66);
+  EXPECT_NE(result.err.find("/nonexistent/scene.json"), std::string::npos);
+}
+
+TEST(Cli, UsageErrorsExitWith64) {
+  EXPECT_EQ(run_fxsim("").exit_code, 64);
+  EXPECT_EQ(run_fxsim("render").exit_code, 64);
+  EXPECT_EQ(run_fxsim("render x.json --threads 0").exit_code, 64);
+  EXPECT_EQ(run_fxsim("frobnicate").exit_code, 64);
+  EXPECT_EQ(run_fxsim("render " FXSIM_SOURCE_DIR "/scenes/snow.json --frames 9-3").exit_code, 64);
+}
+
+TEST(Cli, ExampleScenesValidate) {
+  for (const auto& entry : fs::directory_iterator(FXSIM_SOURCE_DIR "/scenes")) {
+    if (entry.path().extension() != ".json") continue;
+    const CliResult result = run_fxsim("validate '" + entry.path().string() + "'");
+    EXPECT_EQ(result.exit_code, 0) << entry.path() << "\n" << result.err;
+  }
+}
+
+TEST(Cli, VersionAndHelp) {
+  const CliResult version = run_fxsim("--version");
+  EXPECT_EQ(version.exit_code, 0);
+  EXPECT_NE(version.out.find("fxsim "), std::string::npos);
+  EXPECT_EQ(run_fxsim("--help").exit_code, 0);
+  EXPECT_EQ(run_fxsim("render --help").exit_code, 0);
+}

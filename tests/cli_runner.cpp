@@ -1,0 +1,49 @@
+#include "cli_runner.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace fxsim::test {
+
+namespace fs = std::filesystem;
+
+std::string read_text_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void write_text_file(const fs::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+}
+
+TempDir::TempDir(const std::string& tag) {
+  static int counter = 0;
+  path_ = fs::temp_directory_path() / ("fxsim-test-" + tag + "-" + std::to_string(getpid()) + "-" + std::to_string(counter++));
+  fs::remove_all(path_);
+  fs::create_directories(path_);
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  if (!std::getenv("FXSIM_KEEP_TEST_FILES")) fs::remove_all(path_, ec);
+}
+
+CliResult run_fxsim(const std::string& arguments) {
+  TempDir capture("capture");
+  const std::string command = std::string("'") + FXSIM_EXE + "' " + arguments + " >'" + (capture / "out").string() +
+                              "' 2>'" + (capture / "err").string() + "' </dev/null";
+  const int status = std::system(command.c_str());
+  CliResult result;
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  result.out = read_text_file(capture / "out");
+  result.err = read_text_file(capture / "err");
+  return result;
+}
+
+}  // namespace fxsim::test

@@ -1,0 +1,31 @@
+#pragma once
+// Runs the fxsim executable built beside the tests and captures what it says.
+#include <filesystem>
+#include <string>
+
+namespace fxsim::test {
+
+struct CliResult {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+// `arguments` is appended to the executable's path as shell words.
+CliResult run_fxsim(const std::string& arguments);
+
+// A fresh, empty temporary folder for one test, removed when it goes out of scope.
+class TempDir {
+ public:
+  explicit TempDir(const std::string& tag);
+  ~TempDir();
+  const std::filesystem::path& path() const { return path_; }
+  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+void write_text_file(const std::filesystem::path& path, const std::string& text);
+std::string read_text_file(const std::filesystem::path& path);
+
+}  // namespace fxsim::test

@@ -1,0 +1,91 @@
+// Rendering through a real EGL context (llvmpipe in CI).
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "core/color.h"
+#include "core/scene_parser.h"
+#include "core/simulation.h"
+#include "render/egl_context.h"
+#include "render/frame_target.h"
+#include "render/renderer.h"
+#include "render/sprite_pass.h"
+
+using namespace fxsim;
+
+namespace {
+class GlTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { context_ = EglContext::create(std::nullopt, 3, 3); }
+  static void TearDownTestSuite() { context_.reset(); }
+  static std::unique_ptr<EglContext> context_;
+};
+std::unique_ptr<EglContext> GlTest::context_;
+
+const uint8_t* pixel(const Image& im, int x, int y) { return &im.rgba[(size_t(y) * size_t(im.width) + size_t(x)) * 4]; }
+}  // namespace
+
+TEST_F(GlTest, ContextIsCoreProfile33OrNewer) {
+  const GlInfo& info = context_->info();
+  EXPECT_GE(info.major * 10 + info.minor, 33);
+  EXPECT_FALSE(info.renderer.empty());
+}
+
+TEST_F(GlTest, BackgroundComesOutAsTheSrgbBytesWritten) {
+  const Scene scene = parse_scene_text(R"({"fxsim": 1, "output": {"background": "#0b1020"},
+      "emitters": [{"type": "snow", "max_particles": 0}]})", "s.json", ".");
+  Simulation sim(scene, 1);
+  Renderer renderer(scene, 32, 16);
+  const Image im = renderer.render(sim);
+  for (int y : {0, 15})
+    for (int x : {0, 31}) {
+      EXPECT_EQ(pixel(im, x, y)[0], 0x0b);
+      EXPECT_EQ(pixel(im, x, y)[1], 0x10);
+      EXPECT_EQ(pixel(im, x, y)[2], 0x20);
+      EXPECT_EQ(pixel(im, x, y)[3], 255);
+    }
+}
+
+TEST_F(GlTest, BlendingHappensInLinearLight) {
+  // A solid white sprite at 50 % opacity over black is 0.5 in linear light: sRGB byte 188.
+  FrameTarget target(16, 16, 1);
+  target.bind_for_drawing();
+  glClearColor(0, 0, 0, 1);
+  glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+  SpritePass pass;
+  const CameraPose camera{{0, 0, 5}, {0, 0, 0}, {0, 1, 0}, 50, 0.1f, 100};
+  pass.begin_frame(camera, 16, 16);
+  Image solid{4, 4, std::vector<uint8_t>(64, 255)};
+  const GlTexture texture = make_texture_array({solid});
+  SpriteBatch batch;
+  batch.sprites.push_back({{0, 0, 0}, 20.0f, glm::vec3(0), 1.0f, 0, 0});
+  EmitterSettings emitter;
+  emitter.color = Color{{1, 1, 1, 1}};
+  emitter.opacity = 0.5f;
+  pass.draw(batch, emitter, texture);
+  const Image im = target.read();
+  EXPECT_NEAR(double(pixel(im, 8, 8)[0]), 255.0 * double(linear_to_srgb(0.5f)), 1.0);
+}
+
+TEST_F(GlTest, ASnowSceneDrawsFlakesOverTheGround) {
+  const Scene scene = parse_scene_text(R"({"fxsim": 1, "output": {"background": "#000000"},
+      "environment": {"ground": {"height": 0, "color": "#204060"}},
+      "camera": {"position": [0, 1, 6], "target": [0, 1.5, 0]},
+      "emitters": [{"type": "snow", "max_particles": 4000, "size": 0.08,
+                    "region": {"center": [0, 3, 0], "size": [8, 6, 8]}}]})", "s.json", ".");
+  Simulation sim(scene, 2);
+  sim.advance_to_frame(5);
+  Renderer renderer(scene, 160, 90);
+  const Image im = renderer.render(sim);
+  int bright = 0, ground = 0;
+  for (int y = 0; y < 90; ++y)
+    for (int x = 0; x < 160; ++x) {
+      const uint8_t* p = pixel(im, x, y);
+      bright += p[0] > 100 && p[1] > 100 && p[2] > 100;
+      ground += p[0] == 0x20 && p[1] == 0x40 && p[2] == 0x60;
+    }
+  EXPECT_GT(bright, 100);  // flakes are drawn
+  EXPECT_GT(ground, 1000); // the ground is drawn, in its exact colour where no flake covers it
+  // The sky above the horizon stays black where no flake is.
+  EXPECT_EQ(pixel(im, 0, 0)[0] + pixel(im, 159, 0)[0] < 200, true);
+}

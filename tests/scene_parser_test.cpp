@@ -1,0 +1,96 @@
+#include <gtest/gtest.h>
+
+#include "core/diagnostics.h"
+#include "core/scene_parser.h"
+
+using namespace fxsim;
+
+namespace {
+std::vector<std::string> problems(const std::string& text) {
+  try {
+    parse_scene_text(text, "s.json", ".");
+  } catch (const SceneError& e) {
+    return e.lines();
+  }
+  return {};
+}
+}  // namespace
+
+TEST(SceneParser, FillsTheDocumentedDefaults) {
+  const Scene s = parse_scene_text(R"({"fxsim": 1, "emitters": [{"type": "snow"}]})", "dir/my-scene.json", ".");
+  EXPECT_EQ(s.seed, 1u);
+  EXPECT_EQ(s.output.width, 640);
+  EXPECT_EQ(s.output.height, 360);
+  EXPECT_EQ(s.output.fps, 24);
+  EXPECT_EQ(s.output.frames, 48);
+  EXPECT_EQ(s.output.samples, 4);
+  EXPECT_EQ(s.output.path, "my-scene_####.png");
+  EXPECT_EQ(s.camera.position, glm::vec3(0, 2, 10));
+  EXPECT_EQ(s.camera.fov, 50);
+  EXPECT_EQ(s.environment.gravity, glm::vec3(0, -9.81f, 0));
+  ASSERT_TRUE(s.environment.ground);
+  EXPECT_FALSE(s.environment.ground->color);
+  const EmitterSettings& e = s.emitters[0];
+  EXPECT_EQ(e.name, "snow0");
+  EXPECT_EQ(e.max_particles, 20000);
+  EXPECT_FLOAT_EQ(e.size, 0.05f);
+  EXPECT_FLOAT_EQ(e.opacity, 0.9f);
+  EXPECT_EQ(e.blend, BlendMode::alpha);
+  EXPECT_EQ(e.billboard, BillboardMode::screen);
+  EXPECT_EQ(e.snow.region.size, glm::vec3(20, 10, 20));
+  EXPECT_EQ(e.snow.recycle, Recycle::wrap);
+  EXPECT_TRUE(e.snow.prewarm);
+  EXPECT_EQ(e.snow.motion, Motion::wind);
+  EXPECT_FLOAT_EQ(e.snow.drag, 8);
+  EXPECT_FLOAT_EQ(e.snow.sway.amplitude, 0.3f);
+  EXPECT_EQ(e.snow.shapes, 6);
+}
+
+TEST(SceneParser, ReadsColoursInEveryForm) {
+  const Scene s = parse_scene_text(R"({"fxsim": 1, "output": {"background": "#ff8000"},
+      "environment": {"ground": {"color": [0.5, 0.25, 1]}},
+      "emitters": [{"type": "snow", "color": "#00ff0080"}]})", "s.json", ".");
+  EXPECT_FLOAT_EQ(s.output.background.srgb.r, 1.0f);
+  EXPECT_NEAR(s.output.background.srgb.g, 128 / 255.0f, 1e-6);
+  EXPECT_FLOAT_EQ(s.environment.ground->color->srgb.g, 0.25f);
+  EXPECT_NEAR(s.emitters[0].color.srgb.a, 128 / 255.0f, 1e-6);
+}
+
+TEST(SceneParser, EmitterSeedsAreDerivedAndDistinct) {
+  const Scene s = parse_scene_text(R"({"fxsim": 1, "emitters": [{"type": "snow"}, {"type": "snow"},
+      {"type": "snow", "seed": 5}]})", "s.json", ".");
+  EXPECT_NE(s.emitters[0].seed, s.emitters[1].seed);
+  EXPECT_EQ(s.emitters[2].seed, 5u);
+  EXPECT_EQ(s.emitters[1].name, "snow1");
+}
+
+TEST(SceneParser, ReportsEveryProblemWithLineColumnAndPointer) {
+  const auto lines = problems("{\n  \"fxsim\": 1,\n  \"output\": {\"width\": 0},\n  \"emitters\": [\n"
+                              "    {\"type\": \"snow\", \"max_particles\": -5, \"sise\": 1}\n  ]\n}");
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[0], "s.json:3:23: /output/width: expected an integer in 1..16384, got 0");
+  EXPECT_EQ(lines[1], "s.json:5:39: /emitters/0/max_particles: expected an integer >= 0 (and at most 2^31 - 1), got -5");
+  EXPECT_EQ(lines[2], "s.json:5:43: /emitters/0/sise: unknown key \"sise\" (did you mean \"size\"?)");
+}
+
+TEST(SceneParser, PointsAtTheSyntaxError) {
+  const auto lines = problems("{\n  \"fxsim\": 1,\n  \"emitters\": [}\n}");
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_NE(lines[0].find("s.json:3:16: not valid JSON"), std::string::npos) << lines[0];
+}
+
+TEST(SceneParser, FutureEmitterTypesAreNamedAsNotYetAvailable) {
+  const auto lines = problems(R"({"fxsim": 1, "emitters": [{"type": "fire", "name": "camp"}]})");
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_NE(lines[0].find("/emitters/0/type"), std::string::npos);
+  EXPECT_NE(lines[0].find("\"camp\""), std::string::npos);
+  EXPECT_NE(lines[0].find("not available yet"), std::string::npos);
+}
+
+TEST(NearestWord, SuggestsOnlyPlausibleTypos) {
+  const std::vector<std::string> keys{"size", "seed", "max_particles", "velocity"};
+  EXPECT_EQ(nearest_word("sise", keys), "size");
+  EXPECT_EQ(nearest_word("max_particle", keys), "max_particles");
+  EXPECT_EQ(nearest_word("velocty", keys), "velocity");
+  EXPECT_EQ(nearest_word("banana", keys), "");
+}

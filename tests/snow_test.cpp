@@ -1,0 +1,182 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <glm/geometric.hpp>
+#include <glm/matrix.hpp>
+
+#include "core/scene_parser.h"
+#include "core/simulation.h"
+#include "core/snow.h"
+
+using namespace fxsim;
+
+namespace {
+Scene scene_from(const std::string& emitter, const std::string& environment = R"({"ground": null})",
+                 const std::string& camera = "{}") {
+  const std::string text = R"({"fxsim": 1, "seed": 3, "output": {"fps": 24, "frames": 200},
+    "camera": )" + camera + R"(, "environment": )" + environment + R"(, "emitters": [)" + emitter + "]}";
+  return parse_scene_text(text, "test.json", ".");
+}
+
+const SnowSystem& snow(const Simulation& sim) { return dynamic_cast<const SnowSystem&>(sim.system(0)); }
+}  // namespace
+
+TEST(Snow, FallsAtTerminalSpeedInStillAir) {
+  const Scene scene = scene_from(R"({"type": "snow", "max_particles": 2000, "drag": 4, "gravity_scale": 1.5,
+      "velocity_variation": [0, 0, 0], "sway": null,
+      "region": {"center": [0, 500, 0], "size": [10, 1000, 10]}})");
+  Simulation sim(scene, 2);
+  sim.advance_to_frame(72);  // 3 s = 12 time constants
+  const FrameStats stats = sim.take_stats();
+  EXPECT_NEAR(stats.emitters[0].mean_velocity.y, -9.81 * 1.5 / 4, 1e-3);
+  EXPECT_NEAR(stats.emitters[0].mean_velocity.x, 0, 1e-6);
+}
+
+TEST(Snow, TakesOnASteadyWind) {
+  const Scene scene = scene_from(R"({"type": "snow", "max_particles": 500, "drag": 8, "sway": null,
+      "region": {"center": [0, 500, 0], "size": [10, 1000, 10]}})",
+                                 R"({"ground": null, "wind": {"velocity": [-3, 0, 1]}})");
+  Simulation sim(scene, 1);
+  sim.advance_to_frame(48);
+  const EmitterStats s = sim.take_stats().emitters[0];
+  EXPECT_NEAR(s.mean_velocity.x, -3, 1e-3);
+  EXPECT_NEAR(s.mean_velocity.z, 1, 1e-3);
+  EXPECT_NEAR(s.mean_velocity.y, -9.81 / 8, 1e-3);
+}
+
+TEST(Snow, ConstantMotionKeepsEachVelocity) {
+  const Scene scene = scene_from(R"({"type": "snow", "motion": "constant", "max_particles": 3000, "sway": null,
+      "recycle": "wrap"})",
+                                 R"({"ground": null, "wind": {"velocity": [1, 0, 0],
+                                     "gust": {"amplitude": [2, 0, 2], "period": 1}}})");
+  Simulation sim(scene, 2);
+  sim.advance_to_frame(1);
+  const auto vx = snow(sim).particles().vx, vy = snow(sim).particles().vy;
+  // Velocities include the wind at birth, so they differ from the bare `velocity`.
+  double mean_vx = 0;
+  for (float v : vx) mean_vx += v;
+  EXPECT_GT(mean_vx / double(vx.size()), 0.2);
+  sim.advance_to_frame(100);
+  EXPECT_EQ(snow(sim).particles().vx, vx);
+  EXPECT_EQ(snow(sim).particles().vy, vy);
+}
+
+TEST(Snow, RespawnKeepsTheLiveCountAtTheCap) {
+  const Scene scene = scene_from(R"({"type": "snow", "recycle": "respawn", "max_particles": 4000,
+      "region": {"center": [0, 2, 0], "size": [6, 4, 6]}})",
+                                 R"({"ground": {"height": 0.5}, "wind": {"velocity": [3, 0, 0]}})");
+  Simulation sim(scene, 2);
+  int64_t died = 0;
+  for (int f = 1; f <= 96; ++f) {
+    sim.advance_to_frame(f);
+    const EmitterStats s = sim.take_stats().emitters[0];
+    EXPECT_EQ(s.live, 4000u) << f;
+    // Frame 1 also counts the 4000 flakes of the prewarmed box, born at time 0.
+    EXPECT_EQ(s.spawned, s.died + (f == 1 ? 4000 : 0)) << f;
+    died += s.died;
+  }
+  EXPECT_GT(died, 1000);  // flakes really do hit the ground and the sides, and come back
+}
+
+TEST(Snow, WithoutPrewarmFillsFromTheTopUpToTheCap) {
+  const Scene scene = scene_from(R"({"type": "snow", "prewarm": false, "recycle": "respawn", "max_particles": 3000,
+      "region": {"center": [0, 5, 0], "size": [10, 10, 10]}})");
+  Simulation sim(scene, 2);
+  uint64_t previous = 0;
+  for (int f = 1; f <= 200; ++f) {
+    sim.advance_to_frame(f);
+    const EmitterStats s = sim.take_stats().emitters[0];
+    EXPECT_LE(s.live, 3000u);
+    EXPECT_GE(s.live, previous);
+    if (f == 1) {
+      EXPECT_GT(s.max.y, 9.9);  // new flakes enter at the top face
+    }
+    previous = s.live;
+  }
+  EXPECT_EQ(previous, 3000u);
+}
+
+TEST(Snow, WrapKeepsEveryFlakeInsideAMovingBox) {
+  const Scene scene = scene_from(
+      R"({"type": "snow", "follow_camera": true, "recycle": "wrap", "max_particles": 5000,
+          "region": {"center": [0, 0, -8], "size": [12, 8, 16]}})",
+      R"({"ground": null, "wind": {"velocity": [6, 0, 0], "turbulence": {"strength": 2, "scale": 2}}})",
+      R"({"keys": [{"time": 0, "position": [0, 2, 0], "target": [0, 2, -10]},
+                   {"time": 4, "position": [0, 2, -80], "target": [5, 2, -90]}]})");
+  Simulation sim(scene, 2);
+  for (int f = 1; f <= 96; f += 5) {
+    sim.advance_to_frame(f);
+    const SnowSystem& s = snow(sim);
+    const auto frame = s.region_frame(sim.camera());
+    const glm::mat3 to_local = glm::transpose(frame.axes);
+    for (size_t i = 0; i < s.live(); ++i) {
+      const glm::vec3 local = to_local * (s.particles().position(i) - frame.center);
+      ASSERT_LE(std::fabs(local.x), 6.0f + 1e-3f) << f << " " << i;
+      ASSERT_LE(std::fabs(local.y), 4.0f + 1e-3f) << f << " " << i;
+      ASSERT_LE(std::fabs(local.z), 8.0f + 1e-3f) << f << " " << i;
+    }
+    EXPECT_EQ(s.live(), 5000u);
+  }
+}
+
+TEST(Snow, ResultsDoNotDependOnTheThreadCount) {
+  const Scene scene = scene_from(R"({"type": "snow", "max_particles": 50000, "recycle": "respawn"})",
+                                 R"({"ground": {"height": 0}, "wind": {"velocity": [1, 0, 0],
+                                     "gust": {"amplitude": [1, 0, 1], "period": 2},
+                                     "turbulence": {"strength": 1, "scale": 2}}})");
+  std::vector<uint64_t> hashes;
+  std::vector<std::string> stats;
+  for (int threads : {1, 2, 3}) {
+    Simulation sim(scene, threads);
+    sim.advance_to_frame(30);
+    hashes.push_back(sim.state_hash());
+    stats.push_back(to_json_line(sim.take_stats()));
+  }
+  EXPECT_EQ(hashes[0], hashes[1]);
+  EXPECT_EQ(hashes[0], hashes[2]);
+  EXPECT_EQ(stats[0], stats[1]);
+  EXPECT_EQ(stats[0], stats[2]);
+}
+
+TEST(Snow, SameSeedSameFlakesOtherSeedOtherFlakes) {
+  const std::string emitter = R"({"type": "snow", "max_particles": 1000})";
+  Simulation a(scene_from(emitter), 1), b(scene_from(emitter), 2);
+  a.advance_to_frame(10);
+  b.advance_to_frame(10);
+  EXPECT_EQ(a.state_hash(), b.state_hash());
+  Simulation c(scene_from(R"({"type": "snow", "max_particles": 1000, "seed": 99})"), 1);
+  c.advance_to_frame(10);
+  EXPECT_NE(a.state_hash(), c.state_hash());
+}
+
+TEST(Snow, ExpDepthScaleEnlargesNearFlakes) {
+  const Scene scene = scene_from(R"({"type": "snow", "max_particles": 2000, "depth_scale": "exp", "depth_k": 1,
+      "region": {"center": [0, 2, 0], "size": [10, 4, 10]}})");
+  Simulation sim(scene, 1);
+  sim.advance_to_frame(1);
+  const auto batches = sim.sprites();
+  ASSERT_EQ(batches.size(), 1u);
+  const CameraPose cam = sim.camera();
+  double near_ratio = 0, far_ratio = 0;
+  int near_n = 0, far_n = 0;
+  const auto& store = snow(sim).particles();
+  for (size_t i = 0; i < batches[0].sprites.size(); ++i) {
+    const float ratio = batches[0].sprites[i].size / store.size[i];
+    const float d = -glm::dot(store.position(i) - glm::vec3(0, 2, 0), cam.forward()) / 5.0f;
+    if (d > 0.9f) near_ratio += ratio, ++near_n;
+    if (d < -0.9f) far_ratio += ratio, ++far_n;
+  }
+  EXPECT_NEAR(near_ratio / near_n, std::exp(0.95), 0.1);
+  EXPECT_NEAR(far_ratio / far_n, std::exp(-0.95), 0.05);
+}
+
+TEST(Snow, SizeVariationStaysInItsRange) {
+  const Scene scene = scene_from(R"({"type": "snow", "max_particles": 5000, "size": 0.1, "size_variation": 0.5})");
+  Simulation sim(scene, 1);
+  const auto& sizes = snow(sim).particles().size;
+  const auto [lo, hi] = std::minmax_element(sizes.begin(), sizes.end());
+  EXPECT_GE(*lo, 0.05f);
+  EXPECT_LE(*hi, 0.15f);
+  EXPECT_LT(*lo, 0.052f);
+  EXPECT_GT(*hi, 0.148f);
+}
