@@ -1,6 +1,7 @@
 #pragma once
 // The subcommands of fxsim. Each returns the process exit code; errors a user
 // can cause are thrown as FxError and mapped to their code in main.cpp.
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -24,7 +25,17 @@ struct CompareOptions {
   double max_fraction = 0;  // fraction of pixels allowed over max_diff
 };
 
+struct BenchOptions {
+  int64_t particles = 1000000;
+  int threads = 0;
+  int steps = 10;     // steps per timing repetition
+  int frames = 10;    // frames for the draw/end-to-end figures (0: skip)
+  int width = 640, height = 360;
+  bool turbulence = true;
+};
+
 int run_render(const RenderOptions& options);
+int run_bench(const BenchOptions& options);
 int run_validate(const std::string& scene);
 int run_info(std::optional<int> device);
 int run_compare(const CompareOptions& options);

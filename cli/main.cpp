@@ -3,6 +3,7 @@
 //   validate scene → every problem, no GL
 //   info     EGL devices and the GL context fxsim would use
 //   compare  two PNGs or folders of PNGs
+//   bench    throughput figures
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <fmt/format.h>
@@ -49,6 +50,17 @@ int main(int argc, char** argv) {
   compare_cmd->add_option("--max-fraction", compare.max_fraction, "fraction of pixels allowed over --max-diff")
       ->check(CLI::Range(0.0, 1.0));
 
+  BenchOptions bench;
+  auto* bench_cmd = app.add_subcommand("bench", "measure simulation, drawing and frame throughput (prints figures)");
+  bench_cmd->add_option("--particles", bench.particles, "number of snowflakes")->check(CLI::Range(int64_t(1), int64_t(0x7FFFFFFF)));
+  bench_cmd->add_option("--threads", bench.threads, "CPU threads (default: all cores)")->check(CLI::Range(1, 1024));
+  bench_cmd->add_option("--steps", bench.steps, "steps per timing repetition")->check(CLI::Range(1, 100000));
+  bench_cmd->add_option("--frames", bench.frames, "frames drawn for the per-frame figures (0 skips drawing)")
+      ->check(CLI::Range(0, 100000));
+  bench_cmd->add_option("--width", bench.width, "image width")->check(CLI::Range(1, 16384));
+  bench_cmd->add_option("--height", bench.height, "image height")->check(CLI::Range(1, 16384));
+  bench_cmd->add_flag("!--no-turbulence", bench.turbulence, "steady wind and gusts only");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -61,6 +73,7 @@ int main(int argc, char** argv) {
     if (*validate_cmd) return run_validate(validate_scene);
     if (*info_cmd) return run_info(info_device);
     if (*compare_cmd) return run_compare(compare);
+    if (*bench_cmd) return run_bench(bench);
   } catch (const FxError& e) {
     std::fprintf(stderr, "fxsim: %s\n", e.what());
     return int(e.code());

@@ -13,16 +13,36 @@ struct MotionStep {
   glm::vec3 velocity;
 };
 
-inline MotionStep integrate_drag(glm::vec3 p, glm::vec3 v, glm::vec3 wind, glm::vec3 gravity, float drag, float dt) {
-  if (drag <= 0.0f) {
-    return {p + v * dt + gravity * (0.5f * dt * dt), v + gravity * dt};
+// The coefficients of one step depend only on drag, gravity and dt: compute
+// them once per emitter and step, then apply them to every particle.
+class DragStep {
+ public:
+  DragStep(glm::vec3 gravity, float drag, float dt) : gravity_(gravity), drag_(drag), dt_(dt) {
+    if (drag > 0) {
+      // (1 - e)/drag via expm1 stays accurate for small drag·dt, and the form
+      // is stable for any large drag.
+      one_minus_e_ = -std::expm1(-drag * dt);
+      e_ = 1.0f - one_minus_e_;
+      relax_ = one_minus_e_ / drag;
+      fall_ = gravity / drag;
+    }
   }
-  // u is the velocity the particle relaxes to; (1 - e)/drag via expm1 stays
-  // accurate for small drag·dt, and the form is stable for any large drag.
-  const glm::vec3 u = wind + gravity / drag;
-  const float one_minus_e = -std::expm1(-drag * dt);
-  const float e = 1.0f - one_minus_e;
-  return {p + u * dt + (v - u) * (one_minus_e / drag), u + (v - u) * e};
+
+  MotionStep operator()(glm::vec3 p, glm::vec3 v, glm::vec3 wind) const {
+    if (drag_ <= 0.0f) return {p + v * dt_ + gravity_ * (0.5f * dt_ * dt_), v + gravity_ * dt_};
+    const glm::vec3 u = wind + fall_;  // the velocity the particle relaxes to
+    return {p + u * dt_ + (v - u) * relax_, u + (v - u) * e_};
+  }
+
+ private:
+  glm::vec3 gravity_;
+  float drag_, dt_;
+  float one_minus_e_ = 0, e_ = 1, relax_ = 0;
+  glm::vec3 fall_{0};
+};
+
+inline MotionStep integrate_drag(glm::vec3 p, glm::vec3 v, glm::vec3 wind, glm::vec3 gravity, float drag, float dt) {
+  return DragStep(gravity, drag, dt)(p, v, wind);
 }
 
 }  // namespace fxsim

@@ -15,7 +15,8 @@ uint32_t hash_u32(uint32_t x) {  // "lowbias32" by Chris Wellons
 }
 
 uint32_t hash_lattice(uint32_t seed, int32_t x, int32_t y, int32_t z) {
-  return hash_u32(seed ^ hash_u32(uint32_t(x) ^ hash_u32(uint32_t(y) ^ hash_u32(uint32_t(z) + 0x9E3779B9u))));
+  // Odd multipliers spread the coordinates over all bits before one strong mix.
+  return hash_u32(seed ^ (uint32_t(x) * 0x8DA6B343u) ^ (uint32_t(y) * 0xD8163841u) ^ (uint32_t(z) * 0xCB1AB31Fu));
 }
 
 namespace {
@@ -27,7 +28,7 @@ glm::vec3 lattice_gradient(uint32_t h) {
   static constexpr float kDirs[12][3] = {{1, 1, 0}, {-1, 1, 0}, {1, -1, 0}, {-1, -1, 0},
                                          {1, 0, 1}, {-1, 0, 1}, {1, 0, -1}, {-1, 0, -1},
                                          {0, 1, 1}, {0, -1, 1}, {0, 1, -1}, {0, -1, -1}};
-  const float* d = kDirs[h % 12u];
+  const float* d = kDirs[(h & 1023u) % 12u];
   return {d[0], d[1], d[2]};
 }
 }  // namespace
@@ -39,6 +40,29 @@ float value_noise_1d(uint32_t seed, double x) {
   auto lattice = [&](int32_t k) { return float(hash_lattice(seed, k, 0, 0) >> 8) * (2.0f / 16777216.0f) - 1.0f; };
   const float a = lattice(i), b = lattice(i + 1);
   return a + (b - a) * quintic(f);
+}
+
+void gradient_noise_3d_x3(uint32_t seed, glm::vec3 p, glm::vec3 gradients[3]) {
+  const glm::vec3 cell = glm::floor(p);
+  const glm::vec3 f = p - cell;
+  const int32_t ix = int32_t(cell.x), iy = int32_t(cell.y), iz = int32_t(cell.z);
+  const glm::vec3 w{quintic(f.x), quintic(f.y), quintic(f.z)};
+  const glm::vec3 dw{quintic_slope(f.x), quintic_slope(f.y), quintic_slope(f.z)};
+  gradients[0] = gradients[1] = gradients[2] = glm::vec3(0);
+  for (int corner = 0; corner < 8; ++corner) {
+    const int cx = corner & 1, cy = (corner >> 1) & 1, cz = (corner >> 2) & 1;
+    const uint32_t h = hash_lattice(seed, ix + cx, iy + cy, iz + cz);
+    const glm::vec3 d = f - glm::vec3(float(cx), float(cy), float(cz));
+    const float wx = cx ? w.x : 1.0f - w.x, wy = cy ? w.y : 1.0f - w.y, wz = cz ? w.z : 1.0f - w.z;
+    const float sx = cx ? dw.x : -dw.x, sy = cy ? dw.y : -dw.y, sz = cz ? dw.z : -dw.z;
+    const float weight = wx * wy * wz;
+    const glm::vec3 weight_slope(sx * wy * wz, wx * sy * wz, wx * wy * sz);
+    for (int k = 0; k < 3; ++k) {
+      const glm::vec3 g = lattice_gradient(h >> (10 * k));  // bits 0, 10, 20: three fields
+      const float dot = g.x * d.x + g.y * d.y + g.z * d.z;
+      gradients[k] += weight * g + dot * weight_slope;
+    }
+  }
 }
 
 NoiseSample gradient_noise_3d(uint32_t seed, glm::vec3 p) {

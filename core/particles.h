@@ -20,7 +20,8 @@ namespace fxsim {
   X(float, vz, "velocity z, m/s")                                             \
   X(float, size, "sprite diameter, m")                                        \
   X(float, phase, "sway phase, radians (also the sprite's spin)")             \
-  X(float, heading, "sway direction about +Y, radians")                       \
+  X(float, sway_x, "sway direction, x component (horizontal unit vector)")    \
+  X(float, sway_z, "sway direction, z component")                             \
   X(uint32_t, shape, "texture layer")                                         \
   X(uint32_t, generation, "times this slot was reborn: spawn index = generation * capacity + slot")
 

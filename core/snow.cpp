@@ -59,7 +59,9 @@ void SnowSystem::birth(size_t slot, double t, const Frame& frame, Birth where) {
   store_.size[slot] = settings_.size * (1.0f + settings_.size_variation * r.signed_unit(kSize));
   store_.shape[slot] = std::min(uint32_t(r.unit(kShape) * float(snow_.shapes)), uint32_t(snow_.shapes - 1));
   store_.phase[slot] = r.unit(kPhase) * kTwoPi;
-  store_.heading[slot] = r.unit(kHeading) * kTwoPi;
+  const float heading = r.unit(kHeading) * kTwoPi;
+  store_.sway_x[slot] = std::cos(heading);
+  store_.sway_z[slot] = std::sin(heading);
 }
 
 void SnowSystem::begin(double t, const CameraPose& camera, ThreadPool& pool) {
@@ -89,8 +91,12 @@ void SnowSystem::step(const StepContext& ctx) {
   const glm::vec3 wind_uniform = wind_.uniform_part(ctx.t0);
   const bool turbulent = wind_.has_turbulence();
   const glm::vec3 gravity = ctx.gravity * snow_.gravity_scale;
-  const float omega = kTwoPi * snow_.sway.frequency;
-  const float sway_t0 = omega * float(ctx.t0), sway_t1 = omega * float(ctx.t1);
+  const DragStep drag_step(gravity, snow_.drag, ctx.dt);
+  // Sway displacement A·sin(ωt + φ) along the flake's direction; its change over
+  // the step is 2A·sin(ω(t1 − t0)/2)·cos(ω(t0 + t1)/2 + φ): one cosine a flake.
+  const double omega = double(kTwoPi) * snow_.sway.frequency;
+  const float sway_gain = float(2.0 * snow_.sway.amplitude * std::sin(omega * (ctx.t1 - ctx.t0) / 2));
+  const float sway_mid = float(std::fmod(omega * (ctx.t0 + ctx.t1) / 2, double(kTwoPi)));
   const bool swaying = snow_.sway.amplitude > 0 && snow_.sway.frequency > 0;
 
   std::vector<int64_t> reborn(chunk_count(live_), 0);
@@ -101,16 +107,16 @@ void SnowSystem::step(const StepContext& ctx) {
       glm::vec3 v = store_.velocity(i);
       if (snow_.motion == Motion::wind) {
         const glm::vec3 wind = turbulent ? wind_uniform + wind_.turbulence(p, ctx.t0) : wind_uniform;
-        const MotionStep next = integrate_drag(p, v, wind, gravity, snow_.drag, ctx.dt);
+        const MotionStep next = drag_step(p, v, wind);
         p = next.position;
         v = next.velocity;
       } else {
         p += v * ctx.dt;
       }
       if (swaying) {
-        // The sway is a displacement A·sin(ωt + φ) along the flake's heading; step its change.
-        const float delta = snow_.sway.amplitude * (std::sin(sway_t1 + store_.phase[i]) - std::sin(sway_t0 + store_.phase[i]));
-        p += glm::vec3(std::cos(store_.heading[i]), 0.0f, std::sin(store_.heading[i])) * delta;
+        const float delta = sway_gain * std::cos(sway_mid + store_.phase[i]);
+        p.x += store_.sway_x[i] * delta;
+        p.z += store_.sway_z[i] * delta;
       }
       glm::vec3 local = to_local * (p - frame.center);
       const bool below_ground = ctx.ground && p.y < *ctx.ground;

@@ -40,10 +40,9 @@ glm::vec3 WindField::gust(double t) const {
 
 glm::vec3 WindField::curl_at_slice(glm::vec3 q, int64_t slice) const {
   const uint32_t s = hash_u32(turbulence_seed_ ^ uint32_t(slice * 3));
-  const glm::vec3 gx = gradient_noise_3d(s + 0, q).gradient;  // potential ψx
-  const glm::vec3 gy = gradient_noise_3d(s + 1, q).gradient;  // ψy
-  const glm::vec3 gz = gradient_noise_3d(s + 2, q).gradient;  // ψz
-  return {gz.y - gy.z, gx.z - gz.x, gy.x - gx.y};
+  glm::vec3 g[3];  // gradients of the potential's components ψx, ψy, ψz
+  gradient_noise_3d_x3(s, q, g);
+  return {g[2].y - g[1].z, g[0].z - g[2].x, g[1].x - g[0].y};
 }
 
 glm::vec3 WindField::turbulence(glm::vec3 p, double t) const {
