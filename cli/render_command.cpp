@@ -12,6 +12,7 @@
 #include "core/scene_parser.h"
 #include "core/simulation.h"
 #include "render/egl_context.h"
+#include "render/frame_writer.h"
 #include "render/image.h"
 #include "render/renderer.h"
 
@@ -65,6 +66,7 @@ int run_render(const RenderOptions& options) {
   Renderer renderer(scene, scene.output.width, scene.output.height);
   const bool progress = !options.quiet && isatty(STDERR_FILENO);
 
+  FrameWriter writer;
   std::string stats_text, hashes_text;
   uint64_t peak_particles = 0;
   for (int frame = 1; frame <= range.last; ++frame) {
@@ -77,9 +79,10 @@ int run_render(const RenderOptions& options) {
     if (options.stats) stats_text += to_json_line(stats) + "\n";
     if (options.state_hashes) hashes_text += fmt::format("{} {:016x}\n", frame, simulation.state_hash());
     const std::string path = frame_path(scene.output.path, frame);
-    write_file_atomically(path, encode_png(renderer.render(simulation)));
+    writer.submit(path, renderer.render(simulation));
     if (progress) fmt::print(stderr, "\rframe {}/{}  {} particles  → {}\033[K", frame, range.last, live, path);
   }
+  writer.finish();
   if (progress) fmt::print(stderr, "\n");
   if (options.stats) write_text(*options.stats, stats_text);
   if (options.state_hashes) write_text(*options.state_hashes, hashes_text);

@@ -1,0 +1,62 @@
+#include "render/frame_writer.h"
+
+#include <utility>
+
+namespace fxsim {
+
+FrameWriter::FrameWriter(size_t depth) : depth_(depth), thread_([this] { run(); }) {}
+
+FrameWriter::~FrameWriter() {
+  {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] { return (queue_.empty() && !busy_) || error_; });
+    stop_ = true;
+  }
+  changed_.notify_all();
+  thread_.join();
+}
+
+void FrameWriter::rethrow_locked() {
+  if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
+}
+
+void FrameWriter::submit(std::string path, Image image) {
+  std::unique_lock lock(mutex_);
+  changed_.wait(lock, [&] { return queue_.size() < depth_ || error_; });
+  rethrow_locked();
+  queue_.push_back({std::move(path), std::move(image)});
+  changed_.notify_all();
+}
+
+void FrameWriter::finish() {
+  std::unique_lock lock(mutex_);
+  changed_.wait(lock, [&] { return (queue_.empty() && !busy_) || error_; });
+  rethrow_locked();
+}
+
+void FrameWriter::run() {
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    changed_.wait(lock, [&] { return stop_ || !queue_.empty(); });
+    if (queue_.empty()) return;  // stop requested and nothing left
+    Job job = std::move(queue_.front());
+    queue_.pop_front();
+    busy_ = true;
+    lock.unlock();
+    std::exception_ptr error;
+    try {
+      write_file_atomically(job.path, encode_png(job.image));
+    } catch (...) {
+      error = std::current_exception();
+    }
+    lock.lock();
+    busy_ = false;
+    if (error && !error_) {
+      error_ = error;
+      queue_.clear();  // nothing after a failed frame is written
+    }
+    changed_.notify_all();
+  }
+}
+
+}  // namespace fxsim
