@@ -50,7 +50,8 @@ glm::vec3 catmull_rom(const std::vector<CameraKey>& keys, size_t i, double t, gl
 }
 }  // namespace
 
-CameraPose camera_at(const CameraSettings& camera, double t) {
+namespace {
+CameraPose pose_at(const CameraSettings& camera, double t) {
   CameraPose pose{camera.position, camera.target, camera.up, camera.fov, camera.near_plane, camera.far_plane};
   const auto& keys = camera.keys;
   if (keys.empty()) return pose;
@@ -66,6 +67,16 @@ CameraPose camera_at(const CameraSettings& camera, double t) {
     const size_t i = size_t(next - keys.begin()) - 1;
     pose.position = catmull_rom(keys, i, t, &CameraKey::position);
     pose.target = catmull_rom(keys, i, t, &CameraKey::target);
+  }
+  return pose;
+}
+}  // namespace
+
+CameraPose camera_at(const CameraSettings& camera, double t) {
+  CameraPose pose = pose_at(camera, t);
+  if (!camera.keys.empty()) {
+    const double h = 1e-3;  // central difference; one-sided ends follow from the clamping
+    pose.velocity = (pose_at(camera, t + h).position - pose_at(camera, t - h).position) / float(2 * h);
   }
   return pose;
 }

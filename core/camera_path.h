@@ -16,6 +16,7 @@ struct CameraPose {
   glm::vec3 up;
   float fov_degrees;
   float near_plane, far_plane;
+  glm::vec3 velocity{0};  // of the eye, m/s (for streaks seen from a moving camera)
 
   glm::vec3 forward() const;
   // World-from-camera rotation: columns are camera x (right), y (up), z (backward).

@@ -40,8 +40,13 @@ struct SpriteInstance {
 };
 static_assert(sizeof(SpriteInstance) == 48, "mirrored by the sprite vertex layout");
 
+// Which of an emitter's looks a batch is drawn with: its own particles, or its
+// secondary ones (splashes, mist, debris, embers) with their own texture.
+enum class SpriteLook { primary, secondary };
+
 struct SpriteBatch {
   size_t emitter = 0;  // index into Scene::emitters: its colour, blend, billboard and textures
+  SpriteLook look = SpriteLook::primary;
   std::vector<SpriteInstance> sprites;
   float distance = 0;  // from the camera, for back-to-front ordering of effects
 };

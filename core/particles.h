@@ -22,6 +22,7 @@ namespace fxsim {
   X(float, phase, "sway phase, radians (also the sprite's spin)")             \
   X(float, sway_x, "sway direction, x component (horizontal unit vector)")    \
   X(float, sway_z, "sway direction, z component")                             \
+  X(float, age, "seconds since birth; negative: the slot is empty")          \
   X(uint32_t, shape, "texture layer")                                         \
   X(uint32_t, generation, "times this slot was reborn: spawn index = generation * capacity + slot")
 

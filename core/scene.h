@@ -86,8 +86,15 @@ struct Sway {
   float frequency = 0.8f;  // Hz
 };
 
-// Precipitation: the keys snow has (rain shares most of them).
-struct SnowParams {
+struct Splash {
+  int count = 4;          // droplets per drop that reaches the ground
+  float speed = 1.5f;     // m/s, about
+  float size = 0.02f;     // m
+  float lifetime = 0.25f; // s
+};
+
+// Precipitation: snow's keys; rain shares most of them (docs/scene-format.md).
+struct PrecipitationParams {
   Region region;
   bool follow_camera = false;
   Recycle recycle = Recycle::wrap;
@@ -102,6 +109,9 @@ struct SnowParams {
   float depth_k = 1;
   int shapes = 6;
   std::vector<std::filesystem::path> textures;  // absolute, resolved against the scene file
+  // Rain only.
+  std::optional<Splash> splash;
+  float streak = 0;  // exposure in frames: drops are drawn as their travel over streak / fps seconds
 };
 
 struct EmitterSettings {
@@ -117,7 +127,7 @@ struct EmitterSettings {
   float size_variation = 0;
   BlendMode blend = BlendMode::alpha;
   BillboardMode billboard = BillboardMode::screen;
-  SnowParams snow;  // for type snow
+  PrecipitationParams precipitation;  // for snow and rain
 };
 
 struct Scene {

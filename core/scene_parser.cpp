@@ -168,14 +168,19 @@ class Parser {
     const uint64_t derived = mix64(scene_.seed ^ mix64(uint64_t(index) + 0x5EED));
     e.seed = uint64_t(r.integer("seed", int64_t(derived >> 1), ">= 0", [](int64_t v) { return v >= 0; }));
 
-    if (e.type != EmitterType::snow) {
+    if (e.type == EmitterType::snow) {
+      parse_common(r, e, {.max_particles = 20000, .color = "#ffffff", .opacity = 0.9, .size = 0.05,
+                          .blend = BlendMode::alpha, .billboard = BillboardMode::screen});
+      parse_precipitation(r, e.precipitation, EmitterType::snow);
+    } else if (e.type == EmitterType::rain) {
+      parse_common(r, e, {.max_particles = 50000, .color = "#aab4c8", .opacity = 0.35, .size = 0.01,
+                          .blend = BlendMode::alpha, .billboard = BillboardMode::screen});
+      parse_precipitation(r, e.precipitation, EmitterType::rain);
+    } else {
       r.error(r.child("type"), fmt::format("emitter \"{}\": type \"{}\" is not available yet in this version of fxsim "
-                                           "(available: \"snow\")", e.name, to_string(e.type)));
+                                           "(available: \"snow\", \"rain\")", e.name, to_string(e.type)));
       return;  // its other keys belong to a table this version does not know yet
     }
-    parse_common(r, e, {.max_particles = 20000, .color = "#ffffff", .opacity = 0.9, .size = 0.05,
-                        .blend = BlendMode::alpha, .billboard = BillboardMode::screen});
-    parse_snow(r, e.snow);
     r.finish();
     scene_.emitters.push_back(std::move(e));
   }
@@ -205,7 +210,17 @@ class Parser {
                             {"axial", BillboardMode::axial}});
   }
 
-  void parse_snow(ObjectReader& r, SnowParams& s) {
+  // Snow's table; rain shares the box, recycling, velocity, drag and textures,
+  // has no sway, motion, depth scaling or shapes, and adds splash and streak.
+  void parse_precipitation(ObjectReader& r, PrecipitationParams& s, EmitterType type) {
+    const bool rain = type == EmitterType::rain;
+    if (rain) {
+      s.velocity = {0, -8, 0};
+      s.drag = 1.3f;
+      s.sway = {0, 0};
+      s.shapes = 1;
+      s.streak = 1.0f;
+    }
     if (const Json* region = r.object("region")) {
       ObjectReader g(region, r.child("region"), problems_);
       s.region.center = g.vector("center", s.region.center);
@@ -216,12 +231,18 @@ class Parser {
     s.follow_camera = r.boolean("follow_camera", s.follow_camera);
     s.recycle = r.choice("recycle", s.recycle, {{"wrap", Recycle::wrap}, {"respawn", Recycle::respawn}});
     s.prewarm = r.boolean("prewarm", s.prewarm);
-    s.motion = r.choice("motion", s.motion, {{"wind", Motion::wind}, {"constant", Motion::constant}});
+    if (!rain) s.motion = r.choice("motion", s.motion, {{"wind", Motion::wind}, {"constant", Motion::constant}});
     s.velocity = r.vector("velocity", s.velocity);
     s.velocity_variation = r.vector("velocity_variation", s.velocity_variation, "with every component >= 0",
                                     [](glm::vec3 v) { return v.x >= 0 && v.y >= 0 && v.z >= 0; });
     s.drag = float(r.number("drag", s.drag, ">= 0", kNonNegative));
     s.gravity_scale = float(r.number("gravity_scale", s.gravity_scale));
+    if (rain) {
+      parse_splash(r, s);
+      s.streak = float(r.number("streak", s.streak, ">= 0", kNonNegative));
+      parse_textures(r, s.textures);
+      return;
+    }
     if (const Json* sway = r.raw("sway"); sway && sway->is_null()) {
       s.sway = {0, 0};
     } else if (const Json* sw = r.object("sway")) {
@@ -235,6 +256,24 @@ class Parser {
     s.depth_k = float(r.number("depth_k", s.depth_k));
     s.shapes = int(r.integer("shapes", s.shapes, "in 1..64", [](int64_t v) { return v >= 1 && v <= 64; }));
     parse_textures(r, s.textures);
+  }
+
+  void parse_splash(ObjectReader& r, PrecipitationParams& s) {
+    const Json* value = r.raw("splash");
+    if (!value || value->is_null()) return;
+    if (!value->is_object()) {
+      r.error(r.child("splash"), "expected null or { \"count\": 4, \"speed\": 1.5, \"size\": 0.02, \"lifetime\": 0.25 }, " +
+                                     describe_json(*value));
+      return;
+    }
+    ObjectReader g(value, r.child("splash"), problems_);
+    Splash splash;
+    splash.count = int(g.integer("count", splash.count, "in 0..64", [](int64_t v) { return v >= 0 && v <= 64; }));
+    splash.speed = float(g.number("speed", splash.speed, ">= 0", kNonNegative));
+    splash.size = float(g.number("size", splash.size, "> 0", kPositive));
+    splash.lifetime = float(g.number("lifetime", splash.lifetime, "> 0", kPositive));
+    g.finish();
+    s.splash = splash;
   }
 
   void parse_textures(ObjectReader& r, std::vector<std::filesystem::path>& out) {

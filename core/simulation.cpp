@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "core/snow.h"
+#include "core/precipitation.h"
 
 namespace fxsim {
 
@@ -11,7 +11,9 @@ namespace {
 std::unique_ptr<ParticleSystem> make_system(const Scene& scene, size_t index, const WindField& wind) {
   const EmitterSettings& e = scene.emitters[index];
   switch (e.type) {
-    case EmitterType::snow: return std::make_unique<SnowSystem>(e, index, wind, scene.environment.gravity);
+    case EmitterType::snow:
+    case EmitterType::rain:
+      return std::make_unique<PrecipitationSystem>(e, index, wind, scene.environment, scene.output.fps);
     default: break;
   }
   throw std::logic_error("emitter type without a simulation: " + std::string(to_string(e.type)));
@@ -20,13 +22,13 @@ std::unique_ptr<ParticleSystem> make_system(const Scene& scene, size_t index, co
 
 Simulation::Simulation(const Scene& scene, int threads)
     : scene_(scene), pool_(threads), wind_(scene.environment.wind, scene.seed) {
-  for (size_t i = 0; i < scene.emitters.size(); ++i) systems_.push_back(make_system(scene, i, wind_));
+  for (size_t i = 0; i < scene_.emitters.size(); ++i) systems_.push_back(make_system(scene_, i, wind_));
   active_.assign(systems_.size(), false);
   finished_.assign(systems_.size(), false);
   // Effects that start at time 0 are there before the first step.
   for (size_t i = 0; i < systems_.size(); ++i) {
-    if (scene.emitters[i].start <= 0) {
-      systems_[i]->begin(0.0, camera_at(scene.camera, 0.0), pool_);
+    if (scene_.emitters[i].start <= 0) {
+      systems_[i]->begin(0.0, camera_at(scene_.camera, 0.0), pool_);
       active_[i] = true;
     }
   }

@@ -32,12 +32,13 @@ class Simulation {
 
   bool is_active(size_t emitter) const { return active_[emitter]; }
   ThreadPool& pool() const { return pool_; }
+  const Scene& scene() const { return scene_; }
   const ParticleSystem& system(size_t emitter) const { return *systems_[emitter]; }
 
  private:
   void step_once();
 
-  const Scene& scene_;
+  Scene scene_;  // a copy: the systems keep references into it
   mutable ThreadPool pool_;
   WindField wind_;
   std::vector<std::unique_ptr<ParticleSystem>> systems_;

@@ -12,15 +12,19 @@
 
 namespace fxsim {
 
-EmitterStats particle_stats(const ParticleStore& s, size_t count, ThreadPool& pool) {
+namespace {
+EmitterStats stats_over(const ParticleStore& s, size_t count, bool only_live_slots, ThreadPool& pool) {
   struct Partial {
     glm::dvec3 lo{std::numeric_limits<double>::infinity()}, hi{-std::numeric_limits<double>::infinity()};
     glm::dvec3 sum_p{0}, sum_v{0};
+    uint64_t n = 0;
   };
   std::vector<Partial> partials(chunk_count(count));
   for_chunks(pool, count, [&](size_t begin, size_t end, size_t chunk) {
     Partial acc;
     for (size_t i = begin; i < end; ++i) {
+      if (only_live_slots && s.age[i] < 0) continue;
+      ++acc.n;
       const glm::dvec3 p(s.px[i], s.py[i], s.pz[i]);
       acc.lo = glm::min(acc.lo, p);
       acc.hi = glm::max(acc.hi, p);
@@ -29,10 +33,12 @@ EmitterStats particle_stats(const ParticleStore& s, size_t count, ThreadPool& po
     }
     partials[chunk] = acc;
   });
-  EmitterStats out;
-  out.live = count;
-  if (count == 0) return out;
   Partial total;
+  for (const auto& p : partials) total.n += p.n;
+  EmitterStats out;
+  out.live = total.n;
+  if (total.n == 0) return out;
+  count = total.n;
   for (const auto& p : partials) {
     total.lo = glm::min(total.lo, p.lo);
     total.hi = glm::max(total.hi, p.hi);
@@ -44,6 +50,15 @@ EmitterStats particle_stats(const ParticleStore& s, size_t count, ThreadPool& po
   out.mean_position = total.sum_p / double(count);
   out.mean_velocity = total.sum_v / double(count);
   return out;
+}
+}  // namespace
+
+EmitterStats particle_stats(const ParticleStore& s, size_t count, ThreadPool& pool) {
+  return stats_over(s, count, false, pool);
+}
+
+EmitterStats particle_stats_of_live_slots(const ParticleStore& s, ThreadPool& pool) {
+  return stats_over(s, s.capacity(), true, pool);
 }
 
 static nlohmann::json vec_json(glm::dvec3 v) {

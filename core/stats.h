@@ -33,6 +33,9 @@ struct FrameStats {
 // (per-chunk sums combined in chunk order).
 EmitterStats particle_stats(const ParticleStore& store, size_t count, ThreadPool& pool);
 
+// The same over the slots whose age is >= 0 (pools with empty slots).
+EmitterStats particle_stats_of_live_slots(const ParticleStore& store, ThreadPool& pool);
+
 // One JSON Lines record.
 std::string to_json_line(const FrameStats& stats);
 

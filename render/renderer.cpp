@@ -1,5 +1,6 @@
 #include "render/renderer.h"
 
+#include "render/particle_images.h"
 #include "render/snowflake_image.h"
 
 namespace fxsim {
@@ -14,24 +15,29 @@ Image premultiplied(Image image) {
 }
 }  // namespace
 
-std::vector<Image> emitter_texture_layers(const EmitterSettings& emitter) {
+std::vector<Image> emitter_texture_layers(const EmitterSettings& emitter, SpriteLook look) {
   std::vector<Image> layers;
-  if (!emitter.snow.textures.empty()) {
-    for (const auto& path : emitter.snow.textures) {
+  if (look == SpriteLook::secondary) return {droplet_image(32)};
+  if (!emitter.precipitation.textures.empty()) {
+    for (const auto& path : emitter.precipitation.textures) {
       Image image = read_png(path);
       if (!layers.empty()) image = resize_image(image, layers.front().width, layers.front().height);
       layers.push_back(premultiplied(std::move(image)));
     }
     return layers;
   }
-  for (int shape = 0; shape < emitter.snow.shapes; ++shape)
+  if (emitter.type == EmitterType::rain) return {rain_streak_image(16, 64)};
+  for (int shape = 0; shape < emitter.precipitation.shapes; ++shape)
     layers.push_back(snowflake_image(kFlakeTexels, emitter.seed, uint32_t(shape)));
   return layers;
 }
 
 Renderer::Renderer(const Scene& scene, int width, int height)
     : scene_(scene), target_(width, height, scene.output.samples) {
-  for (const auto& emitter : scene.emitters) textures_.push_back(make_texture_array(emitter_texture_layers(emitter)));
+  for (const auto& emitter : scene.emitters) {
+    textures_.push_back(make_texture_array(emitter_texture_layers(emitter, SpriteLook::primary)));
+    secondary_textures_.push_back(make_texture_array(emitter_texture_layers(emitter, SpriteLook::secondary)));
+  }
 }
 
 Image Renderer::render(const Simulation& simulation) {
@@ -46,7 +52,8 @@ Image Renderer::render(const Simulation& simulation) {
   if (scene_.environment.ground) ground_.draw(*scene_.environment.ground, scene_.output.background, camera, aspect);
   sprites_.begin_frame(camera, target_.width(), target_.height());
   for (const auto& batch : simulation.sprites())
-    sprites_.draw(batch, scene_.emitters[batch.emitter], textures_[batch.emitter]);
+    sprites_.draw(batch, scene_.emitters[batch.emitter],
+                  batch.look == SpriteLook::primary ? textures_[batch.emitter] : secondary_textures_[batch.emitter]);
   return target_.read();
 }
 

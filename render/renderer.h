@@ -13,9 +13,9 @@
 
 namespace fxsim {
 
-// The texture layers of an emitter: its user PNGs (premultiplied, resized to
-// the first one's size) or its procedural shapes.
-std::vector<Image> emitter_texture_layers(const EmitterSettings& emitter);
+// The texture layers of an emitter's look: its user PNGs (premultiplied,
+// resized to the first one's size) or its procedural shapes.
+std::vector<Image> emitter_texture_layers(const EmitterSettings& emitter, SpriteLook look);
 
 class Renderer {
  public:
@@ -27,7 +27,8 @@ class Renderer {
   FrameTarget target_;
   GroundPass ground_;
   SpritePass sprites_;
-  std::vector<GlTexture> textures_;  // one array per emitter
+  std::vector<GlTexture> textures_;            // one array per emitter
+  std::vector<GlTexture> secondary_textures_;  // for its splashes (and later mist, debris, embers)
 };
 
 }  // namespace fxsim

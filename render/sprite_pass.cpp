@@ -21,13 +21,48 @@ uniform vec3 u_up;
 uniform int u_billboard;  // 0 screen, 1 viewpoint, 2 axial
 uniform vec2 u_viewport;  // pixels
 uniform float u_min_pixels;
+uniform float u_near;
 out vec2 v_uv;
 flat out float v_layer;
 out float v_alpha;
 
+// A streak (rain): the quad from the projected tail (center - stretch) to the
+// projected head, as wide as the drop, with caps; the same construction as
+// render/streak_geometry.cpp.
+void streak(vec3 head, vec3 tail, float width, float alpha) {
+  vec4 a = u_view * vec4(tail, 1.0), b = u_view * vec4(head, 1.0);
+  float z_near = -u_near * 1.001;
+  if (a.z > z_near && b.z > z_near) { gl_Position = vec4(2.0, 2.0, 2.0, 1.0); v_alpha = 0.0; return; }
+  if (a.z > z_near) a = a + (b - a) * ((z_near - a.z) / (b.z - a.z));
+  if (b.z > z_near) b = b + (a - b) * ((z_near - b.z) / (a.z - b.z));
+  vec4 ca = u_projection * a, cb = u_projection * b;
+  vec2 pa = (ca.xy / ca.w * 0.5 + 0.5) * u_viewport, pb = (cb.xy / cb.w * 0.5 + 0.5) * u_viewport;
+  vec2 along = pb - pa;
+  float len = length(along);
+  along = len > 1e-4 ? along / len : vec2(0.0, 1.0);
+  vec2 across = vec2(-along.y, along.x);
+  float wa = width * u_projection[1][1] * 0.5 * u_viewport.y / ca.w;
+  float wb = width * u_projection[1][1] * 0.5 * u_viewport.y / cb.w;
+  if (wb < u_min_pixels) alpha *= wb / u_min_pixels;
+  wa = max(wa, u_min_pixels);
+  wb = max(wb, u_min_pixels);
+  bool at_head = corner.y > 0.0;
+  float w = at_head ? wb : wa;
+  vec4 c = at_head ? cb : ca;
+  vec2 p = (at_head ? pb + along * (0.5 * w) : pa - along * (0.5 * w)) - across * (0.5 * w * corner.x);
+  gl_Position = vec4((p / u_viewport * 2.0 - 1.0) * c.w, c.z, c.w);
+  v_alpha = alpha;
+}
+
 void main() {
   vec3 center = center_size.xyz;
   float size = center_size.w;
+  v_uv = corner * 0.5 + 0.5;
+  v_layer = layer_spin.x;
+  if (dot(stretch_alpha.xyz, stretch_alpha.xyz) > 0.0) {
+    streak(center, center - stretch_alpha.xyz, size, stretch_alpha.w);
+    return;
+  }
   vec3 right = u_right, up = u_up;
   if (u_billboard == 1) {          // facing the eye
     vec3 n = normalize(u_eye - center);
@@ -54,8 +89,6 @@ void main() {
   vec2 k = vec2(c * corner.x - s * corner.y, s * corner.x + c * corner.y);
   vec3 world = center + (right * k.x + up * k.y) * (0.5 * size);
   gl_Position = u_projection * u_view * vec4(world, 1.0);
-  v_uv = corner * 0.5 + 0.5;
-  v_layer = layer_spin.x;
   v_alpha = alpha;
 }
 )";
@@ -74,7 +107,6 @@ void main() {
 }
 )";
 
-constexpr float kMinPixels = 1.5f;
 }  // namespace
 
 GlTexture make_texture_array(const std::vector<Image>& layers) {
@@ -143,7 +175,8 @@ void SpritePass::draw(const SpriteBatch& batch, const EmitterSettings& emitter, 
   glUniform3fv(uniform(program_, "u_up"), 1, glm::value_ptr(basis[1]));
   glUniform1i(uniform(program_, "u_billboard"), int(emitter.billboard));
   glUniform2f(uniform(program_, "u_viewport"), float(width_), float(height_));
-  glUniform1f(uniform(program_, "u_min_pixels"), kMinPixels);
+  glUniform1f(uniform(program_, "u_min_pixels"), kMinSpritePixels);
+  glUniform1f(uniform(program_, "u_near"), camera_.near_plane);
   const glm::vec4 tint = emitter.color.linear();
   glUniform4f(uniform(program_, "u_tint"), tint.r, tint.g, tint.b, tint.a * emitter.opacity);
   glActiveTexture(GL_TEXTURE0);

@@ -16,6 +16,10 @@
 
 namespace fxsim {
 
+// Sprites and streaks thinner than this many pixels are drawn this wide, with
+// their coverage turned into transparency: no flicker, no vanishing drops.
+constexpr float kMinSpritePixels = 1.5f;
+
 // A texture array from equally sized premultiplied RGBA images, with mipmaps.
 GlTexture make_texture_array(const std::vector<Image>& layers);
 

@@ -10,6 +10,7 @@
 #include "render/frame_target.h"
 #include "render/renderer.h"
 #include "render/sprite_pass.h"
+#include "render/streak_geometry.h"
 
 using namespace fxsim;
 
@@ -88,4 +89,52 @@ TEST_F(GlTest, ASnowSceneDrawsFlakesOverTheGround) {
   EXPECT_GT(ground, 1000); // the ground is drawn, in its exact colour where no flake covers it
   // The sky above the horizon stays black where no flake is.
   EXPECT_EQ(pixel(im, 0, 0)[0] + pixel(im, 159, 0)[0] < 200, true);
+}
+
+TEST_F(GlTest, StreaksAreDrawnAlongTheProjectedTravel) {
+  // One wide streak; the covered pixels' principal axis and extent must match
+  // the segment that streak_quad() computes on the CPU.
+  const int w = 320, h = 180;
+  FrameTarget target(w, h, 1);
+  target.bind_for_drawing();
+  glClearColor(0, 0, 0, 1);
+  glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+  SpritePass pass;
+  const CameraPose camera{{0, 1.5f, 8}, {0, 1.5f, 0}, {0, 1, 0}, 50, 0.1f, 100};
+  pass.begin_frame(camera, w, h);
+  const GlTexture texture = make_texture_array({Image{4, 4, std::vector<uint8_t>(64, 255)}});
+  const glm::vec3 head{0.3f, 1.2f, 0}, travel{1.2f, -2.0f, 0};
+  SpriteBatch batch;
+  batch.sprites.push_back({head, 0.06f, travel, 1.0f, 0, 0});
+  EmitterSettings emitter;
+  emitter.color = Color{{1, 1, 1, 1}};
+  emitter.opacity = 1;
+  pass.draw(batch, emitter, texture);
+  const Image im = target.read();
+
+  const StreakQuad q = streak_quad(camera.view(), camera.projection(float(w) / float(h)), glm::vec2(w, h),
+                                   camera.near_plane, head, head - travel, 0.06f, kMinSpritePixels);
+  // Moments of the covered pixels (window coordinates: y up).
+  double n = 0, sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0;
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) {
+      if (pixel(im, x, h - 1 - y)[0] < 128) continue;
+      const double px = x + 0.5, py = y + 0.5;
+      n += 1, sx += px, sy += py, sxx += px * px, syy += py * py, sxy += px * py;
+    }
+  ASSERT_GT(n, 50);
+  const double mx = sx / n, my = sy / n;
+  const double cxx = sxx / n - mx * mx, cyy = syy / n - my * my, cxy = sxy / n - mx * my;
+  const double angle = 0.5 * std::atan2(2 * cxy, cxx - cyy);
+  const glm::vec2 segment = q.head - q.tail;
+  double expected = std::atan2(double(segment.y), double(segment.x));
+  if (expected > M_PI / 2) expected -= M_PI;
+  if (expected < -M_PI / 2) expected += M_PI;
+  EXPECT_NEAR(angle, expected, 0.03);
+  // A uniform bar of length L has variance L²/12 along its axis.
+  const double along = 0.5 * (cxx + cyy) + std::sqrt(0.25 * (cxx - cyy) * (cxx - cyy) + cxy * cxy);
+  const double quad_length = glm::distance((q.corners[0] + q.corners[1]) * 0.5f, (q.corners[2] + q.corners[3]) * 0.5f);
+  EXPECT_NEAR(std::sqrt(12 * along), quad_length, 2.0);
+  EXPECT_NEAR(mx, 0.5 * (q.head.x + q.tail.x), 1.0);
+  EXPECT_NEAR(my, 0.5 * (q.head.y + q.tail.y), 1.0);
 }

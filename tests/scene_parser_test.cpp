@@ -37,13 +37,13 @@ TEST(SceneParser, FillsTheDocumentedDefaults) {
   EXPECT_FLOAT_EQ(e.opacity, 0.9f);
   EXPECT_EQ(e.blend, BlendMode::alpha);
   EXPECT_EQ(e.billboard, BillboardMode::screen);
-  EXPECT_EQ(e.snow.region.size, glm::vec3(20, 10, 20));
-  EXPECT_EQ(e.snow.recycle, Recycle::wrap);
-  EXPECT_TRUE(e.snow.prewarm);
-  EXPECT_EQ(e.snow.motion, Motion::wind);
-  EXPECT_FLOAT_EQ(e.snow.drag, 8);
-  EXPECT_FLOAT_EQ(e.snow.sway.amplitude, 0.3f);
-  EXPECT_EQ(e.snow.shapes, 6);
+  EXPECT_EQ(e.precipitation.region.size, glm::vec3(20, 10, 20));
+  EXPECT_EQ(e.precipitation.recycle, Recycle::wrap);
+  EXPECT_TRUE(e.precipitation.prewarm);
+  EXPECT_EQ(e.precipitation.motion, Motion::wind);
+  EXPECT_FLOAT_EQ(e.precipitation.drag, 8);
+  EXPECT_FLOAT_EQ(e.precipitation.sway.amplitude, 0.3f);
+  EXPECT_EQ(e.precipitation.shapes, 6);
 }
 
 TEST(SceneParser, ReadsColoursInEveryForm) {

@@ -1,4 +1,4 @@
-#include "core/snow.h"
+#include "core/precipitation.h"
 
 #include <algorithm>
 #include <cmath>
@@ -27,10 +27,13 @@ float wrap_axis(float x, float h) {
 }
 }  // namespace
 
-SnowSystem::SnowSystem(const EmitterSettings& settings, size_t emitter_index, const WindField& wind,
-                       glm::vec3 gravity)
-    : settings_(settings), snow_(settings.snow), emitter_index_(uint32_t(emitter_index)), wind_(wind),
-      half_(settings.snow.region.size * 0.5f), store_(size_t(settings.max_particles)) {
+PrecipitationSystem::PrecipitationSystem(const EmitterSettings& settings, size_t emitter_index, const WindField& wind,
+                                         const Environment& environment, double fps)
+    : settings_(settings), snow_(settings.precipitation), emitter_index_(uint32_t(emitter_index)), wind_(wind),
+      half_(settings.precipitation.region.size * 0.5f), store_(size_t(settings.max_particles)),
+      exposure_(float(settings.precipitation.streak / fps)) {
+  const glm::vec3 gravity = environment.gravity;
+  if (environment.ground) ground_ = environment.ground->height;
   // Without prewarm the box fills from the top at the rate that keeps it full
   // once flakes have had time to fall through it.
   float fall_speed = std::fabs(snow_.velocity.y);
@@ -38,18 +41,37 @@ SnowSystem::SnowSystem(const EmitterSettings& settings, size_t emitter_index, co
     fall_speed = std::fabs(gravity.y * snow_.gravity_scale / snow_.drag);
   fall_speed = std::max(fall_speed, 0.05f);
   emission_rate_ = double(settings.max_particles) * fall_speed / double(snow_.region.size.y);
+  if (snow_.splash && environment.ground && snow_.splash->count > 0) {
+    // Room for the droplets of every drop that lands during one lifetime, twice over.
+    const double landings_per_second = emission_rate_;
+    const double droplets = landings_per_second * snow_.splash->lifetime * snow_.splash->count * 2.0 + 256.0;
+    splash_.emplace(*snow_.splash, size_t(std::min(droplets, 16.0e6)), settings.seed, emitter_index_);
+  }
 }
 
-SnowSystem::Frame SnowSystem::region_frame(const CameraPose& camera) const {
+void PrecipitationSystem::reset_counters() {
+  spawned_ = died_ = 0;
+  if (splash_) splash_->reset_counters();
+}
+
+PrecipitationSystem::Frame PrecipitationSystem::region_frame(const CameraPose& camera) const {
   if (!snow_.follow_camera) return {snow_.region.center, glm::mat3(1.0f)};
   const glm::mat3 axes = camera.basis();
   return {camera.position + axes * snow_.region.center, axes};
 }
 
-void SnowSystem::birth(size_t slot, double t, const Frame& frame, Birth where) {
+void PrecipitationSystem::birth(size_t slot, double t, const Frame& frame, Birth where) {
   RandomDraws r(settings_.seed, emitter_index_, Stream::birth, store_.spawn_index(slot));
-  const glm::vec3 local{r.signed_unit(kPosX) * half_.x, where == Birth::top ? half_.y : r.signed_unit(kPosY) * half_.y,
-                        r.signed_unit(kPosZ) * half_.z};
+  float y = half_.y;
+  if (where == Birth::anywhere) {
+    // Spread through the part of the box above the ground: below it a flake
+    // would only be recycled at once, leaving the box too full until then.
+    float lowest = -half_.y;
+    if (ground_ && frame.axes[1].y > 0.1f)
+      lowest = std::clamp((*ground_ - frame.center.y) / frame.axes[1].y, -half_.y, half_.y);
+    y = lowest + (r.signed_unit(kPosY) * 0.5f + 0.5f) * (half_.y - lowest);
+  }
+  const glm::vec3 local{r.signed_unit(kPosX) * half_.x, y, r.signed_unit(kPosZ) * half_.z};
   const glm::vec3 p = frame.center + frame.axes * local;
   glm::vec3 v = snow_.velocity + glm::vec3(r.signed_unit(kVelX), r.signed_unit(kVelY), r.signed_unit(kVelZ)) *
                                      snow_.velocity_variation;
@@ -64,7 +86,7 @@ void SnowSystem::birth(size_t slot, double t, const Frame& frame, Birth where) {
   store_.sway_z[slot] = std::sin(heading);
 }
 
-void SnowSystem::begin(double t, const CameraPose& camera, ThreadPool& pool) {
+void PrecipitationSystem::begin(double t, const CameraPose& camera, ThreadPool& pool) {
   live_ = 0;
   emission_carry_ = 0;
   if (!snow_.prewarm) return;
@@ -80,12 +102,13 @@ void SnowSystem::begin(double t, const CameraPose& camera, ThreadPool& pool) {
   spawned_ += int64_t(n);
 }
 
-void SnowSystem::end() {
+void PrecipitationSystem::end() {
   died_ += int64_t(live_);
   live_ = 0;
+  if (splash_) splash_->clear();
 }
 
-void SnowSystem::step(const StepContext& ctx) {
+void PrecipitationSystem::step(const StepContext& ctx) {
   const Frame frame = region_frame(ctx.camera);
   const glm::mat3 to_local = glm::transpose(frame.axes);
   const glm::vec3 wind_uniform = wind_.uniform_part(ctx.t0);
@@ -99,11 +122,17 @@ void SnowSystem::step(const StepContext& ctx) {
   const float sway_mid = float(std::fmod(omega * (ctx.t0 + ctx.t1) / 2, double(kTwoPi)));
   const bool swaying = snow_.sway.amplitude > 0 && snow_.sway.frequency > 0;
 
+  // Landing points, gathered per chunk and joined in chunk order so that the
+  // splashes thrown from them do not depend on the thread count.
+  const bool splashing = splash_ && ctx.ground;
+  if (splash_) splash_->step(ctx);
+  std::vector<std::vector<glm::vec3>> landings(splashing ? chunk_count(live_) : 0);
   std::vector<int64_t> reborn(chunk_count(live_), 0);
   for_chunks(ctx.pool, live_, [&](size_t begin, size_t end, size_t chunk) {
     int64_t reborn_here = 0;
     for (size_t i = begin; i < end; ++i) {
-      glm::vec3 p = store_.position(i);
+      const glm::vec3 start = store_.position(i);
+      glm::vec3 p = start;
       glm::vec3 v = store_.velocity(i);
       if (snow_.motion == Motion::wind) {
         const glm::vec3 wind = turbulent ? wind_uniform + wind_.turbulence(p, ctx.t0) : wind_uniform;
@@ -120,6 +149,10 @@ void SnowSystem::step(const StepContext& ctx) {
       }
       glm::vec3 local = to_local * (p - frame.center);
       const bool below_ground = ctx.ground && p.y < *ctx.ground;
+      if (below_ground && splashing && start.y >= *ctx.ground) {
+        const float f = (start.y - *ctx.ground) / (start.y - p.y);  // where the step crossed the ground
+        landings[chunk].push_back(start + (p - start) * f);
+      }
       const bool outside = std::fabs(local.x) > half_.x || std::fabs(local.y) > half_.y || std::fabs(local.z) > half_.z;
       if (snow_.recycle == Recycle::respawn) {
         store_.set_position(i, p);
@@ -140,6 +173,8 @@ void SnowSystem::step(const StepContext& ctx) {
     reborn[chunk] = reborn_here;
   });
   for (int64_t n : reborn) spawned_ += n, died_ += n;
+  if (splashing)
+    for (const auto& chunk : landings) splash_->throw_from(chunk, *ctx.ground);
 
   // Filling from the top (no prewarm): new flakes at the emission rate, up to the cap.
   if (live_ < store_.capacity()) {
@@ -158,7 +193,7 @@ void SnowSystem::step(const StepContext& ctx) {
   }
 }
 
-void SnowSystem::add_stats(FrameStats& out, bool active, ThreadPool& pool) const {
+void PrecipitationSystem::add_stats(FrameStats& out, bool active, ThreadPool& pool) const {
   EmitterStats s = particle_stats(store_, live_, pool);
   s.name = settings_.name;
   s.type = to_string(settings_.type);
@@ -166,11 +201,21 @@ void SnowSystem::add_stats(FrameStats& out, bool active, ThreadPool& pool) const
   s.spawned = spawned_;
   s.died = died_;
   out.emitters.push_back(std::move(s));
+  if (splash_) {
+    EmitterStats splash = splash_->stats(pool);
+    splash.name = settings_.name + ".splash";
+    splash.type = "splash";
+    splash.active = active;
+    out.emitters.push_back(std::move(splash));
+  }
 }
 
-void SnowSystem::hash_state(StateHasher& hasher) const { hasher.add_store(store_, live_); }
+void PrecipitationSystem::hash_state(StateHasher& hasher) const {
+  hasher.add_store(store_, live_);
+  if (splash_) hasher.add_store(splash_->particles(), splash_->particles().capacity());
+}
 
-void SnowSystem::add_sprites(const CameraPose& camera, std::vector<SpriteBatch>& out, ThreadPool& pool) const {
+void PrecipitationSystem::add_sprites(const CameraPose& camera, std::vector<SpriteBatch>& out, ThreadPool& pool) const {
   SpriteBatch batch;
   batch.emitter = emitter_index_;
   const Frame frame = region_frame(camera);
@@ -192,9 +237,21 @@ void SnowSystem::add_sprites(const CameraPose& camera, std::vector<SpriteBatch>&
         const float d = std::clamp(-glm::dot(p - frame.center, forward) / reach, -1.0f, 1.0f);
         size *= std::exp(snow_.depth_k * d);
       }
-      batch.sprites[i] = {p, size, glm::vec3(0), alpha, float(store_.shape[i]), store_.phase[i]};
+      // Rain: the drop's travel relative to the eye during the exposure (a moving
+      // camera sees drops slant); snow: a square sprite spinning with its sway phase.
+      const bool streak = exposure_ > 0;
+      batch.sprites[i] = {p, size, streak ? (store_.velocity(i) - camera.velocity) * exposure_ : glm::vec3(0), alpha,
+                          float(store_.shape[i]), streak ? 0.0f : store_.phase[i]};
     }
   });
+  if (splash_) {
+    SpriteBatch droplets;
+    droplets.emitter = emitter_index_;
+    droplets.look = SpriteLook::secondary;
+    droplets.distance = batch.distance;
+    splash_->add_sprites(droplets, exposure_, camera.velocity);
+    out.push_back(std::move(droplets));
+  }
   out.push_back(std::move(batch));
 }
 

@@ -1,5 +1,5 @@
 #pragma once
-// Snow (paper 000 sections 3.1–3.4, with paper 001's per-step wind, 2.3/3.2).
+// Snow and rain (paper 000 sections 3.1–3.4; paper 001 sections 2.1–2.5, 3.1–3.4).
 //
 // Flakes live in a box (the region), optionally anchored to the camera. A new
 // flake enters at the box's top face; with `prewarm` the box starts full.
@@ -10,19 +10,27 @@
 // box either wraps to the opposite face (`wrap`: the box's density stays
 // uniform however the camera moves) or is reborn at the top (`respawn`).
 // Sprite size is true 3-D size, or paper 000's e^(k·d) depth factor (`exp`).
+//
+// Rain is the same box of particles with motion "wind" and no sway. Each drop
+// is drawn as a streak: its travel during `streak / fps` seconds, so fast drops
+// (and drops seen from a moving camera) become slanted lines. With `splash`, a
+// drop that reaches the ground throws droplets (core/splash.h).
 #include <cstdint>
+#include <optional>
 
 #include <glm/mat3x3.hpp>
 
 #include "core/particle_system.h"
 #include "core/particles.h"
 #include "core/scene.h"
+#include "core/splash.h"
 
 namespace fxsim {
 
-class SnowSystem : public ParticleSystem {
+class PrecipitationSystem : public ParticleSystem {
  public:
-  SnowSystem(const EmitterSettings& settings, size_t emitter_index, const WindField& wind, glm::vec3 gravity);
+  PrecipitationSystem(const EmitterSettings& settings, size_t emitter_index, const WindField& wind,
+                      const Environment& environment, double fps);
 
   void begin(double t, const CameraPose& camera, ThreadPool& pool) override;
   void step(const StepContext& ctx) override;
@@ -30,10 +38,11 @@ class SnowSystem : public ParticleSystem {
   void add_stats(FrameStats& out, bool active, ThreadPool& pool) const override;
   void add_sprites(const CameraPose& camera, std::vector<SpriteBatch>& out, ThreadPool& pool) const override;
   void hash_state(StateHasher& hasher) const override;
-  void reset_counters() override { spawned_ = died_ = 0; }
+  void reset_counters() override;
 
   const ParticleStore& particles() const { return store_; }
   size_t live() const { return live_; }
+  const SplashPool* splashes() const { return splash_ ? &*splash_ : nullptr; }
 
   // The box at a camera pose: its centre and world-from-box rotation.
   struct Frame {
@@ -47,7 +56,7 @@ class SnowSystem : public ParticleSystem {
   void birth(size_t slot, double t, const Frame& frame, Birth where);
 
   const EmitterSettings& settings_;
-  const SnowParams& snow_;
+  const PrecipitationParams& snow_;
   uint32_t emitter_index_;
   const WindField& wind_;
   glm::vec3 half_;  // half the region's size
@@ -56,6 +65,9 @@ class SnowSystem : public ParticleSystem {
   double emission_carry_ = 0;   // fractional flakes owed by the emission rate
   double emission_rate_ = 0;    // flakes per second while the box is filling from the top
   int64_t spawned_ = 0, died_ = 0;
+  std::optional<float> ground_;      // the ground's height, if there is one
+  float exposure_ = 0;               // seconds of travel a rain streak shows (streak / fps)
+  std::optional<SplashPool> splash_;
 };
 
 }  // namespace fxsim

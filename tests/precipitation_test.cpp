@@ -6,8 +6,12 @@
 
 #include "core/scene_parser.h"
 #include "core/simulation.h"
-#include "core/snow.h"
+#include "core/precipitation.h"
 #include "core/wind.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <glm/mat4x4.hpp>
 
 using namespace fxsim;
 
@@ -19,7 +23,9 @@ Scene scene_from(const std::string& emitter, const std::string& environment = R"
   return parse_scene_text(text, "test.json", ".");
 }
 
-const SnowSystem& snow(const Simulation& sim) { return dynamic_cast<const SnowSystem&>(sim.system(0)); }
+const PrecipitationSystem& snow(const Simulation& sim, size_t i = 0) {
+  return dynamic_cast<const PrecipitationSystem&>(sim.system(i));
+}
 }  // namespace
 
 TEST(Snow, FallsAtTerminalSpeedInStillAir) {
@@ -109,7 +115,7 @@ TEST(Snow, WrapKeepsEveryFlakeInsideAMovingBox) {
   Simulation sim(scene, 2);
   for (int f = 1; f <= 96; f += 5) {
     sim.advance_to_frame(f);
-    const SnowSystem& s = snow(sim);
+    const PrecipitationSystem& s = snow(sim);
     const auto frame = s.region_frame(sim.camera());
     const glm::mat3 to_local = glm::transpose(frame.axes);
     for (size_t i = 0; i < s.live(); ++i) {
@@ -182,4 +188,111 @@ TEST(Snow, SizeVariationStaysInItsRange) {
   EXPECT_LE(*hi, 0.15f);
   EXPECT_LT(*lo, 0.052f);
   EXPECT_GT(*hi, 0.148f);
+}
+
+// ---- Rain ----------------------------------------------------------------
+
+TEST(Rain, ReachesTerminalVelocityAlongTheWind) {
+  const Scene scene = scene_from(R"({"type": "rain", "max_particles": 3000,
+      "region": {"center": [0, 500, 0], "size": [10, 1000, 10]}})",
+                                 R"({"ground": null, "wind": {"velocity": [4, 0, -2]}})");
+  Simulation sim(scene, 2);
+  sim.advance_to_frame(120);  // 5 s ≈ 6.5 time constants at drag 1.3; the rest decays as e^(-6.5)
+  const EmitterStats s = sim.take_stats().emitters[0];
+  const double fall = 9.81 / 1.3;
+  EXPECT_NEAR(s.mean_velocity.y, -fall, 0.02 * fall);
+  EXPECT_NEAR(s.mean_velocity.x, 4, 0.02);
+  EXPECT_NEAR(s.mean_velocity.z, -2, 0.02);
+  // Direction: the drops slant downwind by atan(|wind| / terminal speed).
+  const double slant = std::atan2(std::hypot(s.mean_velocity.x, s.mean_velocity.z), -s.mean_velocity.y);
+  EXPECT_NEAR(slant, std::atan2(std::hypot(4.0, 2.0), fall), 0.01);
+}
+
+TEST(Rain, SplashesAppearOnlyWhereDropsHitTheGround) {
+  const Scene scene = scene_from(R"({"type": "rain", "max_particles": 20000, "recycle": "wrap",
+      "region": {"center": [3, 4, -2], "size": [6, 8, 4]},
+      "splash": {"count": 4, "speed": 1.5, "size": 0.02, "lifetime": 0.25}})",
+                                 R"({"ground": {"height": 0.5}})");
+  Simulation sim(scene, 2);
+  int64_t thrown = 0;
+  for (int f = 1; f <= 48; ++f) {
+    sim.advance_to_frame(f);
+    const auto stats = sim.take_stats();
+    ASSERT_EQ(stats.emitters.size(), 2u);
+    EXPECT_EQ(stats.emitters[1].name, "rain0.splash");
+    thrown += stats.emitters[1].spawned;
+    const SplashPool* pool = snow(sim).splashes();
+    ASSERT_NE(pool, nullptr);
+    const auto& d = pool->particles();
+    // Every live droplet is above the ground, near where the drops land (the box's
+    // footprint), and low: at most v²/2g above the ground (v ≤ 1.2 × speed).
+    const float apex = 1.8f * 1.8f / (2 * 9.81f);
+    for (size_t i = 0; i < d.capacity(); ++i) {
+      if (d.age[i] < 0) continue;
+      ASSERT_GE(d.py[i], 0.5f);
+      ASSERT_LE(d.py[i], 0.5f + apex + 1e-3f);
+      ASSERT_NEAR(d.px[i], 3.0f, 3.0f + 0.5f);
+      ASSERT_NEAR(d.pz[i], -2.0f, 2.0f + 0.5f);
+    }
+  }
+  EXPECT_GT(thrown, 1000);
+  EXPECT_EQ(thrown % 4, 0);  // whole splashes of `count` droplets
+}
+
+TEST(Rain, NoSplashesWhenDropsNeverReachTheGround) {
+  // The box ends 2 m above the ground: drops wrap at its bottom face and never land.
+  const Scene scene = scene_from(R"({"type": "rain", "max_particles": 5000,
+      "region": {"center": [0, 7, 0], "size": [6, 10, 6]}, "splash": {}})",
+                                 R"({"ground": {"height": 0}})");
+  Simulation sim(scene, 2);
+  for (int f = 1; f <= 48; ++f) {
+    sim.advance_to_frame(f);
+    EXPECT_EQ(sim.take_stats().emitters[1].spawned, 0) << f;
+  }
+}
+
+TEST(Rain, DensityInTheViewStaysUniformDuringA5SecondDrive) {
+  const Scene scene = parse_scene_file(FXSIM_SOURCE_DIR "/scenes/rain-drive.json");
+  Simulation sim(scene, 2);
+  const float aspect = float(scene.output.width) / float(scene.output.height);
+  std::vector<double> counts;
+  for (int f = 1; f <= scene.output.frames; ++f) {  // 120 frames at 24 fps: 5 s at 15 m/s
+    sim.advance_to_frame(f);
+    const CameraPose cam = sim.camera();
+    const glm::mat4 view_projection = cam.projection(aspect) * cam.view();
+    const auto& d = snow(sim).particles();
+    size_t in_view = 0;
+    for (size_t i = 0; i < snow(sim).live(); ++i) {
+      const glm::vec4 c = view_projection * glm::vec4(d.position(i), 1.0f);
+      // In the frustum and above the ground (drops below it are hidden and recycled at once).
+      in_view += c.w > 0 && std::fabs(c.x) <= c.w && std::fabs(c.y) <= c.w && c.z >= -c.w && c.z <= c.w &&
+                 d.py[i] >= 0.0f;
+    }
+    counts.push_back(double(in_view));
+  }
+  const auto [lo, hi] = std::minmax_element(counts.begin(), counts.end());
+  double mean = 0;
+  for (double c : counts) mean += c;
+  mean /= double(counts.size());
+  std::printf("drops in view over the drive: min %.0f, max %.0f, mean %.0f: spread %.2f %% of the mean\n", *lo, *hi,
+              mean, 100 * (*hi - *lo) / mean);
+  EXPECT_GT(mean, 5000);
+  EXPECT_LT((*hi - *lo) / mean, 0.04) << "min " << *lo << " max " << *hi << " mean " << mean;
+}
+
+TEST(Rain, StreaksAreTheDropsTravelRelativeToTheEye) {
+  const Scene scene = scene_from(R"({"type": "rain", "max_particles": 100, "streak": 0.5})",
+                                 R"({"ground": null})",
+                                 R"({"keys": [{"time": 0, "position": [0, 2, 0], "target": [0, 2, -10]},
+                                              {"time": 10, "position": [0, 2, -100], "target": [0, 2, -110]}]})");
+  Simulation sim(scene, 1);
+  sim.advance_to_frame(48);
+  const auto batches = sim.sprites();
+  const auto& d = snow(sim).particles();
+  const glm::vec3 eye_velocity = sim.camera().velocity;
+  EXPECT_NEAR(eye_velocity.z, -10.0f, 0.5f);  // the key spline's speed mid-way
+  for (size_t i = 0; i < 100; ++i) {
+    const glm::vec3 expected = (d.velocity(i) - eye_velocity) * (0.5f / 24.0f);
+    for (int a = 0; a < 3; ++a) EXPECT_NEAR(batches[0].sprites[i].stretch[a], expected[a], 1e-5f);
+  }
 }
