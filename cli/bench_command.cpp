@@ -1,6 +1,7 @@
 // bench: measures the CPU simulation step, drawing and the whole frame loop on a
 // synthetic snow scene, and prints figures with baselines measured in the same
 // run (the single-thread step, and a plain memory copy of the bytes a step moves).
+// Snow or rain (streaks), as asked.
 #include <algorithm>
 #include <chrono>
 #include <cstring>
@@ -28,11 +29,11 @@ Scene bench_scene(const BenchOptions& o) {
     "camera": {{"position": [0, 1.7, 12], "target": [0, 2.2, 0], "fov": 55}},
     "environment": {{"ground": {{"height": 0, "color": "#8e9aab"}},
       "wind": {{"velocity": [2, 0, 0], "gust": {{"amplitude": [1, 0, 0.5], "period": 3}}{}}}}},
-    "emitters": [{{"type": "snow", "max_particles": {}, "recycle": "wrap",
+    "emitters": [{{"type": "{}", "max_particles": {}, "recycle": "wrap",
       "region": {{"center": [0, 6, 0], "size": [30, 12, 30]}}}}]}})",
                                        o.width, o.height,
                                        o.turbulence ? R"(, "turbulence": {"strength": 0.5, "scale": 3})" : "",
-                                       o.particles);
+                                       o.effect, o.particles);
   return parse_scene_text(text, "bench.json", ".");
 }
 
@@ -68,10 +69,11 @@ double copy_bandwidth(size_t bytes) {
 int run_bench(const BenchOptions& o) {
   const Scene scene = bench_scene(o);
   const double n = double(o.particles);
-  // A snow step reads and writes position and velocity and reads the sway
-  // fields (phase, heading): 6 floats read+written, 2 read.
-  const double step_bytes = n * (6 * 4 * 2 + 2 * 4);
-  fmt::print("fxsim bench: snow, {} particles{}, CPU backend\n", o.particles, o.turbulence ? ", turbulent wind" : "");
+  // A step reads and writes position and velocity; snow also reads the sway
+  // fields (phase and direction): 6 floats read and written, 3 read.
+  const double step_bytes = n * (6 * 4 * 2 + (o.effect == "snow" ? 3 * 4 : 0));
+  fmt::print("fxsim bench: {}, {} particles{}, CPU backend\n", o.effect, o.particles,
+             o.turbulence ? ", turbulent wind" : "");
   const double copy = copy_bandwidth(size_t(n) * particle_bytes());
   fmt::print("  memory copy (baseline)    {:8.2f} GB/s\n", copy / 1e9);
   const double one = time_steps(scene, 1, o.steps);
