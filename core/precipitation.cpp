@@ -45,7 +45,29 @@ PrecipitationSystem::PrecipitationSystem(const EmitterSettings& settings, size_t
     // Room for the droplets of every drop that lands during one lifetime, twice over.
     const double landings_per_second = emission_rate_;
     const double droplets = landings_per_second * snow_.splash->lifetime * snow_.splash->count * 2.0 + 256.0;
-    splash_.emplace(*snow_.splash, size_t(std::min(droplets, 16.0e6)), settings.seed, emitter_index_);
+    PoolRules rules;
+    rules.lifetime = snow_.splash->lifetime;  // ballistic: no drag
+    splash_.emplace(rules, size_t(std::min(droplets, 16.0e6)));
+  }
+}
+
+void PrecipitationSystem::throw_splashes(const std::vector<glm::vec3>& landings, float ground) {
+  enum Draw : uint32_t { kAzimuth, kElevation, kSpeed, kSize, kJitterX, kJitterZ };
+  const Splash& splash = *snow_.splash;
+  auto& d = splash_->store();
+  for (const glm::vec3& hit : landings) {
+    for (int k = 0; k < splash.count; ++k) {
+      RandomDraws r(settings_.seed, emitter_index_, Stream::secondary, splash_->next_spawn_index());
+      const size_t slot = splash_->add();
+      // Up and outward: elevation 35..80°, speed 0.6..1.2 × `speed`.
+      const float azimuth = r.unit(kAzimuth) * kTwoPi;
+      const float elevation = (35.0f + 45.0f * r.unit(kElevation)) * (kTwoPi / 360.0f);
+      const float speed = splash.speed * (0.6f + 0.6f * r.unit(kSpeed));
+      const float horizontal = std::cos(elevation) * speed;
+      d.set_velocity(slot, {std::cos(azimuth) * horizontal, std::sin(elevation) * speed, std::sin(azimuth) * horizontal});
+      d.set_position(slot, {hit.x + r.signed_unit(kJitterX) * splash.size, ground, hit.z + r.signed_unit(kJitterZ) * splash.size});
+      d.size[slot] = splash.size * (0.7f + 0.6f * r.unit(kSize));
+    }
   }
 }
 
@@ -125,7 +147,7 @@ void PrecipitationSystem::step(const StepContext& ctx) {
   // Landing points, gathered per chunk and joined in chunk order so that the
   // splashes thrown from them do not depend on the thread count.
   const bool splashing = splash_ && ctx.ground;
-  if (splash_) splash_->step(ctx);
+  if (splash_) splash_->step(ctx, wind_);
   std::vector<std::vector<glm::vec3>> landings(splashing ? chunk_count(live_) : 0);
   std::vector<int64_t> reborn(chunk_count(live_), 0);
   for_chunks(ctx.pool, live_, [&](size_t begin, size_t end, size_t chunk) {
@@ -174,7 +196,7 @@ void PrecipitationSystem::step(const StepContext& ctx) {
   });
   for (int64_t n : reborn) spawned_ += n, died_ += n;
   if (splashing)
-    for (const auto& chunk : landings) splash_->throw_from(chunk, *ctx.ground);
+    for (const auto& chunk : landings) throw_splashes(chunk, *ctx.ground);
 
   // Filling from the top (no prewarm): new flakes at the emission rate, up to the cap.
   if (live_ < store_.capacity()) {
@@ -212,7 +234,7 @@ void PrecipitationSystem::add_stats(FrameStats& out, bool active, ThreadPool& po
 
 void PrecipitationSystem::hash_state(StateHasher& hasher) const {
   hasher.add_store(store_, live_);
-  if (splash_) hasher.add_store(splash_->particles(), splash_->particles().capacity());
+  if (splash_) hasher.add_store(splash_->store(), splash_->store().capacity());
 }
 
 void PrecipitationSystem::add_sprites(const CameraPose& camera, std::vector<SpriteBatch>& out, ThreadPool& pool) const {

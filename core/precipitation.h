@@ -14,7 +14,8 @@
 // Rain is the same box of particles with motion "wind" and no sway. Each drop
 // is drawn as a streak: its travel during `streak / fps` seconds, so fast drops
 // (and drops seen from a moving camera) become slanted lines. With `splash`, a
-// drop that reaches the ground throws droplets (core/splash.h).
+// drop that reaches the ground throws `count` droplets up and outward at about
+// `speed`; they fall back and vanish within `lifetime` (a ParticlePool).
 #include <cstdint>
 #include <optional>
 
@@ -23,7 +24,7 @@
 #include "core/particle_system.h"
 #include "core/particles.h"
 #include "core/scene.h"
-#include "core/splash.h"
+#include "core/particle_pool.h"
 
 namespace fxsim {
 
@@ -42,7 +43,7 @@ class PrecipitationSystem : public ParticleSystem {
 
   const ParticleStore& particles() const { return store_; }
   size_t live() const { return live_; }
-  const SplashPool* splashes() const { return splash_ ? &*splash_ : nullptr; }
+  const ParticlePool* splashes() const { return splash_ ? &*splash_ : nullptr; }
 
   // The box at a camera pose: its centre and world-from-box rotation.
   struct Frame {
@@ -67,7 +68,8 @@ class PrecipitationSystem : public ParticleSystem {
   int64_t spawned_ = 0, died_ = 0;
   std::optional<float> ground_;      // the ground's height, if there is one
   float exposure_ = 0;               // seconds of travel a rain streak shows (streak / fps)
-  std::optional<SplashPool> splash_;
+  std::optional<ParticlePool> splash_;
+  void throw_splashes(const std::vector<glm::vec3>& landings, float ground);
 };
 
 }  // namespace fxsim

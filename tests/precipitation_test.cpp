@@ -221,9 +221,9 @@ TEST(Rain, SplashesAppearOnlyWhereDropsHitTheGround) {
     ASSERT_EQ(stats.emitters.size(), 2u);
     EXPECT_EQ(stats.emitters[1].name, "rain0.splash");
     thrown += stats.emitters[1].spawned;
-    const SplashPool* pool = snow(sim).splashes();
+    const ParticlePool* pool = snow(sim).splashes();
     ASSERT_NE(pool, nullptr);
-    const auto& d = pool->particles();
+    const auto& d = pool->store();
     // Every live droplet is above the ground, near where the drops land (the box's
     // footprint), and low: at most v²/2g above the ground (v ≤ 1.2 × speed).
     const float apex = 1.8f * 1.8f / (2 * 9.81f);

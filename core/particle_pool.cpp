@@ -1,0 +1,80 @@
+#include "core/particle_pool.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/motion.h"
+#include "core/wind.h"
+
+namespace fxsim {
+
+ParticlePool::ParticlePool(const PoolRules& rules, size_t capacity) : rules_(rules), store_(capacity) {
+  std::fill(store_.age.begin(), store_.age.end(), -1.0f);
+}
+
+size_t ParticlePool::add() {
+  const size_t capacity = store_.capacity();
+  const uint64_t index = added_++;
+  const size_t slot = size_t(index % capacity);
+  if (store_.age[slot] >= 0) ++died_;  // the ring is full: the oldest goes
+  store_.generation[slot] = uint32_t(index / capacity);
+  store_.age[slot] = 0;
+  store_.phase[slot] = 0;
+  store_.shape[slot] = 0;
+  ++spawned_;
+  return slot;
+}
+
+void ParticlePool::clear() {
+  for (float& age : store_.age) {
+    if (age >= 0) ++died_;
+    age = -1;
+  }
+}
+
+void ParticlePool::step(const StepContext& ctx, const WindField& wind) {
+  const DragStep motion(ctx.gravity * rules_.gravity_scale, rules_.drag, ctx.dt);
+  const glm::vec3 uniform_wind = wind.uniform_part(ctx.t0);
+  const bool turbulent = rules_.drag > 0 && wind.has_turbulence();
+  const float ground = rules_.dies_on_landing && ctx.ground ? *ctx.ground : -1e30f;
+  std::vector<int64_t> deaths(chunk_count(store_.capacity()), 0);
+  for_chunks(ctx.pool, store_.capacity(), [&](size_t begin, size_t end, size_t chunk) {
+    for (size_t i = begin; i < end; ++i) {
+      if (store_.age[i] < 0) continue;
+      const glm::vec3 p = store_.position(i);
+      const glm::vec3 air = turbulent ? uniform_wind + wind.turbulence(p, ctx.t0) : uniform_wind;
+      const MotionStep next = motion(p, store_.velocity(i), air);
+      store_.set_position(i, next.position);
+      store_.set_velocity(i, next.velocity);
+      store_.age[i] += ctx.dt;
+      if (store_.age[i] >= rules_.lifetime || next.position.y < ground) {
+        store_.age[i] = -1;
+        ++deaths[chunk];
+      }
+    }
+  });
+  for (int64_t d : deaths) died_ += d;
+}
+
+EmitterStats ParticlePool::stats(ThreadPool& pool) const {
+  EmitterStats s = particle_stats_of_live_slots(store_, pool);
+  s.spawned = spawned_;
+  s.died = died_;
+  return s;
+}
+
+void ParticlePool::add_sprites(SpriteBatch& batch, float exposure, glm::vec3 eye_velocity) const {
+  for (size_t i = 0; i < store_.capacity(); ++i) {
+    const float age = store_.age[i];
+    if (age < 0) continue;
+    const float life = std::min(age / rules_.lifetime, 1.0f);
+    float alpha = (1.0f - life) * (1.0f - life);
+    if (rules_.fade_in > 0) alpha *= std::min(age / rules_.fade_in, 1.0f);
+    float size = store_.size[i];
+    if (rules_.grown_size > 0) size += (rules_.grown_size - size) * (1.0f - std::exp(-4.0f * life));
+    const glm::vec3 stretch = exposure > 0 ? (store_.velocity(i) - eye_velocity) * exposure : glm::vec3(0);
+    batch.sprites.push_back({store_.position(i), size, stretch, alpha, float(store_.shape[i]), store_.phase[i]});
+  }
+}
+
+}  // namespace fxsim

@@ -1,0 +1,58 @@
+#pragma once
+// Short-lived secondary particles (rain splashes, fountain mist, later sparks)
+// in a fixed ring of slots: the n-th particle ever added takes slot
+// n mod capacity, so its spawn index is n, nothing is allocated while the
+// simulation runs, and when the ring is full the oldest particle is the one
+// replaced. A slot with age < 0 is empty. Each particle flies under the
+// shared physics with the pool's drag and gravity scale, and dies when its
+// lifetime is over (or when it lands, if the pool says so).
+#include <cstdint>
+#include <optional>
+
+#include "core/particle_system.h"
+#include "core/particles.h"
+
+namespace fxsim {
+
+class WindField;
+
+struct PoolRules {
+  float lifetime = 1;       // seconds
+  float drag = 0;           // 1/s, towards the wind
+  float gravity_scale = 1;
+  bool dies_on_landing = true;
+  float grown_size = 0;     // > 0: the drawn size grows from the birth size towards this
+  float fade_in = 0;        // seconds over which the alpha rises at birth
+};
+
+class ParticlePool {
+ public:
+  ParticlePool(const PoolRules& rules, size_t capacity);
+
+  // Takes the next slot for a new particle (reusing the oldest when full) and
+  // returns it with age 0 and its generation set; the caller fills the rest.
+  size_t add();
+  uint64_t next_spawn_index() const { return added_; }
+
+  void step(const StepContext& ctx, const WindField& wind);
+  void clear();  // every particle dies
+
+  EmitterStats stats(ThreadPool& pool) const;
+  // Sprites for the live particles, in slot order: alpha fades over the life,
+  // the size grows as the rules say, and the quad stretches along the travel
+  // during `exposure` seconds relative to the eye (0: round).
+  void add_sprites(SpriteBatch& batch, float exposure, glm::vec3 eye_velocity) const;
+
+  ParticleStore& store() { return store_; }
+  const ParticleStore& store() const { return store_; }
+  const PoolRules& rules() const { return rules_; }
+  void reset_counters() { spawned_ = died_ = 0; }
+
+ private:
+  PoolRules rules_;
+  ParticleStore store_;
+  uint64_t added_ = 0;
+  int64_t spawned_ = 0, died_ = 0;
+};
+
+}  // namespace fxsim
