@@ -23,7 +23,7 @@ int main(int argc, char** argv) {
   auto* render_cmd = app.add_subcommand("render", "simulate a scene and write its frames as PNG");
   render_cmd->add_option("scene", render.scene, "scene file (JSON)")->required();
   render_cmd->add_option("-o,--output", render.output, "output path; a run of # is the frame number");
-  render_cmd->add_option("--frames", render.frames, "render frame N or frames A-B only (simulation still starts at 0)");
+  render_cmd->add_option("--frames", render.frames, "render frame N, frames A-B, or a list such as 1,24,40-48 (simulation still starts at 0)");
   render_cmd->add_option("--width", render.width, "image width, overrides output.width")->check(CLI::Range(1, 16384));
   render_cmd->add_option("--height", render.height, "image height, overrides output.height")->check(CLI::Range(1, 16384));
   render_cmd->add_option("--threads", render.threads, "CPU threads for the simulation (default: all cores)")

@@ -26,18 +26,19 @@ extern "C" void on_interrupt(int signal) {
   _exit(128 + signal);
 }
 
-FrameRange frames_to_render(const RenderOptions& options, const Scene& scene) {
-  FrameRange range{1, scene.output.frames};
+FrameSelection frames_to_render(const RenderOptions& options, const Scene& scene) {
+  FrameSelection selection{{{1, scene.output.frames}}};
   if (options.frames) {
-    const auto parsed = parse_frame_range(*options.frames);
+    const auto parsed = parse_frame_selection(*options.frames);
     if (!parsed)
-      throw FxError(ExitCode::usage, fmt::format("--frames {}: expected N or A-B with 1 <= A <= B", *options.frames));
-    range = *parsed;
-    if (range.last > scene.output.frames)
+      throw FxError(ExitCode::usage, fmt::format("--frames {}: expected N, A-B with 1 <= A <= B, or a comma-separated "
+                                                 "list of those", *options.frames));
+    selection = *parsed;
+    if (selection.last() > scene.output.frames)
       throw FxError(ExitCode::usage, fmt::format("--frames {}: the scene has {} frames", *options.frames,
                                                  scene.output.frames));
   }
-  return range;
+  return selection;
 }
 
 // A text file written whole at the end, through the same rename-into-place as the frames.
@@ -52,11 +53,11 @@ int run_render(const RenderOptions& options) {
   if (options.output) scene.output.path = *options.output;
   if (options.width) scene.output.width = *options.width;
   if (options.height) scene.output.height = *options.height;
-  const FrameRange range = frames_to_render(options, scene);
-  if (range.last > range.first && scene.output.path.find('#') == std::string::npos)
+  const FrameSelection frames = frames_to_render(options, scene);
+  const int count = frames.count();
+  if (count > 1 && scene.output.path.find('#') == std::string::npos)
     throw FxError(ExitCode::usage, fmt::format("output path \"{}\" has no run of '#' for the frame number, and {} "
-                                               "frames are to be written", scene.output.path,
-                                               range.last - range.first + 1));
+                                               "frames are to be written", scene.output.path, count));
 
   std::signal(SIGINT, on_interrupt);
   std::signal(SIGTERM, on_interrupt);
@@ -69,18 +70,19 @@ int run_render(const RenderOptions& options) {
   FrameWriter writer;
   std::string stats_text, hashes_text;
   uint64_t peak_particles = 0;
-  for (int frame = 1; frame <= range.last; ++frame) {
+  for (int frame = 1; frame <= frames.last(); ++frame) {
     simulation.advance_to_frame(frame);
     FrameStats stats = simulation.take_stats();
-    if (frame < range.first) continue;
+    // Hashes cover every simulated frame, so a divergence can be found even between written frames.
+    if (options.state_hashes) hashes_text += fmt::format("{} {:016x}\n", frame, simulation.state_hash());
+    if (!frames.contains(frame)) continue;
     uint64_t live = 0;
     for (const auto& e : stats.emitters) live += e.live;
     peak_particles = std::max(peak_particles, live);
     if (options.stats) stats_text += to_json_line(stats) + "\n";
-    if (options.state_hashes) hashes_text += fmt::format("{} {:016x}\n", frame, simulation.state_hash());
     const std::string path = frame_path(scene.output.path, frame);
     writer.submit(path, renderer.render(simulation));
-    if (progress) fmt::print(stderr, "\rframe {}/{}  {} particles  → {}\033[K", frame, range.last, live, path);
+    if (progress) fmt::print(stderr, "\rframe {}/{}  {} particles  → {}\033[K", frame, frames.last(), live, path);
   }
   writer.finish();
   if (progress) fmt::print(stderr, "\n");
@@ -88,10 +90,9 @@ int run_render(const RenderOptions& options) {
   if (options.state_hashes) write_text(*options.state_hashes, hashes_text);
 
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  const int count = range.last - range.first + 1;
   if (!options.quiet)
     fmt::print("rendered {} frame{} ({}-{}) of {} in {:.2f} s ({:.1f} frames/s), up to {} particles, {}x{} on {} → {}\n",
-               count, count == 1 ? "" : "s", range.first, range.last, options.scene, seconds, count / seconds,
+               count, count == 1 ? "" : "s", frames.first(), frames.last(), options.scene, seconds, count / seconds,
                peak_particles, scene.output.width, scene.output.height, context->info().renderer,
                scene.output.path);
   return 0;

@@ -1,5 +1,6 @@
 #include "core/frame_output.h"
 
+#include <algorithm>
 #include <charconv>
 #include <fmt/format.h>
 
@@ -12,7 +13,7 @@ static std::optional<int> parse_positive(std::string_view text) {
   return value;
 }
 
-std::optional<FrameRange> parse_frame_range(std::string_view text) {
+static std::optional<FrameRange> parse_frame_range(std::string_view text) {
   const size_t dash = text.find('-');
   if (dash == std::string_view::npos) {
     const auto n = parse_positive(text);
@@ -22,6 +23,43 @@ std::optional<FrameRange> parse_frame_range(std::string_view text) {
   const auto a = parse_positive(text.substr(0, dash)), b = parse_positive(text.substr(dash + 1));
   if (!a || !b || *b < *a) return std::nullopt;
   return FrameRange{*a, *b};
+}
+
+std::optional<FrameSelection> parse_frame_selection(std::string_view text) {
+  FrameSelection selection;
+  while (true) {
+    const size_t comma = text.find(',');
+    const auto range = parse_frame_range(text.substr(0, comma));
+    if (!range) return std::nullopt;
+    selection.ranges.push_back(*range);
+    if (comma == std::string_view::npos) break;
+    text = text.substr(comma + 1);
+  }
+  return selection;
+}
+
+bool FrameSelection::contains(int frame) const {
+  for (const auto& r : ranges)
+    if (frame >= r.first && frame <= r.last) return true;
+  return false;
+}
+
+int FrameSelection::first() const {
+  int f = ranges.front().first;
+  for (const auto& r : ranges) f = std::min(f, r.first);
+  return f;
+}
+
+int FrameSelection::last() const {
+  int f = ranges.front().last;
+  for (const auto& r : ranges) f = std::max(f, r.last);
+  return f;
+}
+
+int FrameSelection::count() const {
+  int n = 0;
+  for (int f = first(); f <= last(); ++f) n += contains(f);
+  return n;
 }
 
 std::string frame_path(const std::string& pattern, int frame) {

@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace fxsim {
 
@@ -12,8 +13,18 @@ struct FrameRange {
   int last = 1;
 };
 
-// Parses "N" (that frame only) or "A-B" (inclusive); nullopt when malformed.
-std::optional<FrameRange> parse_frame_range(std::string_view text);
+// The frames to write: one or more ranges.
+struct FrameSelection {
+  std::vector<FrameRange> ranges;
+  bool contains(int frame) const;
+  int first() const;
+  int last() const;
+  int count() const;  // frames selected (a frame in two ranges counts once)
+};
+
+// Parses "N" (that frame only), "A-B" (inclusive), or a comma-separated list of
+// those ("1,24,40-48"); nullopt when malformed.
+std::optional<FrameSelection> parse_frame_selection(std::string_view text);
 
 // Replaces the first run of '#' with the zero-padded frame number (padded to
 // the run's length); a path without '#' is returned unchanged.

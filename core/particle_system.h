@@ -18,6 +18,7 @@ namespace fxsim {
 class WindField;
 
 struct StepContext {
+  int64_t step;   // steps taken before this one: t0 = step × dt
   double t0, t1;  // the step runs from t0 to t1 (seconds)
   float dt;
   const WindField& wind;
@@ -47,6 +48,7 @@ enum class SpriteLook { primary, secondary };
 struct SpriteBatch {
   size_t emitter = 0;  // index into Scene::emitters: its colour, blend, billboard and textures
   SpriteLook look = SpriteLook::primary;
+  std::optional<float> opacity;  // overrides the emitter's opacity (mist has its own)
   std::vector<SpriteInstance> sprites;
   float distance = 0;  // from the camera, for back-to-front ordering of effects
 };

@@ -24,6 +24,7 @@ namespace fxsim {
   X(float, sway_z, "sway direction, z component")                             \
   X(float, age, "seconds since birth; negative: the slot is empty")          \
   X(uint32_t, shape, "texture layer")                                         \
+  X(uint32_t, source, "which nozzle (fountain) the particle came from")        \
   X(uint32_t, generation, "times this slot was reborn: spawn index = generation * capacity + slot")
 
 class ParticleStore {

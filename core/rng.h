@@ -38,6 +38,7 @@ constexpr uint64_t mix64(uint64_t x) {
 enum class Stream : uint32_t {
   birth = 0,       // a particle's start values
   secondary = 1,   // splashes, mist, debris, embers
+  transition = 2,  // per-step chances, such as a drop turning into mist
   wind_gust = 16,
   wind_turbulence = 17,
   texture = 32,    // procedural texture shapes

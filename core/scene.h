@@ -114,6 +114,31 @@ struct PrecipitationParams {
   float streak = 0;  // exposure in frames: drops are drawn as their travel over streak / fps seconds
 };
 
+struct Nozzle {
+  glm::vec3 position{0};
+  glm::vec3 direction{0, 1, 0};  // normalised
+  float speed = 8;               // m/s
+  float speed_variation = 0.02f; // each drop's speed is speed × (1 + v × r), r in (-1, 1) (extension)
+  float spread = 3;              // degrees, half-angle of the cone of directions
+  float radius = 0.03f;          // m, jet thickness
+  double rate = 20000;           // drops per second
+};
+
+struct Mist {
+  float probability = 0.4f;  // per second at 8 m/s, scaled by (speed / 8)²
+  float drag = 3;
+  float size = 0.25f;
+  float opacity = 0.06f;
+  float lifetime = 2.5f;
+};
+
+struct FountainParams {
+  std::vector<Nozzle> nozzles;  // the `nozzles` list, then those the `ring` adds
+  float drag = 0.1f;
+  float gravity_scale = 1;
+  std::optional<Mist> mist = Mist{};
+};
+
 struct EmitterSettings {
   EmitterType type = EmitterType::snow;
   std::string name;
@@ -128,6 +153,7 @@ struct EmitterSettings {
   BlendMode blend = BlendMode::alpha;
   BillboardMode billboard = BillboardMode::screen;
   PrecipitationParams precipitation;  // for snow and rain
+  FountainParams fountain;            // for fountain
 };
 
 struct Scene {

@@ -1,6 +1,10 @@
 #include "core/scene_parser.h"
 
+#include <cmath>
 #include <fmt/format.h>
+#include <glm/geometric.hpp>
+#include <glm/gtc/constants.hpp>
+#include <glm/trigonometric.hpp>
 #include <fstream>
 #include <sstream>
 
@@ -176,9 +180,13 @@ class Parser {
       parse_common(r, e, {.max_particles = 50000, .color = "#aab4c8", .opacity = 0.35, .size = 0.01,
                           .blend = BlendMode::alpha, .billboard = BillboardMode::screen});
       parse_precipitation(r, e.precipitation, EmitterType::rain);
+    } else if (e.type == EmitterType::fountain) {
+      parse_common(r, e, {.max_particles = 200000, .color = "#cfe3ff", .opacity = 0.6, .size = 0.04,
+                          .blend = BlendMode::alpha, .billboard = BillboardMode::screen});
+      parse_fountain(r, e.fountain);
     } else {
       r.error(r.child("type"), fmt::format("emitter \"{}\": type \"{}\" is not available yet in this version of fxsim "
-                                           "(available: \"snow\", \"rain\")", e.name, to_string(e.type)));
+                                           "(available: \"snow\", \"rain\", \"fountain\")", e.name, to_string(e.type)));
       return;  // its other keys belong to a table this version does not know yet
     }
     r.finish();
@@ -256,6 +264,71 @@ class Parser {
     s.depth_k = float(r.number("depth_k", s.depth_k));
     s.shapes = int(r.integer("shapes", s.shapes, "in 1..64", [](int64_t v) { return v >= 1 && v <= 64; }));
     parse_textures(r, s.textures);
+  }
+
+  void parse_fountain(ObjectReader& r, FountainParams& f) {
+    const auto unit_direction = [](glm::vec3 v) { return glm::length(v) > 1e-6f; };
+    const auto read_jet = [&](ObjectReader& n, Nozzle& nozzle) {
+      nozzle.speed = float(n.number("speed", nozzle.speed, ">= 0", kNonNegative));
+      nozzle.speed_variation = float(n.number("speed_variation", nozzle.speed_variation, "in 0..1", kUnit));
+      nozzle.spread = float(n.number("spread", nozzle.spread, "in 0..90", [](double v) { return v >= 0 && v <= 90; }));
+      nozzle.rate = n.number("rate", nozzle.rate, ">= 0 (and at most 10^9)", [](double v) { return v >= 0 && v <= 1e9; });
+    };
+    if (const Json* list = r.array("nozzles")) {
+      if (list->empty()) r.error(r.child("nozzles"), "expected at least one nozzle, got an empty array");
+      for (size_t i = 0; i < list->size(); ++i) {
+        const std::string pointer = fmt::format("{}/{}", r.child("nozzles"), i);
+        if (!(*list)[i].is_object()) {
+          r.error(pointer, "expected a nozzle { \"position\": v, \"direction\": v, \"speed\": … }, " +
+                               describe_json((*list)[i]));
+          continue;
+        }
+        ObjectReader n(&(*list)[i], pointer, problems_);
+        Nozzle nozzle;
+        nozzle.position = n.vector("position", nozzle.position);
+        nozzle.direction = glm::normalize(n.vector("direction", nozzle.direction, "of non-zero length", unit_direction));
+        read_jet(n, nozzle);
+        nozzle.radius = float(n.number("radius", nozzle.radius, ">= 0", kNonNegative));
+        n.finish();
+        f.nozzles.push_back(nozzle);
+      }
+    }
+    if (const Json* ring = r.object("ring")) {
+      ObjectReader g(ring, r.child("ring"), problems_);
+      const int count = int(g.integer("count", 8, "in 1..1024", [](int64_t v) { return v >= 1 && v <= 1024; }));
+      const float radius = float(g.number("radius", 1.0, ">= 0", kNonNegative));
+      const glm::vec3 center = g.vector("center", glm::vec3(0));
+      const float tilt = float(g.number("tilt", 0.0, "in -90..90", [](double v) { return v >= -90 && v <= 90; }));
+      Nozzle jet;
+      read_jet(g, jet);
+      g.finish();
+      const float tilt_rad = glm::radians(tilt);
+      for (int k = 0; k < count; ++k) {
+        const float around = 2.0f * glm::pi<float>() * float(k) / float(count);
+        const glm::vec3 outward{std::cos(around), 0.0f, std::sin(around)};
+        Nozzle nozzle = jet;
+        nozzle.position = center + outward * radius;
+        nozzle.direction = glm::normalize(glm::vec3(0, std::cos(tilt_rad), 0) + outward * std::sin(tilt_rad));
+        f.nozzles.push_back(nozzle);
+      }
+    }
+    if (!r.present("nozzles") && !r.present("ring"))
+      r.error(r.child("nozzles"), "missing required key: expected a list of nozzles (or a \"ring\" of them)");
+    f.drag = float(r.number("drag", f.drag, ">= 0", kNonNegative));
+    f.gravity_scale = float(r.number("gravity_scale", f.gravity_scale));
+    if (const Json* mist = r.raw("mist"); mist && mist->is_null()) {
+      f.mist.reset();
+    } else if (const Json* m = r.object("mist")) {
+      ObjectReader g(m, r.child("mist"), problems_);
+      Mist value;
+      value.probability = float(g.number("probability", value.probability, ">= 0", kNonNegative));
+      value.drag = float(g.number("drag", value.drag, ">= 0", kNonNegative));
+      value.size = float(g.number("size", value.size, "> 0", kPositive));
+      value.opacity = float(g.number("opacity", value.opacity, "in 0..1", kUnit));
+      value.lifetime = float(g.number("lifetime", value.lifetime, "> 0", kPositive));
+      g.finish();
+      f.mist = value;
+    }
   }
 
   void parse_splash(ObjectReader& r, PrecipitationParams& s) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "core/fountain.h"
 #include "core/precipitation.h"
 
 namespace fxsim {
@@ -14,6 +15,8 @@ std::unique_ptr<ParticleSystem> make_system(const Scene& scene, size_t index, co
     case EmitterType::snow:
     case EmitterType::rain:
       return std::make_unique<PrecipitationSystem>(e, index, wind, scene.environment, scene.output.fps);
+    case EmitterType::fountain:
+      return std::make_unique<FountainSystem>(e, index, wind, scene.output);
     default: break;
   }
   throw std::logic_error("emitter type without a simulation: " + std::string(to_string(e.type)));
@@ -46,7 +49,7 @@ void Simulation::step_once() {
   const CameraPose camera = camera_at(scene_.camera, t1);
   std::optional<float> ground;
   if (scene_.environment.ground) ground = scene_.environment.ground->height;
-  const StepContext ctx{t0, t1, float(dt), wind_, scene_.environment.gravity, ground, camera, pool_};
+  const StepContext ctx{step_, t0, t1, float(dt), wind_, scene_.environment.gravity, ground, camera, pool_};
   for (size_t i = 0; i < systems_.size(); ++i) {
     const EmitterSettings& e = scene_.emitters[i];
     if (active_[i]) systems_[i]->step(ctx);

@@ -17,6 +17,8 @@ Image premultiplied(Image image) {
 
 std::vector<Image> emitter_texture_layers(const EmitterSettings& emitter, SpriteLook look) {
   std::vector<Image> layers;
+  if (emitter.type == EmitterType::fountain)
+    return {look == SpriteLook::primary ? droplet_image(32) : mist_image(64, emitter.seed)};
   if (look == SpriteLook::secondary) return {droplet_image(32)};
   if (!emitter.precipitation.textures.empty()) {
     for (const auto& path : emitter.precipitation.textures) {
@@ -52,7 +54,7 @@ Image Renderer::render(const Simulation& simulation) {
   if (scene_.environment.ground) ground_.draw(*scene_.environment.ground, scene_.output.background, camera, aspect);
   sprites_.begin_frame(camera, target_.width(), target_.height());
   for (const auto& batch : simulation.sprites())
-    sprites_.draw(batch, scene_.emitters[batch.emitter],
+    sprites_.draw(batch, scene_.emitters[batch.emitter], batch.opacity,
                   batch.look == SpriteLook::primary ? textures_[batch.emitter] : secondary_textures_[batch.emitter]);
   return target_.read();
 }

@@ -155,7 +155,8 @@ void SpritePass::begin_frame(const CameraPose& camera, int width, int height) {
   projection_ = camera.projection(float(width) / float(height));
 }
 
-void SpritePass::draw(const SpriteBatch& batch, const EmitterSettings& emitter, const GlTexture& texture) {
+void SpritePass::draw(const SpriteBatch& batch, const EmitterSettings& emitter, std::optional<float> opacity,
+                      const GlTexture& texture) {
   if (batch.sprites.empty()) return;
   glBindVertexArray(vao_.get());
   glBindBuffer(GL_ARRAY_BUFFER, instances_.get());
@@ -178,7 +179,7 @@ void SpritePass::draw(const SpriteBatch& batch, const EmitterSettings& emitter, 
   glUniform1f(uniform(program_, "u_min_pixels"), kMinSpritePixels);
   glUniform1f(uniform(program_, "u_near"), camera_.near_plane);
   const glm::vec4 tint = emitter.color.linear();
-  glUniform4f(uniform(program_, "u_tint"), tint.r, tint.g, tint.b, tint.a * emitter.opacity);
+  glUniform4f(uniform(program_, "u_tint"), tint.r, tint.g, tint.b, tint.a * opacity.value_or(emitter.opacity));
   glActiveTexture(GL_TEXTURE0);
   glBindTexture(GL_TEXTURE_2D_ARRAY, texture.get());
   glUniform1i(uniform(program_, "u_texture"), 0);

@@ -3,6 +3,7 @@
 // oriented by the emitter's billboard mode, tinted, blended premultiplied
 // (alpha: ONE, ONE_MINUS_SRC_ALPHA; additive: ONE, ONE), depth-tested against
 // the ground but not writing depth.
+#include <optional>
 #include <vector>
 
 #include <glm/mat4x4.hpp>
@@ -27,7 +28,9 @@ class SpritePass {
  public:
   SpritePass();
   void begin_frame(const CameraPose& camera, int width, int height);
-  void draw(const SpriteBatch& batch, const EmitterSettings& emitter, const GlTexture& texture);
+  // `opacity` overrides the emitter's own when given.
+  void draw(const SpriteBatch& batch, const EmitterSettings& emitter, std::optional<float> opacity,
+            const GlTexture& texture);
 
  private:
   GlProgram program_;

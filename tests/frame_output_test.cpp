@@ -11,13 +11,27 @@ TEST(FramePath, PadsToTheRunOfHashes) {
   EXPECT_EQ(frame_path("still.png", 3), "still.png");
 }
 
-TEST(FrameRange, ParsesOneFrameOrARange) {
-  EXPECT_EQ(parse_frame_range("5")->first, 5);
-  EXPECT_EQ(parse_frame_range("5")->last, 5);
-  EXPECT_EQ(parse_frame_range("3-9")->first, 3);
-  EXPECT_EQ(parse_frame_range("3-9")->last, 9);
-  EXPECT_FALSE(parse_frame_range("9-3"));
-  EXPECT_FALSE(parse_frame_range("0"));
-  EXPECT_FALSE(parse_frame_range("a"));
-  EXPECT_FALSE(parse_frame_range("3-"));
+TEST(FrameSelection, ParsesOneFrameARangeOrAList) {
+  const auto one = parse_frame_selection("5");
+  ASSERT_TRUE(one);
+  EXPECT_EQ(one->first(), 5);
+  EXPECT_EQ(one->last(), 5);
+  EXPECT_EQ(one->count(), 1);
+  const auto range = parse_frame_selection("3-9");
+  EXPECT_EQ(range->first(), 3);
+  EXPECT_EQ(range->last(), 9);
+  EXPECT_EQ(range->count(), 7);
+  const auto list = parse_frame_selection("40-48,1,24,45");
+  ASSERT_TRUE(list);
+  EXPECT_EQ(list->first(), 1);
+  EXPECT_EQ(list->last(), 48);
+  EXPECT_EQ(list->count(), 11);
+  EXPECT_TRUE(list->contains(24));
+  EXPECT_FALSE(list->contains(25));
+  EXPECT_FALSE(parse_frame_selection("9-3"));
+  EXPECT_FALSE(parse_frame_selection("0"));
+  EXPECT_FALSE(parse_frame_selection("a"));
+  EXPECT_FALSE(parse_frame_selection("3-"));
+  EXPECT_FALSE(parse_frame_selection("1,,2"));
+  EXPECT_FALSE(parse_frame_selection(""));
 }

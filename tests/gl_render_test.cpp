@@ -63,7 +63,7 @@ TEST_F(GlTest, BlendingHappensInLinearLight) {
   EmitterSettings emitter;
   emitter.color = Color{{1, 1, 1, 1}};
   emitter.opacity = 0.5f;
-  pass.draw(batch, emitter, texture);
+  pass.draw(batch, emitter, std::nullopt, texture);
   const Image im = target.read();
   EXPECT_NEAR(double(pixel(im, 8, 8)[0]), 255.0 * double(linear_to_srgb(0.5f)), 1.0);
 }
@@ -109,7 +109,7 @@ TEST_F(GlTest, StreaksAreDrawnAlongTheProjectedTravel) {
   EmitterSettings emitter;
   emitter.color = Color{{1, 1, 1, 1}};
   emitter.opacity = 1;
-  pass.draw(batch, emitter, texture);
+  pass.draw(batch, emitter, std::nullopt, texture);
   const Image im = target.read();
 
   const StreakQuad q = streak_quad(camera.view(), camera.projection(float(w) / float(h)), glm::vec2(w, h),

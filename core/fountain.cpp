@@ -1,0 +1,280 @@
+#include "core/fountain.h"
+
+#include <algorithm>
+#include <cmath>
+#include <glm/geometric.hpp>
+#include <glm/trigonometric.hpp>
+
+#include "core/motion.h"
+#include "core/rng.h"
+#include "core/wind.h"
+
+namespace fxsim {
+
+namespace {
+constexpr float kTwoPi = 6.283185307179586f;
+enum Draw : uint32_t { kConeCos, kConeAngle, kDiscRadius, kDiscAngle, kSize, kSpeed, kMistSpin };
+
+// Any two unit vectors perpendicular to d and to each other.
+void perpendiculars(glm::vec3 d, glm::vec3& a, glm::vec3& b) {
+  a = glm::normalize(std::fabs(d.y) < 0.9f ? glm::cross(d, glm::vec3(0, 1, 0)) : glm::cross(d, glm::vec3(1, 0, 0)));
+  b = glm::cross(d, a);
+}
+
+// A stretch of consecutive drops from one nozzle within one step.
+struct Burst {
+  uint32_t nozzle;
+  uint64_t first_of_nozzle;  // index j of the nozzle's first drop in the burst
+  uint64_t first_spawn;      // spawn index of that drop
+  uint64_t count;
+};
+}  // namespace
+
+uint64_t FountainSystem::emitted_by(double rate, int64_t steps, double steps_per_second) {
+  return uint64_t(std::floor(rate * double(steps) / steps_per_second));
+}
+
+FountainSystem::FountainSystem(const EmitterSettings& settings, size_t emitter_index, const WindField& wind,
+                               const OutputSettings& output)
+    : settings_(settings), fountain_(settings.fountain), emitter_index_(uint32_t(emitter_index)), wind_(wind),
+      steps_per_second_(output.fps * output.substeps), exposure_(float(0.5 / output.fps)),
+      store_(size_t(settings.max_particles)), emitted_per_nozzle_(settings.fountain.nozzles.size(), 0) {
+  std::fill(store_.age.begin(), store_.age.end(), -1.0f);
+  if (fountain_.mist) {
+    const Mist& m = *fountain_.mist;
+    // Room for the mist made during one mist lifetime, with margin: each drop
+    // turns into mist at most once, at rate p·(s/8)² over its flight (~2s/g).
+    double per_second = 0;
+    for (const Nozzle& n : fountain_.nozzles) {
+      const double chance = m.probability * (n.speed / 8.0) * (n.speed / 8.0);
+      const double flight = std::max(0.5, 2.0 * n.speed / 9.81);
+      per_second += n.rate * std::min(1.0, chance * flight);
+    }
+    const double capacity = std::clamp(per_second * m.lifetime * 1.5 + 1024.0, 1024.0, 8.0e6);
+    PoolRules rules;
+    rules.lifetime = m.lifetime;
+    rules.drag = m.drag;
+    rules.gravity_scale = kMistGravityScale;
+    rules.grown_size = m.size;
+    rules.fade_in = std::min(0.3f, m.lifetime * 0.2f);
+    mist_.emplace(rules, size_t(capacity));
+  }
+}
+
+void FountainSystem::begin(double t, const CameraPose&, ThreadPool&) {
+  // The step count is set by the first step; t is a step boundary.
+  first_step_ = -1;
+  (void)t;
+  emitted_ = 0;
+  std::fill(emitted_per_nozzle_.begin(), emitted_per_nozzle_.end(), 0);
+}
+
+void FountainSystem::end() {
+  for (float& age : store_.age) {
+    if (age >= 0) ++died_;
+    age = -1;
+  }
+  if (mist_) mist_->clear();
+}
+
+void FountainSystem::reset_counters() {
+  spawned_ = died_ = 0;
+  if (mist_) mist_->reset_counters();
+}
+
+void FountainSystem::step(const StepContext& ctx) {
+  if (first_step_ < 0) first_step_ = ctx.step;
+  if (mist_) mist_->step(ctx, wind_);
+
+  const DragStep motion(ctx.gravity * fountain_.gravity_scale, fountain_.drag, ctx.dt);
+  const glm::vec3 uniform_wind = wind_.uniform_part(ctx.t0);
+  const bool turbulent = wind_.has_turbulence() && fountain_.drag > 0;
+  const float ground = ctx.ground.value_or(-1e30f);
+  std::vector<float> mist_chance(fountain_.nozzles.size(), 0.0f);
+  if (fountain_.mist)
+    for (size_t k = 0; k < mist_chance.size(); ++k) {
+      const float s = fountain_.nozzles[k].speed / 8.0f;
+      mist_chance[k] = fountain_.mist->probability * s * s * ctx.dt;
+    }
+  std::vector<std::vector<uint32_t>> to_mist(chunk_count(store_.capacity()));
+  std::vector<int64_t> deaths(chunk_count(store_.capacity()), 0);
+  for_chunks(ctx.pool, store_.capacity(), [&](size_t begin, size_t end, size_t chunk) {
+    for (size_t i = begin; i < end; ++i) {
+      if (store_.age[i] < 0) continue;
+      const glm::vec3 p = store_.position(i);
+      const glm::vec3 air = turbulent ? uniform_wind + wind_.turbulence(p, ctx.t0) : uniform_wind;
+      const MotionStep next = motion(p, store_.velocity(i), air);
+      store_.set_position(i, next.position);
+      store_.set_velocity(i, next.velocity);
+      store_.age[i] += ctx.dt;
+      if (next.position.y < ground || store_.age[i] >= kDropLifetime) {
+        store_.age[i] = -1;
+        ++deaths[chunk];
+        continue;
+      }
+      const float chance = mist_chance[store_.source[i]];
+      if (chance > 0) {
+        // One draw per drop and step, keyed by the drop and the step number.
+        RandomDraws r(settings_.seed, emitter_index_, Stream::transition, store_.spawn_index(i));
+        if (r.unit(uint32_t(ctx.step)) < chance) {
+          store_.age[i] = -1;
+          ++deaths[chunk];
+          to_mist[chunk].push_back(uint32_t(i));
+        }
+      }
+    }
+  });
+  for (int64_t d : deaths) died_ += d;
+  // Mist is made in slot order (chunks joined in order): the same for any thread count.
+  if (mist_) {
+    auto& m = mist_->store();
+    for (const auto& chunk : to_mist)
+      for (uint32_t i : chunk) {
+        RandomDraws r(settings_.seed, emitter_index_, Stream::secondary, mist_->next_spawn_index());
+        const size_t slot = mist_->add();
+        m.set_position(slot, store_.position(i));
+        m.set_velocity(slot, store_.velocity(i));
+        m.size[slot] = store_.size[i];
+        m.phase[slot] = r.unit(kMistSpin) * kTwoPi;
+      }
+  }
+  emit(ctx);
+}
+
+void FountainSystem::emit(const StepContext& ctx) {
+  const int64_t s0 = ctx.step - first_step_, s1 = s0 + 1;
+  std::vector<Burst> bursts;
+  uint64_t total = 0;
+  for (size_t k = 0; k < fountain_.nozzles.size(); ++k) {
+    const double rate = fountain_.nozzles[k].rate;
+    const uint64_t before = emitted_by(rate, s0, steps_per_second_), after = emitted_by(rate, s1, steps_per_second_);
+    if (after > before) {
+      bursts.push_back({uint32_t(k), before, emitted_ + total, after - before});
+      total += after - before;
+    }
+    emitted_per_nozzle_[k] = after;
+  }
+  if (total == 0 || store_.capacity() == 0) {
+    emitted_ += total;
+    spawned_ += int64_t(total);
+    died_ += int64_t(total);  // no slots at all: every drop is gone at once
+    return;
+  }
+  // More drops than slots in one step: only the newest `capacity` can live.
+  const uint64_t capacity = store_.capacity();
+  const uint64_t skipped = total > capacity ? total - capacity : 0;
+  std::vector<uint64_t> starts;  // where each burst begins among this step's drops
+  uint64_t running = 0;
+  for (const Burst& b : bursts) {
+    starts.push_back(running);
+    running += b.count;
+  }
+  const glm::vec3 gravity = ctx.gravity * fountain_.gravity_scale;
+  const glm::vec3 uniform_wind = wind_.uniform_part(ctx.t0);
+  const double start_time = double(first_step_) / steps_per_second_;
+  std::vector<int64_t> replaced(chunk_count(total - skipped), 0);
+  for_chunks(ctx.pool, total - skipped, [&](size_t begin, size_t end, size_t chunk) {
+    for (size_t n = begin; n < end; ++n) {
+      const uint64_t offset = skipped + n;  // position among this step's drops
+      const size_t b = size_t(std::upper_bound(starts.begin(), starts.end(), offset) - starts.begin()) - 1;
+      const Burst& burst = bursts[b];
+      const Nozzle& nozzle = fountain_.nozzles[burst.nozzle];
+      const uint64_t j = burst.first_of_nozzle + (offset - starts[b]);
+      const uint64_t spawn = burst.first_spawn + (offset - starts[b]);
+      const size_t slot = size_t(spawn % capacity);
+      if (store_.age[slot] >= 0) ++replaced[chunk];  // the ring is full: the oldest drop goes
+      store_.generation[slot] = uint32_t(spawn / capacity);
+      RandomDraws r(settings_.seed, emitter_index_, Stream::birth, spawn);
+      // Direction: uniform in the cone of half-angle `spread` about the nozzle's axis.
+      glm::vec3 a, c;
+      perpendiculars(nozzle.direction, a, c);
+      const float cos_max = std::cos(glm::radians(nozzle.spread));
+      const float cos_t = 1.0f - r.unit(kConeCos) * (1.0f - cos_max);
+      const float sin_t = std::sqrt(std::max(0.0f, 1.0f - cos_t * cos_t));
+      const float around = r.unit(kConeAngle) * kTwoPi;
+      const glm::vec3 dir = nozzle.direction * cos_t + (a * std::cos(around) + c * std::sin(around)) * sin_t;
+      // Position: uniform over the jet's cross-section.
+      const float radius = nozzle.radius * std::sqrt(r.unit(kDiscRadius));
+      const float angle = r.unit(kDiscAngle) * kTwoPi;
+      const glm::vec3 p0 = nozzle.position + (a * std::cos(angle) + c * std::sin(angle)) * radius;
+      // Born at the instant its count was reached, then stepped to the end of this step.
+      const double born = start_time + double(j + 1) / nozzle.rate;
+      const float remaining = float(std::clamp(ctx.t1 - born, 0.0, double(ctx.dt)));
+      const float speed = nozzle.speed * (1.0f + nozzle.speed_variation * r.signed_unit(kSpeed));
+      const MotionStep first = DragStep(gravity, fountain_.drag, remaining)(p0, dir * speed, uniform_wind);
+      store_.set_position(slot, first.position);
+      store_.set_velocity(slot, first.velocity);
+      store_.age[slot] = remaining;
+      store_.size[slot] = settings_.size * (1.0f + settings_.size_variation * r.signed_unit(kSize));
+      store_.source[slot] = burst.nozzle;
+      store_.shape[slot] = 0;
+      store_.phase[slot] = 0;
+    }
+  });
+  for (int64_t n : replaced) died_ += n;
+  emitted_ += total;
+  spawned_ += int64_t(total);
+  died_ += int64_t(skipped);
+}
+
+void FountainSystem::add_stats(FrameStats& out, bool active, ThreadPool& pool) const {
+  EmitterStats s = particle_stats_of_live_slots(store_, pool);
+  s.name = settings_.name;
+  s.type = to_string(settings_.type);
+  s.active = active;
+  s.spawned = spawned_;
+  s.died = died_;
+  out.emitters.push_back(std::move(s));
+  if (mist_) {
+    EmitterStats m = mist_->stats(pool);
+    m.name = settings_.name + ".mist";
+    m.type = "mist";
+    m.active = active;
+    out.emitters.push_back(std::move(m));
+  }
+}
+
+void FountainSystem::hash_state(StateHasher& hasher) const {
+  hasher.add_store(store_, store_.capacity());
+  if (mist_) hasher.add_store(mist_->store(), mist_->store().capacity());
+}
+
+void FountainSystem::add_sprites(const CameraPose& camera, std::vector<SpriteBatch>& out, ThreadPool& pool) const {
+  glm::vec3 center(0);
+  for (const Nozzle& n : fountain_.nozzles) center += n.position;
+  center /= float(std::max<size_t>(1, fountain_.nozzles.size()));
+  const float distance = glm::length(center - camera.position);
+  if (mist_) {
+    SpriteBatch mist;
+    mist.emitter = emitter_index_;
+    mist.look = SpriteLook::secondary;
+    mist.opacity = fountain_.mist->opacity;
+    mist.distance = distance;
+    mist_->add_sprites(mist, 0.0f, camera.velocity);
+    out.push_back(std::move(mist));
+  }
+  SpriteBatch drops;
+  drops.emitter = emitter_index_;
+  drops.distance = distance;
+  // Slot order, skipping empty slots: count per chunk, then fill in place.
+  const size_t n = store_.capacity();
+  std::vector<size_t> counts(chunk_count(n), 0);
+  for_chunks(pool, n, [&](size_t begin, size_t end, size_t chunk) {
+    for (size_t i = begin; i < end; ++i) counts[chunk] += store_.age[i] >= 0;
+  });
+  std::vector<size_t> offsets(counts.size() + 1, 0);
+  for (size_t c = 0; c < counts.size(); ++c) offsets[c + 1] = offsets[c] + counts[c];
+  drops.sprites.resize(offsets.back());
+  for_chunks(pool, n, [&](size_t begin, size_t end, size_t chunk) {
+    size_t at = offsets[chunk];
+    for (size_t i = begin; i < end; ++i) {
+      if (store_.age[i] < 0) continue;
+      // Small, bright, slightly stretched along half a frame of travel.
+      drops.sprites[at++] = {store_.position(i), store_.size[i], (store_.velocity(i) - camera.velocity) * exposure_,
+                             1.0f, 0.0f, 0.0f};
+    }
+  });
+  out.push_back(std::move(drops));
+}
+
+}  // namespace fxsim
