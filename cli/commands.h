@@ -26,7 +26,7 @@ struct CompareOptions {
 };
 
 struct BenchOptions {
-  std::string effect = "snow";  // snow or rain
+  std::string effect = "snow";  // snow, rain or fountain
   int64_t particles = 1000000;
   int threads = 0;
   int steps = 10;     // steps per timing repetition

@@ -52,7 +52,8 @@ int main(int argc, char** argv) {
 
   BenchOptions bench;
   auto* bench_cmd = app.add_subcommand("bench", "measure simulation, drawing and frame throughput (prints figures)");
-  bench_cmd->add_option("--effect", bench.effect, "snow or rain")->check(CLI::IsMember({"snow", "rain"}));
+  bench_cmd->add_option("--effect", bench.effect, "snow, rain or fountain")
+      ->check(CLI::IsMember({"snow", "rain", "fountain"}));
   bench_cmd->add_option("--particles", bench.particles, "number of particles")->check(CLI::Range(int64_t(1), int64_t(0x7FFFFFFF)));
   bench_cmd->add_option("--threads", bench.threads, "CPU threads (default: all cores)")->check(CLI::Range(1, 1024));
   bench_cmd->add_option("--steps", bench.steps, "steps per timing repetition")->check(CLI::Range(1, 100000));
