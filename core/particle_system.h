@@ -3,6 +3,7 @@
 // backend) can drive any of them the same way: appear, step, disappear, report
 // statistics, hash its state, and hand the renderer what to draw.
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -11,6 +12,7 @@
 
 #include "core/camera_path.h"
 #include "core/parallel.h"
+#include "core/scene.h"
 #include "core/stats.h"
 
 namespace fxsim {
@@ -37,7 +39,8 @@ struct SpriteInstance {
   float alpha;
   float layer;  // texture array layer
   float spin;   // rotation in the sprite's plane, radians
-  float pad0 = 0, pad1 = 0;
+  float aspect = 0;         // height / width of the quad (0: square)
+  float anchor_bottom = 0;  // 1: `position` is the middle of the quad's bottom edge (fire)
 };
 static_assert(sizeof(SpriteInstance) == 48, "mirrored by the sprite vertex layout");
 
@@ -48,7 +51,13 @@ enum class SpriteLook { primary, secondary };
 struct SpriteBatch {
   size_t emitter = 0;  // index into Scene::emitters: its colour, blend, billboard and textures
   SpriteLook look = SpriteLook::primary;
-  std::optional<float> opacity;  // overrides the emitter's opacity (mist has its own)
+  std::optional<float> opacity;     // overrides the emitter's opacity (mist has its own)
+  std::optional<Color> tint;        // overrides the emitter's colour (sparks glow their own)
+  std::optional<BlendMode> blend;   // overrides the emitter's blend (sparks add light)
+  // A texture made this frame (the fire's grid), premultiplied, rows bottom to
+  // top; replaces the emitter's textures for this batch.
+  std::shared_ptr<const std::vector<uint8_t>> dynamic_texture;
+  int dynamic_width = 0, dynamic_height = 0;
   std::vector<SpriteInstance> sprites;
   float distance = 0;  // from the camera, for back-to-front ordering of effects
 };

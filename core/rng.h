@@ -39,6 +39,7 @@ enum class Stream : uint32_t {
   birth = 0,       // a particle's start values
   secondary = 1,   // splashes, mist, debris, embers
   transition = 2,  // per-step chances, such as a drop turning into mist
+  grid = 3,        // cellular grids (fire): one index per update
   wind_gust = 16,
   wind_turbulence = 17,
   texture = 32,    // procedural texture shapes

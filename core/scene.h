@@ -139,6 +139,25 @@ struct FountainParams {
   std::optional<Mist> mist = Mist{};
 };
 
+struct FireParams {
+  glm::vec3 position{0};        // centre of the plane's bottom edge
+  glm::vec2 size{1, 1.5f};      // width, height (m)
+  int rows = 48, columns = 32;  // the grid: m rows (row m is the bottom), n columns
+  float max_intensity = 255;
+  float seed_fraction = 0.667f; // middle fraction of the bottom row re-seeded each update
+  double update_rate = 30;      // grid updates per second
+  double embers = 0;            // sparks per second
+};
+
+struct ExplosionParams {
+  glm::vec3 position{0, 1, 0};
+  float scale = 2;                     // final diameter (m)
+  std::optional<std::filesystem::path> texture;  // a flipbook PNG instead of the procedural fireball
+  int flipbook_rows = 1, flipbook_columns = 1;
+  Color key_color{{1, 1, 1, 1}};       // keyed out of `texture`
+  int debris = 0;                      // sparks thrown out at `start`
+};
+
 struct EmitterSettings {
   EmitterType type = EmitterType::snow;
   std::string name;
@@ -154,6 +173,8 @@ struct EmitterSettings {
   BillboardMode billboard = BillboardMode::screen;
   PrecipitationParams precipitation;  // for snow and rain
   FountainParams fountain;            // for fountain
+  FireParams fire;                    // for fire
+  ExplosionParams explosion;          // for explosion
 };
 
 struct Scene {

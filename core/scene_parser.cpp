@@ -184,10 +184,15 @@ class Parser {
       parse_common(r, e, {.max_particles = 200000, .color = "#cfe3ff", .opacity = 0.6, .size = 0.04,
                           .blend = BlendMode::alpha, .billboard = BillboardMode::screen});
       parse_fountain(r, e.fountain);
+    } else if (e.type == EmitterType::fire) {
+      // `size` is the plane's [width, height] here: read by parse_fire, not as a sprite diameter.
+      parse_common(r, e, {.max_particles = 4000, .color = "#ffffff", .opacity = 1.0, .size = 0.03,
+                          .blend = BlendMode::additive, .billboard = BillboardMode::screen}, false);
+      parse_fire(r, e);
     } else {
-      r.error(r.child("type"), fmt::format("emitter \"{}\": type \"{}\" is not available yet in this version of fxsim "
-                                           "(available: \"snow\", \"rain\", \"fountain\")", e.name, to_string(e.type)));
-      return;  // its other keys belong to a table this version does not know yet
+      parse_common(r, e, {.max_particles = 0, .color = "#ffffff", .opacity = 1.0, .size = 0.04,
+                          .blend = BlendMode::alpha, .billboard = BillboardMode::viewpoint});
+      parse_explosion(r, e);
     }
     r.finish();
     scene_.emitters.push_back(std::move(e));
@@ -202,7 +207,7 @@ class Parser {
     BillboardMode billboard;
   };
 
-  void parse_common(ObjectReader& r, EmitterSettings& e, const CommonDefaults& d) {
+  void parse_common(ObjectReader& r, EmitterSettings& e, const CommonDefaults& d, bool sprite_size = true) {
     e.max_particles = r.integer("max_particles", d.max_particles, ">= 0 (and at most 2^31 - 1)",
                                 [](int64_t v) { return v >= 0 && v <= 0x7FFFFFFF; });
     e.start = r.number("start", 0, ">= 0", kNonNegative);
@@ -210,7 +215,8 @@ class Parser {
       e.duration = r.optional_number("duration", "> 0 or null", kPositive);
     e.color = r.color("color", *parse_hex_color(d.color));
     e.opacity = float(r.number("opacity", d.opacity, "in 0..1", kUnit));
-    e.size = float(r.number("size", d.size, "> 0", kPositive));
+    e.size = float(d.size);
+    if (sprite_size) e.size = float(r.number("size", d.size, "> 0", kPositive));
     e.size_variation = float(r.number("size_variation", 0, "in 0..1", kUnit));
     e.blend = r.choice("blend", d.blend, {{"alpha", BlendMode::alpha}, {"additive", BlendMode::additive}});
     e.billboard = r.choice("billboard", d.billboard,
@@ -329,6 +335,77 @@ class Parser {
       g.finish();
       f.mist = value;
     }
+  }
+
+  void parse_fire(ObjectReader& r, EmitterSettings& e) {
+    FireParams& f = e.fire;
+    f.position = r.vector("position", f.position);
+    if (const Json* size = r.raw("size")) {
+      if (size->is_number() && size->get<double>() > 0) {
+        f.size = glm::vec2(size->get<float>());
+      } else if (size->is_array() && size->size() == 2 && (*size)[0].is_number() && (*size)[1].is_number() &&
+                 (*size)[0].get<double>() > 0 && (*size)[1].get<double>() > 0) {
+        f.size = {(*size)[0].get<float>(), (*size)[1].get<float>()};
+      } else {
+        r.error(r.child("size"), "expected [width, height] in metres, both > 0, " + describe_json(*size));
+      }
+    }
+    if (const Json* grid = r.raw("grid")) {
+      const bool ok = grid->is_array() && grid->size() == 2 && (*grid)[0].is_number_integer() &&
+                      (*grid)[1].is_number_integer() && (*grid)[0].get<int64_t>() >= 2 &&
+                      (*grid)[0].get<int64_t>() <= 1024 && (*grid)[1].get<int64_t>() >= 3 &&
+                      (*grid)[1].get<int64_t>() <= 1024;
+      if (ok) {
+        f.rows = (*grid)[0].get<int>();
+        f.columns = (*grid)[1].get<int>();
+      } else {
+        r.error(r.child("grid"), "expected [rows, columns] with rows in 2..1024 and columns in 3..1024, " +
+                                     describe_json(*grid));
+      }
+    }
+    f.max_intensity = float(r.number("max_intensity", f.max_intensity, "> 0", kPositive));
+    f.seed_fraction = float(r.number("seed_fraction", f.seed_fraction, "in 0..1", kUnit));
+    f.update_rate = r.number("update_rate", f.update_rate, "in (0, 1000]", [](double v) { return v > 0 && v <= 1000; });
+    f.embers = r.number("embers", f.embers, ">= 0", kNonNegative);
+  }
+
+  void parse_explosion(ObjectReader& r, EmitterSettings& e) {
+    ExplosionParams& x = e.explosion;
+    if (!e.duration) {
+      if (const Json* d = r.raw("duration"); d && d->is_null())
+        r.error(r.child("duration"), "expected a finite duration in seconds (> 0) for an explosion, got null");
+      e.duration = 1.5;
+    }
+    x.position = r.vector("position", x.position);
+    x.scale = float(r.number("scale", x.scale, "> 0", kPositive));
+    if (const Json* t = r.raw("texture")) {
+      if (!t->is_string()) {
+        r.error(r.child("texture"), "expected a PNG file path, " + describe_json(*t));
+      } else {
+        std::filesystem::path path = t->get<std::string>();
+        if (path.is_relative()) path = base_dir_ / path;
+        std::error_code ec;
+        if (!std::filesystem::is_regular_file(path, ec))
+          r.error(r.child("texture"), fmt::format("expected an existing PNG file, got \"{}\" (not found at {})",
+                                                  t->get<std::string>(), path.string()));
+        x.texture = path;
+      }
+    }
+    if (const Json* book = r.raw("flipbook")) {
+      const bool ok = book->is_array() && book->size() == 2 && (*book)[0].is_number_integer() &&
+                      (*book)[1].is_number_integer() && (*book)[0].get<int64_t>() >= 1 &&
+                      (*book)[0].get<int64_t>() <= 64 && (*book)[1].get<int64_t>() >= 1 &&
+                      (*book)[1].get<int64_t>() <= 64;
+      if (ok) {
+        x.flipbook_rows = (*book)[0].get<int>();
+        x.flipbook_columns = (*book)[1].get<int>();
+      } else {
+        r.error(r.child("flipbook"), "expected [rows, columns] of frames, each in 1..64, " + describe_json(*book));
+      }
+    }
+    x.key_color = r.color("key_color", x.key_color);
+    x.debris = int(r.integer("debris", x.debris, "in 0..10000000", [](int64_t v) { return v >= 0 && v <= 10000000; }));
+    if (!r.present("max_particles")) e.max_particles = x.debris;
   }
 
   void parse_splash(ObjectReader& r, PrecipitationParams& s) {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "core/explosion.h"
+#include "core/fire.h"
 #include "core/fountain.h"
 #include "core/precipitation.h"
 
@@ -17,7 +19,8 @@ std::unique_ptr<ParticleSystem> make_system(const Scene& scene, size_t index, co
       return std::make_unique<PrecipitationSystem>(e, index, wind, scene.environment, scene.output.fps);
     case EmitterType::fountain:
       return std::make_unique<FountainSystem>(e, index, wind, scene.output);
-    default: break;
+    case EmitterType::fire: return std::make_unique<FireSystem>(e, index, wind);
+    case EmitterType::explosion: return std::make_unique<ExplosionSystem>(e, index, wind);
   }
   throw std::logic_error("emitter type without a simulation: " + std::string(to_string(e.type)));
 }

@@ -1,5 +1,7 @@
 #include "render/renderer.h"
 
+#include "core/explosion.h"
+#include "render/fireball_images.h"
 #include "render/particle_images.h"
 #include "render/snowflake_image.h"
 
@@ -17,6 +19,12 @@ Image premultiplied(Image image) {
 
 std::vector<Image> emitter_texture_layers(const EmitterSettings& emitter, SpriteLook look) {
   std::vector<Image> layers;
+  if (emitter.type == EmitterType::explosion && look == SpriteLook::primary) {
+    const ExplosionParams& x = emitter.explosion;
+    if (x.texture) return keyed_flipbook(read_png(*x.texture), x.flipbook_rows, x.flipbook_columns, x.key_color);
+    return fireball_flipbook(kFireballFrames, 96, emitter.seed);
+  }
+  if (emitter.type == EmitterType::fire && look == SpriteLook::primary) return {droplet_image(8)};  // unused: the grid is drawn
   if (emitter.type == EmitterType::fountain)
     return {look == SpriteLook::primary ? droplet_image(32) : mist_image(64, emitter.seed)};
   if (look == SpriteLook::secondary) return {droplet_image(32)};
@@ -53,9 +61,16 @@ Image Renderer::render(const Simulation& simulation) {
   glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
   if (scene_.environment.ground) ground_.draw(*scene_.environment.ground, scene_.output.background, camera, aspect);
   sprites_.begin_frame(camera, target_.width(), target_.height());
-  for (const auto& batch : simulation.sprites())
-    sprites_.draw(batch, scene_.emitters[batch.emitter], batch.opacity,
+  for (const auto& batch : simulation.sprites()) {
+    if (batch.dynamic_texture) {  // made this frame (a fire's grid)
+      const Image frame{batch.dynamic_width, batch.dynamic_height, *batch.dynamic_texture};
+      const GlTexture texture = make_texture_array({frame});
+      sprites_.draw(batch, scene_.emitters[batch.emitter], texture);
+      continue;
+    }
+    sprites_.draw(batch, scene_.emitters[batch.emitter],
                   batch.look == SpriteLook::primary ? textures_[batch.emitter] : secondary_textures_[batch.emitter]);
+  }
   return target_.read();
 }
 

@@ -12,7 +12,7 @@ constexpr const char* kVertexShader = R"(#version 330 core
 layout(location = 0) in vec2 corner;              // quad corner in [-1, 1]²
 layout(location = 1) in vec4 center_size;         // SpriteInstance.position, .size
 layout(location = 2) in vec4 stretch_alpha;       // .stretch, .alpha
-layout(location = 3) in vec4 layer_spin;          // .layer, .spin
+layout(location = 3) in vec4 layer_spin;          // .layer, .spin, .aspect, .anchor_bottom
 uniform mat4 u_view;
 uniform mat4 u_projection;
 uniform vec3 u_eye;
@@ -78,6 +78,7 @@ void main() {
   }
   // Sprites smaller than a few pixels alias and flicker: draw them at the
   // minimum size with their coverage turned into transparency instead.
+  // (The same axes as render/billboard.cpp.)
   float alpha = stretch_alpha.w;
   vec4 clip_center = u_projection * u_view * vec4(center, 1.0);
   float pixels = size * u_projection[1][1] * 0.5 * u_viewport.y / max(clip_center.w, 1e-6);
@@ -87,7 +88,9 @@ void main() {
   }
   float c = cos(layer_spin.y), s = sin(layer_spin.y);
   vec2 k = vec2(c * corner.x - s * corner.y, s * corner.x + c * corner.y);
-  vec3 world = center + (right * k.x + up * k.y) * (0.5 * size);
+  float aspect = layer_spin.z > 0.0 ? layer_spin.z : 1.0;  // height / width
+  if (layer_spin.w > 0.5) center += up * (0.5 * size * aspect);  // anchored at the bottom edge
+  vec3 world = center + (right * k.x + up * (k.y * aspect)) * (0.5 * size);
   gl_Position = u_projection * u_view * vec4(world, 1.0);
   v_alpha = alpha;
 }
@@ -155,8 +158,7 @@ void SpritePass::begin_frame(const CameraPose& camera, int width, int height) {
   projection_ = camera.projection(float(width) / float(height));
 }
 
-void SpritePass::draw(const SpriteBatch& batch, const EmitterSettings& emitter, std::optional<float> opacity,
-                      const GlTexture& texture) {
+void SpritePass::draw(const SpriteBatch& batch, const EmitterSettings& emitter, const GlTexture& texture) {
   if (batch.sprites.empty()) return;
   glBindVertexArray(vao_.get());
   glBindBuffer(GL_ARRAY_BUFFER, instances_.get());
@@ -178,14 +180,14 @@ void SpritePass::draw(const SpriteBatch& batch, const EmitterSettings& emitter, 
   glUniform2f(uniform(program_, "u_viewport"), float(width_), float(height_));
   glUniform1f(uniform(program_, "u_min_pixels"), kMinSpritePixels);
   glUniform1f(uniform(program_, "u_near"), camera_.near_plane);
-  const glm::vec4 tint = emitter.color.linear();
-  glUniform4f(uniform(program_, "u_tint"), tint.r, tint.g, tint.b, tint.a * opacity.value_or(emitter.opacity));
+  const glm::vec4 tint = batch.tint.value_or(emitter.color).linear();
+  glUniform4f(uniform(program_, "u_tint"), tint.r, tint.g, tint.b, tint.a * batch.opacity.value_or(emitter.opacity));
   glActiveTexture(GL_TEXTURE0);
   glBindTexture(GL_TEXTURE_2D_ARRAY, texture.get());
   glUniform1i(uniform(program_, "u_texture"), 0);
 
   glEnable(GL_BLEND);
-  if (emitter.blend == BlendMode::additive) glBlendFunc(GL_ONE, GL_ONE);
+  if (batch.blend.value_or(emitter.blend) == BlendMode::additive) glBlendFunc(GL_ONE, GL_ONE);
   else glBlendFunc(GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
   glEnable(GL_DEPTH_TEST);
   glDepthMask(GL_FALSE);

@@ -28,9 +28,8 @@ class SpritePass {
  public:
   SpritePass();
   void begin_frame(const CameraPose& camera, int width, int height);
-  // `opacity` overrides the emitter's own when given.
-  void draw(const SpriteBatch& batch, const EmitterSettings& emitter, std::optional<float> opacity,
-            const GlTexture& texture);
+  // The batch's own opacity, tint and blend override the emitter's when given.
+  void draw(const SpriteBatch& batch, const EmitterSettings& emitter, const GlTexture& texture);
 
  private:
   GlProgram program_;

@@ -63,7 +63,7 @@ TEST_F(GlTest, BlendingHappensInLinearLight) {
   EmitterSettings emitter;
   emitter.color = Color{{1, 1, 1, 1}};
   emitter.opacity = 0.5f;
-  pass.draw(batch, emitter, std::nullopt, texture);
+  pass.draw(batch, emitter, texture);
   const Image im = target.read();
   EXPECT_NEAR(double(pixel(im, 8, 8)[0]), 255.0 * double(linear_to_srgb(0.5f)), 1.0);
 }
@@ -109,7 +109,7 @@ TEST_F(GlTest, StreaksAreDrawnAlongTheProjectedTravel) {
   EmitterSettings emitter;
   emitter.color = Color{{1, 1, 1, 1}};
   emitter.opacity = 1;
-  pass.draw(batch, emitter, std::nullopt, texture);
+  pass.draw(batch, emitter, texture);
   const Image im = target.read();
 
   const StreakQuad q = streak_quad(camera.view(), camera.projection(float(w) / float(h)), glm::vec2(w, h),
@@ -137,4 +137,23 @@ TEST_F(GlTest, StreaksAreDrawnAlongTheProjectedTravel) {
   EXPECT_NEAR(std::sqrt(12 * along), quad_length, 2.0);
   EXPECT_NEAR(mx, 0.5 * (q.head.x + q.tail.x), 1.0);
   EXPECT_NEAR(my, 0.5 * (q.head.y + q.tail.y), 1.0);
+}
+
+TEST_F(GlTest, EffectsLeaveNoTraceBeforeTheirStartOrAfterTheirDuration) {
+  const std::string base = R"({"fxsim": 1, "output": {"frames": 72, "background": "#101820"},
+      "environment": {"ground": {"height": 0, "color": "#303030"}}, "camera": {"position": [0, 1.5, 6], "target": [0, 1.2, 0]},
+      "emitters": [)";
+  const Scene empty = parse_scene_text(base + R"({"type": "snow", "max_particles": 0}]})", "e.json", ".");
+  const Scene timed = parse_scene_text(base + R"({"type": "snow", "max_particles": 0},
+      {"type": "explosion", "position": [0, 1.2, 0], "start": 1, "duration": 1, "debris": 50},
+      {"type": "fire", "position": [1, 0, 0], "start": 1, "duration": 1, "embers": 20}]})", "t.json", ".");
+  Simulation background_sim(empty, 1), sim(timed, 1);
+  Renderer background_renderer(empty, 96, 54), renderer(timed, 96, 54);
+  for (int frame : {12, 36, 60}) {  // t = 0.5 (before), 1.5 (during), 2.5 (after)
+    background_sim.advance_to_frame(frame);
+    sim.advance_to_frame(frame);
+    const Image expected = background_renderer.render(background_sim), actual = renderer.render(sim);
+    if (frame == 36) EXPECT_NE(expected.rgba, actual.rgba) << "the effects are shown while they last";
+    else EXPECT_EQ(expected.rgba, actual.rgba) << "frame " << frame;
+  }
 }

@@ -79,12 +79,26 @@ TEST(SceneParser, PointsAtTheSyntaxError) {
   EXPECT_NE(lines[0].find("s.json:3:16: not valid JSON"), std::string::npos) << lines[0];
 }
 
-TEST(SceneParser, FutureEmitterTypesAreNamedAsNotYetAvailable) {
-  const auto lines = problems(R"({"fxsim": 1, "emitters": [{"type": "fire", "name": "camp"}]})");
-  ASSERT_EQ(lines.size(), 1u);
-  EXPECT_NE(lines[0].find("/emitters/0/type"), std::string::npos);
-  EXPECT_NE(lines[0].find("\"camp\""), std::string::npos);
-  EXPECT_NE(lines[0].find("not available yet"), std::string::npos);
+TEST(SceneParser, ReadsEveryEmitterType) {
+  const Scene s = parse_scene_text(R"({"fxsim": 1, "emitters": [{"type": "snow"}, {"type": "rain"},
+      {"type": "fountain", "nozzles": [{}]}, {"type": "fire", "size": [2, 3], "grid": [10, 8]},
+      {"type": "explosion", "scale": 3}]})", "s.json", ".");
+  ASSERT_EQ(s.emitters.size(), 5u);
+  EXPECT_EQ(s.emitters[1].max_particles, 50000);
+  EXPECT_FLOAT_EQ(s.emitters[1].precipitation.drag, 1.3f);
+  EXPECT_EQ(s.emitters[2].fountain.nozzles.size(), 1u);
+  EXPECT_EQ(s.emitters[3].fire.rows, 10);
+  EXPECT_EQ(s.emitters[3].fire.size, glm::vec2(2, 3));
+  EXPECT_EQ(s.emitters[3].blend, BlendMode::additive);
+  EXPECT_EQ(s.emitters[4].billboard, BillboardMode::viewpoint);
+  EXPECT_FLOAT_EQ(s.emitters[4].explosion.scale, 3.0f);
+}
+
+TEST(SceneParser, RainRejectsSnowOnlyKeys) {
+  const auto lines = problems(R"({"fxsim": 1, "emitters": [{"type": "rain", "sway": null, "shapes": 3}]})");
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_NE(lines[0].find("/emitters/0/sway: unknown key"), std::string::npos);
+  EXPECT_NE(lines[1].find("/emitters/0/shapes: unknown key"), std::string::npos);
 }
 
 TEST(NearestWord, SuggestsOnlyPlausibleTypos) {

@@ -1,0 +1,195 @@
+// Fire, explosions, billboards and the effect manager (paper 002).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <glm/geometric.hpp>
+
+#include "core/diagnostics.h"
+#include "core/explosion.h"
+#include "core/fire.h"
+#include "core/scene_parser.h"
+#include "core/simulation.h"
+#include "render/billboard.h"
+
+using namespace fxsim;
+
+TEST(FireGrid, FollowsTheCellularRuleComputedByHand) {
+  // 3 rows × 4 columns, seeds in the middle half of the bottom row (columns 1, 2).
+  FireGrid g(3, 4, 255, 0.5f);
+  EXPECT_EQ(g.first_seed_column(), 1);
+  EXPECT_EQ(g.last_seed_column(), 3);
+  const float start[3][4] = {{8, 0, 4, 12}, {40, 20, 0, 4}, {100, 60, 80, 7}};
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 4; ++j) g.set(i, j, start[i][j]);
+  g.update([](int column) { return column == 1 ? 200.0f : 150.0f; });
+  // Row 0: (below-left + below + below-right + self) / 4, truncated; outside cells are 0.
+  EXPECT_EQ(g.at(0, 0), std::floor((0 + 40 + 20 + 8) / 4.0f));    // 17
+  EXPECT_EQ(g.at(0, 1), std::floor((40 + 20 + 0 + 0) / 4.0f));    // 15
+  EXPECT_EQ(g.at(0, 2), std::floor((20 + 0 + 4 + 4) / 4.0f));     // 7
+  EXPECT_EQ(g.at(0, 3), std::floor((0 + 4 + 0 + 12) / 4.0f));     // 4
+  EXPECT_EQ(g.at(1, 0), std::floor((0 + 100 + 60 + 40) / 4.0f));  // 50
+  EXPECT_EQ(g.at(1, 1), std::floor((100 + 60 + 80 + 20) / 4.0f)); // 65
+  EXPECT_EQ(g.at(1, 2), std::floor((60 + 80 + 7 + 0) / 4.0f));    // 36
+  EXPECT_EQ(g.at(1, 3), std::floor((80 + 7 + 0 + 4) / 4.0f));     // 22
+  // Bottom row: seeds in the middle, the rest only keeps a quarter of itself.
+  EXPECT_EQ(g.at(2, 0), std::floor(100 / 4.0f));  // 25
+  EXPECT_EQ(g.at(2, 1), 200);
+  EXPECT_EQ(g.at(2, 2), 150);
+  EXPECT_EQ(g.at(2, 3), std::floor(7 / 4.0f));    // 1
+  EXPECT_EQ(g.at(0, 0), 17);
+  EXPECT_EQ(g.at(1, 1), 65);
+}
+
+TEST(FireGrid, SeedsTheMiddleTwoThirdsByDefault) {
+  FireGrid g(48, 32, 255, 0.667f);
+  EXPECT_EQ(g.last_seed_column() - g.first_seed_column(), 21);
+  EXPECT_EQ(g.first_seed_column(), 5);
+}
+
+TEST(FireColor, RampBreakPoints) {
+  const float max = 255;
+  auto near = [](glm::vec4 a, glm::vec4 b) { return glm::length(a - b) < 1e-5f; };
+  EXPECT_TRUE(near(fire_color(0, max), {0, 0, 0, 0}));                // dark, transparent
+  EXPECT_TRUE(near(fire_color(max / 3, max), {1, 0, 0, 0.5f}));       // red
+  EXPECT_TRUE(near(fire_color(2 * max / 3, max), {1, 1, 0, 1}));      // yellow, alpha reaches 1
+  EXPECT_TRUE(near(fire_color(max, max), {1, 1, 1, 1}));              // white
+  EXPECT_TRUE(near(fire_color(max / 6, max), {0.5f, 0, 0, 0.25f}));   // half-way to red
+  EXPECT_TRUE(near(fire_color(max / 2, max), {1, 0.5f, 0, 0.75f}));   // half-way red → yellow
+  EXPECT_TRUE(near(fire_color(5 * max / 6, max), {1, 1, 0.5f, 1}));   // half-way yellow → white
+}
+
+TEST(Fire, UpdatesAtItsOwnRateWhateverTheFrameRate) {
+  for (int fps : {24, 60}) {
+    const Scene scene = parse_scene_text(R"({"fxsim": 1, "output": {"fps": )" + std::to_string(fps) +
+                                             R"(, "frames": 200}, "emitters": [{"type": "fire", "update_rate": 30}]})",
+                                         "f.json", ".");
+    Simulation sim(scene, 1);
+    sim.advance_to_frame(2 * fps);  // 2 s
+    EXPECT_EQ(dynamic_cast<const FireSystem&>(sim.system(0)).updates(), 60u) << fps;
+  }
+}
+
+TEST(Fire, EmbersRiseAndFollowTheWind) {
+  const Scene scene = parse_scene_text(R"({"fxsim": 1, "environment": {"wind": {"velocity": [2, 0, 0]}},
+      "emitters": [{"type": "fire", "embers": 50}]})", "f.json", ".");
+  Simulation sim(scene, 2);
+  sim.advance_to_frame(48);
+  const auto stats = sim.take_stats();
+  ASSERT_EQ(stats.emitters.size(), 2u);
+  EXPECT_EQ(stats.emitters[0].live, 0u);  // the fire itself has no particles
+  EXPECT_TRUE(stats.emitters[0].active);
+  EXPECT_EQ(stats.emitters[1].name, "fire0.embers");
+  EXPECT_GT(stats.emitters[1].live, 20u);
+  EXPECT_GT(stats.emitters[1].mean_velocity.y, 0.5);
+  EXPECT_GT(stats.emitters[1].mean_velocity.x, 0.5);
+}
+
+TEST(Explosion, GrowsToItsScaleAndFadesOut) {
+  EXPECT_EQ(ExplosionSystem::diameter(0, 4), 0.0f);
+  EXPECT_EQ(ExplosionSystem::diameter(1, 4), 4.0f);
+  EXPECT_GT(ExplosionSystem::diameter(0.5f, 4), 3.0f);
+  EXPECT_EQ(ExplosionSystem::opacity(0), 1.0f);
+  EXPECT_EQ(ExplosionSystem::opacity(1), 0.0f);
+  for (float p = 0; p < 1; p += 0.05f) {
+    EXPECT_LE(ExplosionSystem::diameter(p, 4), ExplosionSystem::diameter(p + 0.05f, 4));
+    EXPECT_GE(ExplosionSystem::opacity(p), ExplosionSystem::opacity(p + 0.05f));
+  }
+}
+
+TEST(Explosion, ThrowsItsDebrisAtTheStartUnderGravity) {
+  const Scene scene = parse_scene_text(R"({"fxsim": 1, "emitters": [{"type": "explosion", "name": "boom",
+      "position": [0, 2, 0], "start": 0.5, "duration": 2, "debris": 300}]})", "f.json", ".");
+  Simulation sim(scene, 2);
+  sim.advance_to_frame(6);  // 0.25 s: not there yet
+  auto stats = sim.take_stats();
+  EXPECT_FALSE(stats.emitters[0].active);
+  EXPECT_EQ(stats.emitters[1].name, "boom.debris");
+  EXPECT_EQ(stats.emitters[1].live, 0u);
+  sim.advance_to_frame(12);  // 0.5 s: thrown
+  stats = sim.take_stats();
+  EXPECT_TRUE(stats.emitters[0].active);
+  EXPECT_EQ(stats.emitters[1].spawned, 300);
+  sim.advance_to_frame(36);  // 1.5 s: falling
+  stats = sim.take_stats();
+  EXPECT_LT(stats.emitters[1].mean_velocity.y, 0);
+  sim.advance_to_frame(61);  // 2.54 s: removed
+  stats = sim.take_stats();
+  EXPECT_FALSE(stats.emitters[0].active);
+  EXPECT_EQ(stats.emitters[1].live, 0u);
+}
+
+TEST(Explosion, DurationMustBeFinite) {
+  EXPECT_THROW(parse_scene_text(R"({"fxsim": 1, "emitters": [{"type": "explosion", "duration": null}]})", "f.json", "."),
+               SceneError);
+  const Scene s = parse_scene_text(R"({"fxsim": 1, "emitters": [{"type": "explosion"}]})", "f.json", ".");
+  EXPECT_EQ(*s.emitters[0].duration, 1.5);
+}
+
+// ---- Billboards -----------------------------------------------------------
+
+namespace {
+const CameraPose kCamera{{3, 4, 8}, {0, 1, 0}, {0, 1, 0}, 50, 0.1f, 100};
+}
+
+TEST(Billboard, ScreenQuadsAreParallelToTheImagePlane) {
+  const glm::vec3 center{-2, 0.5f, 1};
+  const BillboardAxes a = billboard_axes(BillboardMode::screen, kCamera, center);
+  const glm::vec3 normal = glm::normalize(glm::cross(a.right, a.up));
+  EXPECT_NEAR(std::fabs(glm::dot(normal, kCamera.forward())), 1.0f, 1e-5f);
+  // Corners: center ± right ± up all lie at the same depth along the view direction.
+  for (glm::vec3 corner : {center + a.right + a.up, center - a.right + a.up, center + a.right - a.up})
+    EXPECT_NEAR(glm::dot(corner - center, kCamera.forward()), 0.0f, 1e-5f);
+}
+
+TEST(Billboard, ViewpointQuadsFaceTheEye) {
+  const glm::vec3 center{-2, 0.5f, 1};
+  const BillboardAxes a = billboard_axes(BillboardMode::viewpoint, kCamera, center);
+  const glm::vec3 normal = glm::normalize(glm::cross(a.right, a.up));
+  EXPECT_NEAR(glm::dot(normal, glm::normalize(kCamera.position - center)), 1.0f, 1e-5f);
+  EXPECT_NEAR(glm::dot(a.right, a.up), 0.0f, 1e-5f);
+}
+
+TEST(Billboard, AxialQuadsStayVertical) {
+  const glm::vec3 center{-2, 0.5f, 1};
+  const BillboardAxes a = billboard_axes(BillboardMode::axial, kCamera, center);
+  EXPECT_EQ(a.up, glm::vec3(0, 1, 0));
+  EXPECT_NEAR(a.right.y, 0.0f, 1e-6f);
+  // Turned about Y towards the eye: the normal is the horizontal direction to the eye.
+  glm::vec3 to_eye = kCamera.position - center;
+  to_eye.y = 0;
+  EXPECT_NEAR(glm::dot(glm::normalize(glm::cross(a.right, a.up)), glm::normalize(to_eye)), 1.0f, 1e-5f);
+}
+
+// ---- The effect manager ----------------------------------------------------
+
+TEST(EffectManager, SortsEffectsBackToFrontAndFlipsAsTheCameraPasses) {
+  // A fire at z = -5 and an explosion at z = +5; the camera flies from z = 20 to z = -20.
+  const Scene scene = parse_scene_text(R"({"fxsim": 1, "output": {"frames": 96},
+      "camera": {"keys": [{"time": 0, "position": [0, 1, 20], "target": [0, 1, 0]},
+                          {"time": 4, "position": [0.01, 1, -20], "target": [0, 1, -40]}]},
+      "emitters": [{"type": "fire", "name": "fire", "position": [0, 0, -5]},
+                   {"type": "explosion", "name": "boom", "position": [0, 1, 5], "duration": 100}]})", "f.json", ".");
+  Simulation sim(scene, 1);
+  auto order = [&] {
+    std::vector<std::string> names;
+    for (const auto& b : sim.sprites()) names.push_back(scene.emitters[b.emitter].name);
+    return names;
+  };
+  sim.advance_to_frame(1);  // camera near z = 20: the fire is farther, drawn first
+  EXPECT_EQ(order(), (std::vector<std::string>{"fire", "boom"}));
+  sim.advance_to_frame(95);  // camera near z = -20: the explosion is farther now
+  EXPECT_EQ(order(), (std::vector<std::string>{"boom", "fire"}));
+}
+
+TEST(EffectManager, EffectsLiveFromStartForTheirDuration) {
+  const Scene scene = parse_scene_text(R"({"fxsim": 1, "output": {"frames": 96},
+      "emitters": [{"type": "fire", "start": 1, "duration": 2}]})", "f.json", ".");
+  Simulation sim(scene, 1);
+  for (int f = 1; f <= 96; ++f) {
+    sim.advance_to_frame(f);
+    const double t = f / 24.0;
+    const bool expected = t >= 1 - 1e-9 && t < 3 - 1e-9;
+    EXPECT_EQ(sim.take_stats().emitters[0].active, expected) << f;
+    EXPECT_EQ(!sim.sprites().empty(), expected) << f;
+  }
+}
