@@ -42,22 +42,15 @@ FountainSystem::FountainSystem(const EmitterSettings& settings, size_t emitter_i
   std::fill(store_.age.begin(), store_.age.end(), -1.0f);
   if (fountain_.mist) {
     const Mist& m = *fountain_.mist;
-    // Room for the mist made during one mist lifetime, with margin: each drop
-    // turns into mist at most once, at rate p·(s/8)² over its flight (~2s/g).
-    double per_second = 0;
-    for (const Nozzle& n : fountain_.nozzles) {
-      const double chance = m.probability * (n.speed / 8.0) * (n.speed / 8.0);
-      const double flight = std::max(0.5, 2.0 * n.speed / 9.81);
-      per_second += n.rate * std::min(1.0, chance * flight);
-    }
-    const double capacity = std::clamp(per_second * m.lifetime * 1.5 + 1024.0, 1024.0, 8.0e6);
     PoolRules rules;
     rules.lifetime = m.lifetime;
     rules.drag = m.drag;
     rules.gravity_scale = kMistGravityScale;
     rules.grown_size = m.size;
     rules.fade_in = std::min(0.3f, m.lifetime * 0.2f);
-    mist_.emplace(rules, size_t(capacity));
+    // A drop turns into the mist of its own slot: no ordering between drops is
+    // needed, the same on any thread count, on the CPU or the GPU.
+    mist_.emplace(rules, store_.capacity());
   }
 }
 
@@ -96,8 +89,7 @@ void FountainSystem::step(const StepContext& ctx) {
       const float s = fountain_.nozzles[k].speed / 8.0f;
       mist_chance[k] = fountain_.mist->probability * s * s * ctx.dt;
     }
-  std::vector<std::vector<uint32_t>> to_mist(chunk_count(store_.capacity()));
-  std::vector<int64_t> deaths(chunk_count(store_.capacity()), 0);
+  std::vector<int64_t> deaths(chunk_count(store_.capacity()), 0), misted(deaths.size(), 0), replaced(deaths.size(), 0);
   for_chunks(ctx.pool, store_.capacity(), [&](size_t begin, size_t end, size_t chunk) {
     for (size_t i = begin; i < end; ++i) {
       if (store_.age[i] < 0) continue;
@@ -119,26 +111,29 @@ void FountainSystem::step(const StepContext& ctx) {
         if (r.unit(uint32_t(ctx.step)) < chance) {
           store_.age[i] = -1;
           ++deaths[chunk];
-          to_mist[chunk].push_back(uint32_t(i));
+          ++misted[chunk];
+          replaced[chunk] += turn_into_mist(i);
         }
       }
     }
   });
-  for (int64_t d : deaths) died_ += d;
-  // Mist is made in slot order (chunks joined in order): the same for any thread count.
-  if (mist_) {
-    auto& m = mist_->store();
-    for (const auto& chunk : to_mist)
-      for (uint32_t i : chunk) {
-        RandomDraws r(settings_.seed, emitter_index_, Stream::secondary, mist_->next_spawn_index());
-        const size_t slot = mist_->add();
-        m.set_position(slot, store_.position(i));
-        m.set_velocity(slot, store_.velocity(i));
-        m.size[slot] = store_.size[i];
-        m.phase[slot] = r.unit(kMistSpin) * kTwoPi;
-      }
+  for (size_t c = 0; c < deaths.size(); ++c) {
+    died_ += deaths[c];
+    if (mist_) mist_->count(misted[c], replaced[c]);
   }
   emit(ctx);
+}
+
+bool FountainSystem::turn_into_mist(size_t i) {
+  auto& m = mist_->store();
+  const bool replaced = mist_->place(i);
+  m.generation[i] = store_.generation[i];
+  m.set_position(i, store_.position(i));
+  m.set_velocity(i, store_.velocity(i));
+  m.size[i] = store_.size[i];
+  RandomDraws r(settings_.seed, emitter_index_, Stream::secondary, store_.spawn_index(i));
+  m.phase[i] = r.unit(kMistSpin) * kTwoPi;
+  return replaced;
 }
 
 void FountainSystem::emit(const StepContext& ctx) {

@@ -11,7 +11,8 @@
 // step and stepped from there, so jets are smooth at any frame rate. Each step
 // a drop turns into mist with chance probability·(speed/8)²·dt; mist is light,
 // takes on the wind quickly, grows, fades, and is drawn with a soft noise
-// texture (a ParticlePool reported as "<name>.mist").
+// texture (a ParticlePool reported as "<name>.mist"). Drop slot i turns into
+// mist slot i, so mist needs no ordering between drops.
 #include <optional>
 #include <vector>
 
@@ -46,6 +47,8 @@ class FountainSystem : public ParticleSystem {
 
  private:
   void emit(const StepContext& ctx);
+  // Drop i becomes the mist of slot i; returns whether older mist there was replaced.
+  bool turn_into_mist(size_t i);
 
   const EmitterSettings& settings_;
   const FountainParams& fountain_;

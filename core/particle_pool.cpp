@@ -25,6 +25,14 @@ size_t ParticlePool::add() {
   return slot;
 }
 
+bool ParticlePool::place(size_t slot) {
+  const bool replaced = store_.age[slot] >= 0;
+  store_.age[slot] = 0;
+  store_.phase[slot] = 0;
+  store_.shape[slot] = 0;
+  return replaced;
+}
+
 void ParticlePool::clear() {
   for (float& age : store_.age) {
     if (age >= 0) ++died_;

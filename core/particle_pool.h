@@ -32,6 +32,12 @@ class ParticlePool {
   // Takes the next slot for a new particle (reusing the oldest when full) and
   // returns it with age 0 and its generation set; the caller fills the rest.
   size_t add();
+  // Starts a particle in a given slot (secondaries that belong to one parent
+  // particle's slots: splashes, mist), safe to call from parallel chunks for
+  // distinct slots. Returns whether a live particle was replaced; the caller
+  // reports births and deaths through count().
+  bool place(size_t slot);
+  void count(int64_t spawned, int64_t died) { spawned_ += spawned, died_ += died; }
   uint64_t next_spawn_index() const { return added_; }
 
   void step(const StepContext& ctx, const WindField& wind);

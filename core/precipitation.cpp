@@ -42,33 +42,35 @@ PrecipitationSystem::PrecipitationSystem(const EmitterSettings& settings, size_t
   fall_speed = std::max(fall_speed, 0.05f);
   emission_rate_ = double(settings.max_particles) * fall_speed / double(snow_.region.size.y);
   if (snow_.splash && environment.ground && snow_.splash->count > 0) {
-    // Room for the droplets of every drop that lands during one lifetime, twice over.
-    const double landings_per_second = emission_rate_;
-    const double droplets = landings_per_second * snow_.splash->lifetime * snow_.splash->count * 2.0 + 256.0;
     PoolRules rules;
     rules.lifetime = snow_.splash->lifetime;  // ballistic: no drag
-    splash_.emplace(rules, size_t(std::min(droplets, 16.0e6)));
+    splash_.emplace(rules, size_t(settings.max_particles) * size_t(snow_.splash->count));
   }
 }
 
-void PrecipitationSystem::throw_splashes(const std::vector<glm::vec3>& landings, float ground) {
+int64_t PrecipitationSystem::throw_splash(size_t drop, glm::vec3 hit, float ground, int64_t step) {
   enum Draw : uint32_t { kAzimuth, kElevation, kSpeed, kSize, kJitterX, kJitterZ };
   const Splash& splash = *snow_.splash;
   auto& d = splash_->store();
-  for (const glm::vec3& hit : landings) {
-    for (int k = 0; k < splash.count; ++k) {
-      RandomDraws r(settings_.seed, emitter_index_, Stream::secondary, splash_->next_spawn_index());
-      const size_t slot = splash_->add();
-      // Up and outward: elevation 35..80°, speed 0.6..1.2 × `speed`.
-      const float azimuth = r.unit(kAzimuth) * kTwoPi;
-      const float elevation = (35.0f + 45.0f * r.unit(kElevation)) * (kTwoPi / 360.0f);
-      const float speed = splash.speed * (0.6f + 0.6f * r.unit(kSpeed));
-      const float horizontal = std::cos(elevation) * speed;
-      d.set_velocity(slot, {std::cos(azimuth) * horizontal, std::sin(elevation) * speed, std::sin(azimuth) * horizontal});
-      d.set_position(slot, {hit.x + r.signed_unit(kJitterX) * splash.size, ground, hit.z + r.signed_unit(kJitterZ) * splash.size});
-      d.size[slot] = splash.size * (0.7f + 0.6f * r.unit(kSize));
-    }
+  int64_t replaced = 0;
+  for (int k = 0; k < splash.count; ++k) {
+    const size_t slot = drop * size_t(splash.count) + size_t(k);
+    // Keyed by the droplet's slot and the step it is thrown in (a drop that wraps lands many times).
+    RandomDraws r(settings_.seed, emitter_index_, Stream::secondary, slot);
+    const uint32_t base = uint32_t(step) * 8u;
+    replaced += splash_->place(slot);
+    d.generation[slot] = uint32_t(step);
+    // Up and outward: elevation 35..80°, speed 0.6..1.2 × `speed`.
+    const float azimuth = r.unit(base + kAzimuth) * kTwoPi;
+    const float elevation = (35.0f + 45.0f * r.unit(base + kElevation)) * (kTwoPi / 360.0f);
+    const float speed = splash.speed * (0.6f + 0.6f * r.unit(base + kSpeed));
+    const float horizontal = std::cos(elevation) * speed;
+    d.set_velocity(slot, {std::cos(azimuth) * horizontal, std::sin(elevation) * speed, std::sin(azimuth) * horizontal});
+    d.set_position(slot, {hit.x + r.signed_unit(base + kJitterX) * splash.size, ground,
+                          hit.z + r.signed_unit(base + kJitterZ) * splash.size});
+    d.size[slot] = splash.size * (0.7f + 0.6f * r.unit(base + kSize));
   }
+  return replaced;
 }
 
 void PrecipitationSystem::reset_counters() {
@@ -144,12 +146,9 @@ void PrecipitationSystem::step(const StepContext& ctx) {
   const float sway_mid = float(std::fmod(omega * (ctx.t0 + ctx.t1) / 2, double(kTwoPi)));
   const bool swaying = snow_.sway.amplitude > 0 && snow_.sway.frequency > 0;
 
-  // Landing points, gathered per chunk and joined in chunk order so that the
-  // splashes thrown from them do not depend on the thread count.
   const bool splashing = splash_ && ctx.ground;
   if (splash_) splash_->step(ctx, wind_);
-  std::vector<std::vector<glm::vec3>> landings(splashing ? chunk_count(live_) : 0);
-  std::vector<int64_t> reborn(chunk_count(live_), 0);
+  std::vector<int64_t> reborn(chunk_count(live_), 0), thrown(chunk_count(live_), 0), replaced(chunk_count(live_), 0);
   for_chunks(ctx.pool, live_, [&](size_t begin, size_t end, size_t chunk) {
     int64_t reborn_here = 0;
     for (size_t i = begin; i < end; ++i) {
@@ -173,7 +172,8 @@ void PrecipitationSystem::step(const StepContext& ctx) {
       const bool below_ground = ctx.ground && p.y < *ctx.ground;
       if (below_ground && splashing && start.y >= *ctx.ground) {
         const float f = (start.y - *ctx.ground) / (start.y - p.y);  // where the step crossed the ground
-        landings[chunk].push_back(start + (p - start) * f);
+        replaced[chunk] += throw_splash(i, start + (p - start) * f, *ctx.ground, ctx.step);
+        thrown[chunk] += snow_.splash->count;
       }
       const bool outside = std::fabs(local.x) > half_.x || std::fabs(local.y) > half_.y || std::fabs(local.z) > half_.z;
       if (snow_.recycle == Recycle::respawn) {
@@ -196,7 +196,7 @@ void PrecipitationSystem::step(const StepContext& ctx) {
   });
   for (int64_t n : reborn) spawned_ += n, died_ += n;
   if (splashing)
-    for (const auto& chunk : landings) throw_splashes(chunk, *ctx.ground);
+    for (size_t c = 0; c < thrown.size(); ++c) splash_->count(thrown[c], replaced[c]);
 
   // Filling from the top (no prewarm): new flakes at the emission rate, up to the cap.
   if (live_ < store_.capacity()) {

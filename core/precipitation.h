@@ -15,7 +15,9 @@
 // is drawn as a streak: its travel during `streak / fps` seconds, so fast drops
 // (and drops seen from a moving camera) become slanted lines. With `splash`, a
 // drop that reaches the ground throws `count` droplets up and outward at about
-// `speed`; they fall back and vanish within `lifetime` (a ParticlePool).
+// `speed`; they fall back and vanish within `lifetime` (a ParticlePool). Drop i
+// owns splash slots [i × count, (i + 1) × count), so splashes need no ordering
+// between drops and are the same for any thread count, on the CPU or the GPU.
 #include <cstdint>
 #include <optional>
 
@@ -69,7 +71,9 @@ class PrecipitationSystem : public ParticleSystem {
   std::optional<float> ground_;      // the ground's height, if there is one
   float exposure_ = 0;               // seconds of travel a rain streak shows (streak / fps)
   std::optional<ParticlePool> splash_;
-  void throw_splashes(const std::vector<glm::vec3>& landings, float ground);
+  // The droplets of drop `slot`, landed at `hit` during step `step`: they take
+  // splash slots [slot × count, slot × count + count). Returns the lives replaced.
+  int64_t throw_splash(size_t slot, glm::vec3 hit, float ground, int64_t step);
 };
 
 }  // namespace fxsim
