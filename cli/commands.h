@@ -16,6 +16,7 @@ struct RenderOptions {
   std::optional<std::string> stats;   // JSON Lines file
   std::optional<std::string> state_hashes;  // per-frame simulation hashes (golden tests)
   std::optional<int> device;
+  std::string backend = "auto";  // cpu, gpu or auto (gpu on a hardware GPU, cpu on a software GL)
   bool quiet = false;
 };
 

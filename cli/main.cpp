@@ -31,6 +31,10 @@ int main(int argc, char** argv) {
   render_cmd->add_option("--stats", render.stats, "write per-frame statistics as JSON Lines to FILE");
   render_cmd->add_option("--state-hashes", render.state_hashes, "write each frame's simulation-state hash to FILE");
   render_cmd->add_option("--device", render.device, "EGL device index to render on (see `fxsim info`)");
+  render_cmd->add_option("--backend", render.backend,
+                         "where particles are stepped: cpu, gpu (compute shaders, OpenGL 4.3) or auto "
+                         "(gpu on a hardware GPU, cpu on a software GL)")
+      ->check(CLI::IsMember({"cpu", "gpu", "auto"}));
   render_cmd->add_flag("-q,--quiet", render.quiet, "print nothing but errors");
 
   std::string validate_scene;

@@ -13,6 +13,7 @@
 #include "core/simulation.h"
 #include "render/egl_context.h"
 #include "render/frame_writer.h"
+#include "render/gpu_backend.h"
 #include "render/image.h"
 #include "render/renderer.h"
 
@@ -62,8 +63,16 @@ int run_render(const RenderOptions& options) {
   std::signal(SIGINT, on_interrupt);
   std::signal(SIGTERM, on_interrupt);
   const auto started = std::chrono::steady_clock::now();
-  const auto context = EglContext::create(options.device, 3, 3);
-  Simulation simulation(scene, options.threads);
+  const auto context = EglContext::create(options.device, options.backend == "gpu" ? 4 : 3, options.backend == "gpu" ? 3 : 3);
+  const GlInfo& gl = context->info();
+  const bool has_compute = gl.major * 10 + gl.minor >= 43;
+  const Backend backend = options.backend == "gpu" || (options.backend == "auto" && !context->software() && has_compute)
+                              ? Backend::gpu
+                              : Backend::cpu;
+  check_memory(scene, backend, context->software());
+  std::optional<GpuKernels> kernels;
+  if (backend == Backend::gpu) kernels.emplace();
+  Simulation simulation(scene, options.threads, backend == Backend::gpu ? gpu_system_factory(*kernels) : SystemFactory{});
   Renderer renderer(scene, scene.output.width, scene.output.height);
   const bool progress = !options.quiet && isatty(STDERR_FILENO);
 
@@ -93,7 +102,8 @@ int run_render(const RenderOptions& options) {
   if (!options.quiet)
     fmt::print("rendered {} frame{} ({}-{}) of {} in {:.2f} s ({:.1f} frames/s), up to {} particles, {}x{} on {} → {}\n",
                count, count == 1 ? "" : "s", frames.first(), frames.last(), options.scene, seconds, count / seconds,
-               peak_particles, scene.output.width, scene.output.height, context->info().renderer,
+               peak_particles, scene.output.width, scene.output.height,
+               context->info().renderer + (backend == Backend::gpu ? " (GPU backend)" : " (CPU backend)"),
                scene.output.path);
   return 0;
 }

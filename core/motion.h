@@ -28,6 +28,11 @@ class DragStep {
     }
   }
 
+  // The per-step coefficients, for a GPU kernel that must use the same bits.
+  float e() const { return e_; }
+  float relax() const { return relax_; }
+  glm::vec3 fall() const { return fall_; }
+
   MotionStep operator()(glm::vec3 p, glm::vec3 v, glm::vec3 wind) const {
     if (drag_ <= 0.0f) return {p + v * dt_ + gravity_ * (0.5f * dt_ * dt_), v + gravity_ * dt_};
     const glm::vec3 u = wind + fall_;  // the velocity the particle relaxes to

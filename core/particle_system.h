@@ -58,6 +58,10 @@ struct SpriteBatch {
   // top; replaces the emitter's textures for this batch.
   std::shared_ptr<const std::vector<uint8_t>> dynamic_texture;
   int dynamic_width = 0, dynamic_height = 0;
+  // GPU backend: the instances already sit in this GL buffer (a name the
+  // renderer draws from directly) instead of in `sprites`.
+  uint32_t gpu_instances = 0;
+  size_t gpu_count = 0;
   std::vector<SpriteInstance> sprites;
   float distance = 0;  // from the camera, for back-to-front ordering of effects
 };

@@ -26,9 +26,13 @@ std::unique_ptr<ParticleSystem> make_system(const Scene& scene, size_t index, co
 }
 }  // namespace
 
-Simulation::Simulation(const Scene& scene, int threads)
+Simulation::Simulation(const Scene& scene, int threads, const SystemFactory& factory)
     : scene_(scene), pool_(threads), wind_(scene.environment.wind, scene.seed) {
-  for (size_t i = 0; i < scene_.emitters.size(); ++i) systems_.push_back(make_system(scene_, i, wind_));
+  for (size_t i = 0; i < scene_.emitters.size(); ++i) {
+    std::unique_ptr<ParticleSystem> system;
+    if (factory) system = factory(scene_, i, wind_);
+    systems_.push_back(system ? std::move(system) : make_system(scene_, i, wind_));
+  }
   active_.assign(systems_.size(), false);
   finished_.assign(systems_.size(), false);
   // Effects that start at time 0 are there before the first step.

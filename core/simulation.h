@@ -2,6 +2,7 @@
 // Steps every emitter of a scene with the fixed time step, from time 0 to any
 // frame, and manages the effects' lifetimes (appear at `start`, removed after
 // `duration`). The CPU backend: all state lives in ParticleStores.
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -12,9 +13,14 @@
 
 namespace fxsim {
 
+// Makes the system of emitter `index` for another backend (the GPU), or
+// returns null to leave that emitter to the CPU.
+using SystemFactory =
+    std::function<std::unique_ptr<ParticleSystem>(const Scene& scene, size_t index, const WindField& wind)>;
+
 class Simulation {
  public:
-  Simulation(const Scene& scene, int threads);
+  Simulation(const Scene& scene, int threads, const SystemFactory& factory = {});
   ~Simulation();
 
   // Steps forward until the state is the one of frame `frame` (time frame / fps).

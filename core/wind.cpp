@@ -45,6 +45,13 @@ glm::vec3 WindField::curl_at_slice(glm::vec3 q, int64_t slice) const {
   return {g[2].y - g[1].z, g[0].z - g[2].x, g[1].x - g[0].y};
 }
 
+void WindField::turbulence_slice(double t, int64_t& slice, float& blend) const {
+  const double phase = t / turbulence_period_;
+  const double whole = std::floor(phase);
+  slice = int64_t(whole);
+  blend = float(phase - whole);
+}
+
 glm::vec3 WindField::turbulence(glm::vec3 p, double t) const {
   if (turbulence_strength_ <= 0) return glm::vec3(0);
   const glm::vec3 q = p / turbulence_scale_;

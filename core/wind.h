@@ -28,6 +28,11 @@ class WindField {
 
   // The time over which the turbulence pattern changes (seconds).
   double turbulence_period() const { return turbulence_period_; }
+  // For a GPU kernel: the parameters, and the slice and raw blend at time t.
+  float turbulence_strength() const { return turbulence_strength_; }
+  float turbulence_scale() const { return turbulence_scale_; }
+  uint32_t turbulence_seed() const { return turbulence_seed_; }
+  void turbulence_slice(double t, int64_t& slice, float& blend) const;
 
  private:
   glm::vec3 curl_at_slice(glm::vec3 q, int64_t slice) const;

@@ -159,15 +159,23 @@ void SpritePass::begin_frame(const CameraPose& camera, int width, int height) {
 }
 
 void SpritePass::draw(const SpriteBatch& batch, const EmitterSettings& emitter, const GlTexture& texture) {
-  if (batch.sprites.empty()) return;
+  const size_t count = batch.gpu_instances ? batch.gpu_count : batch.sprites.size();
+  if (count == 0) return;
   glBindVertexArray(vao_.get());
-  glBindBuffer(GL_ARRAY_BUFFER, instances_.get());
-  const size_t bytes = batch.sprites.size() * sizeof(SpriteInstance);
-  if (bytes > instance_capacity_) {
-    glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(bytes), nullptr, GL_STREAM_DRAW);
-    instance_capacity_ = bytes;
+  if (batch.gpu_instances) {
+    glBindBuffer(GL_ARRAY_BUFFER, batch.gpu_instances);  // built on the GPU: drawn where it lies
+  } else {
+    glBindBuffer(GL_ARRAY_BUFFER, instances_.get());
+    const size_t bytes = batch.sprites.size() * sizeof(SpriteInstance);
+    if (bytes > instance_capacity_) {
+      glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(bytes), nullptr, GL_STREAM_DRAW);
+      instance_capacity_ = bytes;
+    }
+    glBufferSubData(GL_ARRAY_BUFFER, 0, GLsizeiptr(bytes), batch.sprites.data());
   }
-  glBufferSubData(GL_ARRAY_BUFFER, 0, GLsizeiptr(bytes), batch.sprites.data());
+  const GLsizei stride = sizeof(SpriteInstance);
+  for (GLuint a = 1; a <= 3; ++a)
+    glVertexAttribPointer(a, 4, GL_FLOAT, GL_FALSE, stride, reinterpret_cast<const void*>(size_t(a - 1) * 16));
 
   glUseProgram(program_.get());
   const glm::mat3 basis = camera_.basis();
@@ -191,7 +199,7 @@ void SpritePass::draw(const SpriteBatch& batch, const EmitterSettings& emitter, 
   else glBlendFunc(GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
   glEnable(GL_DEPTH_TEST);
   glDepthMask(GL_FALSE);
-  glDrawArraysInstanced(GL_TRIANGLE_STRIP, 0, 4, GLsizei(batch.sprites.size()));
+  glDrawArraysInstanced(GL_TRIANGLE_STRIP, 0, 4, GLsizei(count));
   glDepthMask(GL_TRUE);
   glDisable(GL_BLEND);
   glBindVertexArray(0);

@@ -1,0 +1,41 @@
+#pragma once
+// Choosing and building the GPU backend: which emitters the GPU steps, the
+// memory a scene needs on each backend, and what the device can hold.
+#include <cstddef>
+#include <optional>
+#include <string>
+
+#include "core/scene.h"
+#include "core/simulation.h"
+#include "render/gpu_kernels.h"
+
+namespace fxsim {
+
+enum class Backend { cpu, gpu };
+
+// Emitters the GPU backend steps with compute shaders: snow and rain (with
+// splashes). The others run on the CPU inside the GPU backend too.
+bool gpu_steps(const EmitterSettings& emitter);
+
+// The factory to pass to Simulation for the GPU backend.
+SystemFactory gpu_system_factory(GpuKernels& kernels);
+
+// Bytes the scene's particle state and sprite buffers take on the given
+// backend's memory: on the GPU for GPU-stepped emitters, in RAM for the rest.
+struct MemoryEstimate {
+  size_t gpu = 0, cpu = 0;
+};
+MemoryEstimate estimate_memory(const Scene& scene, Backend backend);
+
+// The GPU's memory (NVIDIA's GL_NVX_gpu_memory_info), or nullopt where the
+// driver does not say; and the machine's RAM.
+std::optional<size_t> gpu_memory_bytes();
+size_t ram_bytes();
+
+// Throws FxError(invalid_scene) with a readable message when the estimate
+// does not fit in what the device (or RAM) can hold.
+void check_memory(const Scene& scene, Backend backend, bool software_gl);
+
+std::string format_bytes(double bytes);
+
+}  // namespace fxsim

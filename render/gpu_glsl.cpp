@@ -1,0 +1,141 @@
+#include "render/gpu_glsl.h"
+
+#include <fmt/format.h>
+#include <type_traits>
+
+#include "core/particles.h"
+
+namespace fxsim {
+
+std::string glsl_particle_block(const std::string& name, int binding) {
+  std::string out = fmt::format(
+      "layout(std430, binding = {0}) buffer {1}Block {{ uint {1}_words[]; }};\n"
+      "uniform uint {1}_capacity;\n",
+      binding, name);
+  int field = 0;
+#define FXSIM_GLSL_FIELD(type, field_name, what)                                                            \
+  {                                                                                                         \
+    const bool is_float = std::is_same_v<type, float>;                                                      \
+    const std::string glsl_type = is_float ? "float" : "uint";                                              \
+    const std::string load = is_float ? "uintBitsToFloat(" : "(";                                           \
+    const std::string store = is_float ? "floatBitsToUint(v)" : "v";                                        \
+    out += fmt::format("{0} {1}_get_" #field_name "(uint i) {{ return {2}{1}_words[{3}u * {1}_capacity + i]); }}\n", \
+                       glsl_type, name, load, field);                                                       \
+    out += fmt::format("void {1}_set_" #field_name "(uint i, {0} v) {{ {1}_words[{3}u * {1}_capacity + i] = {2}; }}\n", \
+                       glsl_type, name, store, field);                                                      \
+    ++field;                                                                                                \
+  }
+  FXSIM_PARTICLE_FIELDS(FXSIM_GLSL_FIELD)
+#undef FXSIM_GLSL_FIELD
+  out += fmt::format(
+      "vec3 {0}_position(uint i) {{ return vec3({0}_get_px(i), {0}_get_py(i), {0}_get_pz(i)); }}\n"
+      "vec3 {0}_velocity(uint i) {{ return vec3({0}_get_vx(i), {0}_get_vy(i), {0}_get_vz(i)); }}\n"
+      "void {0}_set_position(uint i, vec3 p) {{ {0}_set_px(i, p.x); {0}_set_py(i, p.y); {0}_set_pz(i, p.z); }}\n"
+      "void {0}_set_velocity(uint i, vec3 v) {{ {0}_set_vx(i, v.x); {0}_set_vy(i, v.y); {0}_set_vz(i, v.z); }}\n",
+      name);
+  return out;
+}
+
+std::string glsl_prelude() {
+  return R"(#version 430
+// Every result of this file is written with `precise` where the C++ core
+// computes it without fused multiply-add (it is built with -ffp-contract=off).
+
+// ---- core/rng.h: Philox4x32-10 -----------------------------------------------
+uvec4 philox4x32(uvec4 ctr, uvec2 key) {
+  for (int round = 0; round < 10; ++round) {
+    uint hi0, lo0, hi1, lo1;
+    umulExtended(0xD2511F53u, ctr.x, hi0, lo0);
+    umulExtended(0xCD9E8D57u, ctr.z, hi1, lo1);
+    ctr = uvec4(hi1 ^ ctr.y ^ key.x, lo1, hi0 ^ ctr.w ^ key.y, lo0);
+    key += uvec2(0x9E3779B9u, 0xBB67AE85u);
+  }
+  return ctr;
+}
+// RandomDraws(seed, emitter, stream, index).bits(draw)
+uint draw_bits(uvec2 seed, uint emitter, uint stream, uint index_lo, uint index_hi, uint draw) {
+  uvec4 out4 = philox4x32(uvec4(index_lo, index_hi, draw >> 2, (emitter << 8) ^ stream), seed);
+  uint lane = draw & 3u;
+  return lane == 0u ? out4.x : lane == 1u ? out4.y : lane == 2u ? out4.z : out4.w;
+}
+float to_unit(uint bits) { return float(bits >> 8) * (1.0 / 16777216.0); }
+float to_signed(uint bits) { precise float x = (float(bits >> 9) + 0.5) * (1.0 / 4194304.0) - 1.0; return x; }
+
+// ---- core/noise.cpp -----------------------------------------------------------
+uint hash_u32(uint x) {
+  x ^= x >> 16; x *= 0x7FEB352Du; x ^= x >> 15; x *= 0x846CA68Bu; x ^= x >> 16;
+  return x;
+}
+uint hash_lattice(uint seed, int x, int y, int z) {
+  return hash_u32(seed ^ (uint(x) * 0x8DA6B343u) ^ (uint(y) * 0xD8163841u) ^ (uint(z) * 0xCB1AB31Fu));
+}
+float quintic(float t) { precise float r = t * t * t * (t * (t * 6.0 - 15.0) + 10.0); return r; }
+float quintic_slope(float t) { precise float r = 30.0 * t * t * (t * (t - 2.0) + 1.0); return r; }
+const vec3 kDirs[12] = vec3[12](vec3(1, 1, 0), vec3(-1, 1, 0), vec3(1, -1, 0), vec3(-1, -1, 0),
+                               vec3(1, 0, 1), vec3(-1, 0, 1), vec3(1, 0, -1), vec3(-1, 0, -1),
+                               vec3(0, 1, 1), vec3(0, -1, 1), vec3(0, 1, -1), vec3(0, -1, -1));
+vec3 lattice_gradient(uint h) { return kDirs[(h & 1023u) % 12u]; }
+void gradient_noise_3d_x3(uint seed, vec3 p, out vec3 g0, out vec3 g1, out vec3 g2) {
+  vec3 cell = floor(p);
+  precise vec3 f = p - cell;
+  ivec3 ic = ivec3(cell);
+  vec3 w = vec3(quintic(f.x), quintic(f.y), quintic(f.z));
+  vec3 dw = vec3(quintic_slope(f.x), quintic_slope(f.y), quintic_slope(f.z));
+  g0 = vec3(0); g1 = vec3(0); g2 = vec3(0);
+  for (int corner = 0; corner < 8; ++corner) {
+    int cx = corner & 1, cy = (corner >> 1) & 1, cz = (corner >> 2) & 1;
+    uint h = hash_lattice(seed, ic.x + cx, ic.y + cy, ic.z + cz);
+    precise vec3 d = f - vec3(float(cx), float(cy), float(cz));
+    float wx = cx != 0 ? w.x : 1.0 - w.x, wy = cy != 0 ? w.y : 1.0 - w.y, wz = cz != 0 ? w.z : 1.0 - w.z;
+    float sx = cx != 0 ? dw.x : -dw.x, sy = cy != 0 ? dw.y : -dw.y, sz = cz != 0 ? dw.z : -dw.z;
+    precise float weight = wx * wy * wz;
+    precise vec3 weight_slope = vec3(sx * wy * wz, wx * sy * wz, wx * wy * sz);
+    for (int k = 0; k < 3; ++k) {
+      vec3 g = lattice_gradient(h >> uint(10 * k));
+      precise float dotg = g.x * d.x + g.y * d.y + g.z * d.z;
+      precise vec3 add = weight * g + dotg * weight_slope;
+      if (k == 0) g0 += add; else if (k == 1) g1 += add; else g2 += add;
+    }
+  }
+}
+
+// ---- core/wind.cpp: turbulence --------------------------------------------------
+uniform float u_turbulence_strength;  // 0: none
+uniform float u_turbulence_scale;
+uniform float u_turbulence_period;
+uniform uint u_turbulence_seed;
+vec3 curl_at_slice(vec3 q, int slice) {
+  uint s = hash_u32(u_turbulence_seed ^ uint(slice * 3));
+  vec3 g0, g1, g2;
+  gradient_noise_3d_x3(s, q, g0, g1, g2);
+  precise vec3 c = vec3(g2.y - g1.z, g0.z - g2.x, g1.x - g0.y);
+  return c;
+}
+vec3 turbulence(vec3 p, float phase_slice, float blend_raw) {
+  // phase_slice / blend_raw are computed on the CPU from t (double precision there).
+  precise vec3 q = p / u_turbulence_scale;
+  precise float blend = blend_raw * blend_raw * (3.0 - 2.0 * blend_raw);
+  int slice = int(phase_slice);
+  vec3 a = curl_at_slice(q, slice), b = curl_at_slice(q, slice + 1);
+  precise vec3 r = (a + (b - a) * blend) * (u_turbulence_strength * (1.0 / 1.9));
+  return r;
+}
+
+// ---- core/motion.h: DragStep ---------------------------------------------------
+struct DragStep { vec3 gravity; float drag, dt, e, relax; vec3 fall; };
+void drag_step(DragStep s, inout vec3 p, inout vec3 v, vec3 wind) {
+  if (s.drag <= 0.0) {
+    precise vec3 np = p + v * s.dt + s.gravity * (0.5 * s.dt * s.dt);
+    precise vec3 nv = v + s.gravity * s.dt;
+    p = np; v = nv;
+    return;
+  }
+  precise vec3 u = wind + s.fall;
+  precise vec3 np = p + u * s.dt + (v - u) * s.relax;
+  precise vec3 nv = u + (v - u) * s.e;
+  p = np; v = nv;
+}
+)";
+}
+
+}  // namespace fxsim

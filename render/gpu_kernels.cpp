@@ -1,0 +1,277 @@
+#include "render/gpu_kernels.h"
+
+#include <algorithm>
+#include <cstring>
+#include <glm/gtc/type_ptr.hpp>
+#include <limits>
+#include <vector>
+
+#include "core/exit_codes.h"
+#include "core/particle_system.h"
+#include "render/gpu_glsl.h"
+#include "render/shader.h"
+
+namespace fxsim {
+
+namespace {
+constexpr size_t kStatGroups = 256;
+
+GLuint compile_compute(const std::string& source) {
+  const GLuint shader = glCreateShader(GL_COMPUTE_SHADER);
+  const char* text = source.c_str();
+  glShaderSource(shader, 1, &text, nullptr);
+  glCompileShader(shader);
+  GLint ok = 0;
+  glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
+  if (!ok) {
+    std::vector<char> log(8192);
+    glGetShaderInfoLog(shader, GLsizei(log.size()), nullptr, log.data());
+    glDeleteShader(shader);
+    throw FxError(ExitCode::internal, std::string("GLSL compute shader does not compile:\n") + log.data());
+  }
+  return shader;
+}
+
+const std::string& stats_source() {
+  static const std::string source = glsl_prelude() + glsl_particle_block("P", 0) + R"(
+layout(local_size_x = 256) in;
+layout(std430, binding = 1) buffer Partials { double partial[]; };  // 14 per group
+uniform uint u_count;
+uniform bool u_only_live;
+shared vec3 s_lo[256];
+shared vec3 s_hi[256];
+shared dvec3 s_sp[256];
+shared dvec3 s_sv[256];
+shared uint s_n[256];
+void main() {
+  uint lid = gl_LocalInvocationID.x;
+  vec3 lo = vec3(3.0e38), hi = vec3(-3.0e38);
+  dvec3 sp = dvec3(0), sv = dvec3(0);
+  uint n = 0u;
+  uint stride = gl_NumWorkGroups.x * 256u;
+  for (uint i = gl_GlobalInvocationID.x; i < u_count; i += stride) {
+    if (u_only_live && P_get_age(i) < 0.0) continue;
+    vec3 p = P_position(i);
+    lo = min(lo, p); hi = max(hi, p);
+    sp += dvec3(p); sv += dvec3(P_velocity(i));
+    n += 1u;
+  }
+  s_lo[lid] = lo; s_hi[lid] = hi; s_sp[lid] = sp; s_sv[lid] = sv; s_n[lid] = n;
+  barrier();
+  for (uint half_size = 128u; half_size > 0u; half_size >>= 1) {
+    if (lid < half_size) {
+      s_lo[lid] = min(s_lo[lid], s_lo[lid + half_size]);
+      s_hi[lid] = max(s_hi[lid], s_hi[lid + half_size]);
+      s_sp[lid] += s_sp[lid + half_size];
+      s_sv[lid] += s_sv[lid + half_size];
+      s_n[lid] += s_n[lid + half_size];
+    }
+    barrier();
+  }
+  if (lid == 0u) {
+    uint o = gl_WorkGroupID.x * 14u;
+    partial[o + 0u] = double(s_lo[0].x); partial[o + 1u] = double(s_lo[0].y); partial[o + 2u] = double(s_lo[0].z);
+    partial[o + 3u] = double(s_hi[0].x); partial[o + 4u] = double(s_hi[0].y); partial[o + 5u] = double(s_hi[0].z);
+    partial[o + 6u] = s_sp[0].x; partial[o + 7u] = s_sp[0].y; partial[o + 8u] = s_sp[0].z;
+    partial[o + 9u] = s_sv[0].x; partial[o + 10u] = s_sv[0].y; partial[o + 11u] = s_sv[0].z;
+    partial[o + 12u] = double(s_n[0]); partial[o + 13u] = 0.0;
+  }
+}
+)";
+  return source;
+}
+
+const std::string& sprites_source() {
+  static const std::string source = glsl_prelude() + glsl_particle_block("P", 0) + R"(
+layout(local_size_x = 256) in;
+struct Sprite { vec4 center_size; vec4 stretch_alpha; vec4 layer_spin_aspect_anchor; };
+layout(std430, binding = 1) buffer Sprites { Sprite sprite[]; };
+uniform uint u_count;
+uniform float u_exposure;
+uniform vec3 u_eye_velocity;
+uniform bool u_spin, u_only_live, u_exp_depth;
+uniform float u_lifetime, u_fade_in, u_grown_size;
+uniform vec3 u_region_center, u_forward;
+uniform float u_reach, u_depth_k;
+void main() {
+  uint stride = gl_NumWorkGroups.x * 256u;
+  for (uint i = gl_GlobalInvocationID.x; i < u_count; i += stride) {
+    float age = P_get_age(i);
+    if (u_only_live && age < 0.0) {
+      sprite[i].center_size = vec4(0.0);
+      sprite[i].stretch_alpha = vec4(0.0);
+      sprite[i].layer_spin_aspect_anchor = vec4(0.0);
+      continue;
+    }
+    vec3 p = P_position(i);
+    float size = P_get_size(i), alpha = 1.0;
+    if (u_lifetime > 0.0) {
+      float life = min(age / u_lifetime, 1.0);
+      alpha = (1.0 - life) * (1.0 - life);
+      if (u_fade_in > 0.0) alpha *= min(age / u_fade_in, 1.0);
+      if (u_grown_size > 0.0) size += (u_grown_size - size) * (1.0 - exp(-4.0 * life));
+    }
+    if (u_exp_depth) {
+      float d = clamp(-dot(p - u_region_center, u_forward) / u_reach, -1.0, 1.0);
+      size *= exp(u_depth_k * d);
+    }
+    vec3 stretch = u_exposure > 0.0 ? (P_velocity(i) - u_eye_velocity) * u_exposure : vec3(0.0);
+    sprite[i].center_size = vec4(p, size);
+    sprite[i].stretch_alpha = vec4(stretch, alpha);
+    sprite[i].layer_spin_aspect_anchor = vec4(float(P_get_shape(i)), u_spin ? P_get_phase(i) : 0.0, 0.0, 0.0);
+  }
+}
+)";
+  return source;
+}
+}  // namespace
+
+size_t GpuStore::particle_words() { return particle_bytes() / 4; }
+
+GpuStore::GpuStore(size_t n) : capacity(n), buffer(gl_gen(glGenBuffers)) {
+  glBindBuffer(GL_SHADER_STORAGE_BUFFER, buffer.get());
+  glBufferData(GL_SHADER_STORAGE_BUFFER, GLsizeiptr(std::max<size_t>(bytes(), 16)), nullptr, GL_DYNAMIC_COPY);
+  if (glGetError() == GL_OUT_OF_MEMORY)
+    throw FxError(ExitCode::invalid_scene, "the GPU cannot hold the particle buffers (out of memory)");
+}
+
+void GpuStore::bind(const GlProgram& program, const std::string& name, GLuint binding) const {
+  glBindBufferBase(GL_SHADER_STORAGE_BUFFER, binding, buffer.get());
+  glUniform1ui(uniform(program, (name + "_capacity").c_str()), GLuint(capacity));
+}
+
+void GpuStore::read(ParticleStore& out) const {
+  std::vector<uint32_t> words(capacity * particle_words());
+  glBindBuffer(GL_SHADER_STORAGE_BUFFER, buffer.get());
+  glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+  glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, GLsizeiptr(words.size() * 4), words.data());
+  size_t field = 0;
+#define FXSIM_READ_FIELD(type, name, what) \
+  std::memcpy(out.name.data(), words.data() + field * capacity, capacity * 4), ++field;
+  FXSIM_PARTICLE_FIELDS(FXSIM_READ_FIELD)
+#undef FXSIM_READ_FIELD
+}
+
+void GpuStore::clear(float age) {
+  std::vector<uint32_t> words(capacity * particle_words(), 0);
+  size_t field = 0, age_field = 0;
+#define FXSIM_FIND_AGE(type, name, what) \
+  if (std::string(#name) == "age") age_field = field; \
+  ++field;
+  FXSIM_PARTICLE_FIELDS(FXSIM_FIND_AGE)
+#undef FXSIM_FIND_AGE
+  uint32_t bits;
+  std::memcpy(&bits, &age, 4);
+  std::fill(words.begin() + std::ptrdiff_t(age_field * capacity), words.begin() + std::ptrdiff_t((age_field + 1) * capacity), bits);
+  glBindBuffer(GL_SHADER_STORAGE_BUFFER, buffer.get());
+  glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, GLsizeiptr(words.size() * 4), words.data());
+}
+
+GlProgram link_compute(const std::string& source) {
+  const GLuint shader = compile_compute(source);
+  GlProgram program(glCreateProgram());
+  glAttachShader(program.get(), shader);
+  glLinkProgram(program.get());
+  glDeleteShader(shader);
+  GLint ok = 0;
+  glGetProgramiv(program.get(), GL_LINK_STATUS, &ok);
+  if (!ok) {
+    char log[4096] = {};
+    glGetProgramInfoLog(program.get(), sizeof log, nullptr, log);
+    throw FxError(ExitCode::internal, std::string("GLSL compute program does not link:\n") + log);
+  }
+  return program;
+}
+
+void dispatch(const GlProgram& program, size_t count) {
+  if (count == 0) return;
+  glUniform1ui(uniform(program, "u_count"), GLuint(count));
+  const size_t groups = std::min<size_t>((count + kGroupSize - 1) / kGroupSize, 65535);
+  glDispatchCompute(GLuint(groups), 1, 1);
+  glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_VERTEX_ATTRIB_ARRAY_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
+}
+
+void set_turbulence_uniforms(const GlProgram& program, const WindField& wind, double t, const char* slice_name,
+                             const char* blend_name) {
+  glUniform1f(uniform(program, "u_turbulence_strength"), wind.has_turbulence() ? wind.turbulence_strength() : 0.0f);
+  glUniform1f(uniform(program, "u_turbulence_scale"), wind.turbulence_scale());
+  glUniform1ui(uniform(program, "u_turbulence_seed"), wind.turbulence_seed());
+  int64_t slice = 0;
+  float blend = 0;
+  if (wind.has_turbulence()) wind.turbulence_slice(t, slice, blend);
+  glUniform1f(uniform(program, slice_name), float(slice));
+  glUniform1f(uniform(program, blend_name), blend);
+}
+
+GpuKernels::GpuKernels()
+    : stats_(link_compute(stats_source())), sprites_(link_compute(sprites_source())), partials_(gl_gen(glGenBuffers)) {
+  glBindBuffer(GL_SHADER_STORAGE_BUFFER, partials_.get());
+  glBufferData(GL_SHADER_STORAGE_BUFFER, GLsizeiptr(kStatGroups * 14 * 8), nullptr, GL_DYNAMIC_READ);
+}
+
+EmitterStats GpuKernels::stats(const GpuStore& store, size_t count, bool only_live) {
+  const GlProgram& program = stats_;
+  const GlBuffer& partials = partials_;
+  EmitterStats out;
+  if (count == 0) return out;
+  glUseProgram(program.get());
+  store.bind(program, "P", 0);
+  glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, partials.get());
+  glUniform1ui(uniform(program, "u_count"), GLuint(count));
+  glUniform1i(uniform(program, "u_only_live"), only_live);
+  glDispatchCompute(GLuint(kStatGroups), 1, 1);
+  glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+  std::vector<double> p(kStatGroups * 14);
+  glBindBuffer(GL_SHADER_STORAGE_BUFFER, partials.get());
+  glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, GLsizeiptr(p.size() * 8), p.data());
+  glm::dvec3 lo(std::numeric_limits<double>::infinity()), hi(-std::numeric_limits<double>::infinity()), sp(0), sv(0);
+  double n = 0;
+  for (size_t g = 0; g < kStatGroups; ++g) {
+    const double* q = &p[g * 14];
+    if (q[12] == 0) continue;
+    lo = glm::min(lo, glm::dvec3(q[0], q[1], q[2]));
+    hi = glm::max(hi, glm::dvec3(q[3], q[4], q[5]));
+    sp += glm::dvec3(q[6], q[7], q[8]);
+    sv += glm::dvec3(q[9], q[10], q[11]);
+    n += q[12];
+  }
+  out.live = uint64_t(n);
+  if (n == 0) return out;
+  out.min = lo;
+  out.max = hi;
+  out.mean_position = sp / n;
+  out.mean_velocity = sv / n;
+  return out;
+}
+
+void GpuKernels::build_sprites(const GpuStore& store, size_t count, const SpriteBuild& how, GlBuffer& instances,
+                               size_t& instance_capacity) {
+  const GlProgram& program = sprites_;
+  const size_t bytes = std::max<size_t>(count, 1) * sizeof(SpriteInstance);
+  if (!instances.get()) instances = GlBuffer(gl_gen(glGenBuffers));
+  if (bytes > instance_capacity) {
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, instances.get());
+    glBufferData(GL_SHADER_STORAGE_BUFFER, GLsizeiptr(bytes), nullptr, GL_DYNAMIC_COPY);
+    if (glGetError() == GL_OUT_OF_MEMORY)
+      throw FxError(ExitCode::invalid_scene, "the GPU cannot hold the sprite buffers (out of memory)");
+    instance_capacity = bytes;
+  }
+  glUseProgram(program.get());
+  store.bind(program, "P", 0);
+  glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, instances.get());
+  glUniform1f(uniform(program, "u_exposure"), how.exposure);
+  glUniform3fv(uniform(program, "u_eye_velocity"), 1, glm::value_ptr(how.eye_velocity));
+  glUniform1i(uniform(program, "u_spin"), how.spin_with_phase);
+  glUniform1i(uniform(program, "u_only_live"), how.only_live);
+  glUniform1i(uniform(program, "u_exp_depth"), how.exp_depth);
+  glUniform1f(uniform(program, "u_lifetime"), how.lifetime);
+  glUniform1f(uniform(program, "u_fade_in"), how.fade_in);
+  glUniform1f(uniform(program, "u_grown_size"), how.grown_size);
+  glUniform3fv(uniform(program, "u_region_center"), 1, glm::value_ptr(how.region_center));
+  glUniform3fv(uniform(program, "u_forward"), 1, glm::value_ptr(how.forward));
+  glUniform1f(uniform(program, "u_reach"), how.reach);
+  glUniform1f(uniform(program, "u_depth_k"), how.depth_k);
+  dispatch(program, count);
+}
+
+}  // namespace fxsim

@@ -1,0 +1,76 @@
+#pragma once
+// The pieces every GPU particle system uses: storage for a ParticleStore's
+// fields (the layout of render/gpu_glsl.cpp), compute dispatch, the wind's
+// uniforms, statistics by parallel reduction, sprite instances built on the
+// GPU, and reading a store back (tests, state hashes).
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "core/camera_path.h"
+#include "core/particles.h"
+#include "core/stats.h"
+#include "core/wind.h"
+#include "render/gl_objects.h"
+
+namespace fxsim {
+
+constexpr unsigned kGroupSize = 256;
+
+// Field-major storage for `capacity` particles, one 32-bit word per field.
+struct GpuStore {
+  explicit GpuStore(size_t capacity);
+  size_t capacity;
+  GlBuffer buffer;
+  size_t bytes() const { return capacity * particle_words() * 4; }
+  static size_t particle_words();
+  void bind(const GlProgram& program, const std::string& name, GLuint binding) const;
+  // Copies back into a CPU store of the same capacity (a readback: tests and hashes only).
+  void read(ParticleStore& out) const;
+  // Sets every slot's age to `age` (-1: empty) and everything else to 0.
+  void clear(float age);
+};
+
+GlProgram link_compute(const std::string& source);
+// Runs `program` over `count` items: each invocation loops i = id; i < count; i += stride.
+void dispatch(const GlProgram& program, size_t count);
+
+// Sets u_turbulence_* for sampling the wind at time t.
+void set_turbulence_uniforms(const GlProgram& program, const WindField& wind, double t, const char* slice_name,
+                             const char* blend_name);
+
+
+// Builds sprite instances (render's SpriteInstance layout) for slots [0, count)
+// into `instances`: empty slots (age < 0 when `only_live`) become zero-sized.
+struct SpriteBuild {
+  float exposure = 0;          // streaks: travel over this many seconds (0: square sprites)
+  glm::vec3 eye_velocity{0};
+  bool spin_with_phase = false;
+  bool only_live = false;
+  float lifetime = 0;          // > 0: alpha fades as (1 - age/lifetime)², fade_in and growth as ParticlePool
+  float fade_in = 0;
+  float grown_size = 0;
+  // Paper 000's depth factor (snow with depth_scale "exp").
+  bool exp_depth = false;
+  glm::vec3 region_center{0}, forward{0};
+  float reach = 1, depth_k = 0;
+};
+// The shared kernels, compiled once per context.
+class GpuKernels {
+ public:
+  GpuKernels();
+  // Statistics over slots [0, count) (`only_live`: those with age >= 0), reduced
+  // on the GPU in fixed groups and summed in group order on the CPU: only the
+  // group partials are read back, never the particles.
+  EmitterStats stats(const GpuStore& store, size_t count, bool only_live);
+  // Sprite instances (render's SpriteInstance layout) for slots [0, count):
+  // empty slots (age < 0 when `only_live`) become zero-sized and draw nothing.
+  void build_sprites(const GpuStore& store, size_t count, const SpriteBuild& how, GlBuffer& instances,
+                     size_t& instance_capacity);
+
+ private:
+  GlProgram stats_, sprites_;
+  GlBuffer partials_;
+};
+
+}  // namespace fxsim

@@ -1,0 +1,26 @@
+#pragma once
+// A ParticlePool (core/particle_pool.h) stepped on the GPU: splashes and mist.
+#include "core/particle_pool.h"
+#include "render/gpu_kernels.h"
+
+namespace fxsim {
+
+class GpuPool {
+ public:
+  GpuPool(const PoolRules& rules, size_t capacity);
+  void step(const StepContext& ctx, const WindField& wind);
+  int64_t take_deaths();  // deaths counted on the GPU since the last call (a 4-byte readback)
+  void clear() { store_.clear(-1.0f); }
+
+  GpuStore& store() { return store_; }
+  const GpuStore& store() const { return store_; }
+  const PoolRules& rules() const { return rules_; }
+
+ private:
+  PoolRules rules_;
+  GpuStore store_;
+  GlProgram program_;
+  GlBuffer counter_;
+};
+
+}  // namespace fxsim

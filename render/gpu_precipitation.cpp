@@ -1,0 +1,395 @@
+#include "render/gpu_precipitation.h"
+
+#include <algorithm>
+#include <cmath>
+#include <glm/geometric.hpp>
+#include <glm/gtc/type_ptr.hpp>
+
+#include "core/motion.h"
+#include "render/gpu_glsl.h"
+#include "render/shader.h"
+
+namespace fxsim {
+
+namespace {
+// PrecipitationSystem::birth, ::step and ::throw_splash, operation for operation.
+const std::string& precipitation_source() {
+  static const std::string source = glsl_prelude() + glsl_particle_block("P", 0) + glsl_particle_block("S", 1) + R"(
+layout(local_size_x = 256) in;
+layout(std430, binding = 2) buffer Counters { uint reborn; uint thrown; uint replaced; };
+uniform uint u_count, u_first;
+uniform int u_mode;  // 0: births anywhere in [first, first + count), 1: births at the top, 2: a step
+uniform uvec2 u_seed;
+uniform uint u_emitter;
+uniform vec3 u_center, u_half;
+uniform mat3 u_axes;
+uniform bool u_has_ground;
+uniform float u_ground;
+uniform bool u_constant_motion;
+uniform vec3 u_velocity, u_variation;
+uniform float u_size, u_size_variation;
+uniform uint u_shapes;
+uniform float u_birth_time_slice, u_birth_time_blend;  // turbulence at the births' time
+uniform vec3 u_birth_wind;                             // uniform part of the wind then
+// Step
+uniform vec3 u_gravity, u_fall, u_wind;
+uniform float u_drag, u_dt, u_e, u_relax;
+uniform float u_slice, u_blend;  // turbulence at t0
+uniform bool u_swaying;
+uniform float u_sway_gain, u_sway_mid;
+uniform bool u_respawn;
+uniform bool u_splashing;
+uniform uint u_splash_count;
+uniform float u_splash_speed, u_splash_size;
+uniform uint u_step;
+const float kTwoPi = 6.283185307179586;
+
+void spawn_index(uint slot, out uint lo, out uint hi) {
+  uint carry_hi, mul_lo;
+  umulExtended(P_get_generation(slot), P_capacity, carry_hi, mul_lo);
+  lo = mul_lo + slot;
+  hi = carry_hi + (lo < mul_lo ? 1u : 0u);
+}
+float unit_draw(uint lo, uint hi, uint stream, uint draw) { return to_unit(draw_bits(u_seed, u_emitter, stream, lo, hi, draw)); }
+float signed_draw(uint lo, uint hi, uint stream, uint draw) { return to_signed(draw_bits(u_seed, u_emitter, stream, lo, hi, draw)); }
+
+void birth(uint slot, bool top) {
+  uint lo, hi;
+  spawn_index(slot, lo, hi);
+  float y = u_half.y;
+  if (!top) {
+    float lowest = -u_half.y;
+    if (u_has_ground && u_axes[1].y > 0.1) lowest = clamp((u_ground - u_center.y) / u_axes[1].y, -u_half.y, u_half.y);
+    precise float yy = lowest + (signed_draw(lo, hi, 0u, 1u) * 0.5 + 0.5) * (u_half.y - lowest);
+    y = yy;
+  }
+  precise vec3 local = vec3(signed_draw(lo, hi, 0u, 0u) * u_half.x, y, signed_draw(lo, hi, 0u, 2u) * u_half.z);
+  precise vec3 p = u_center + u_axes * local;
+  precise vec3 v = u_velocity + vec3(signed_draw(lo, hi, 0u, 3u), signed_draw(lo, hi, 0u, 4u), signed_draw(lo, hi, 0u, 5u)) * u_variation;
+  if (u_constant_motion) {
+    vec3 w = u_birth_wind;
+    if (u_turbulence_strength > 0.0) { precise vec3 a = w + turbulence(p, u_birth_time_slice, u_birth_time_blend); w = a; }
+    precise vec3 nv = v + w;
+    v = nv;
+  }
+  P_set_position(slot, p);
+  P_set_velocity(slot, v);
+  precise float size = u_size * (1.0 + u_size_variation * signed_draw(lo, hi, 0u, 6u));
+  P_set_size(slot, size);
+  P_set_shape(slot, min(uint(unit_draw(lo, hi, 0u, 7u) * float(u_shapes)), u_shapes - 1u));
+  P_set_phase(slot, unit_draw(lo, hi, 0u, 8u) * kTwoPi);
+  float heading = unit_draw(lo, hi, 0u, 9u) * kTwoPi;
+  P_set_sway_x(slot, cos(heading));
+  P_set_sway_z(slot, sin(heading));
+}
+
+float wrap_axis(float x, float h) {
+  if (x >= -h && x <= h) return x;
+  precise float span = 2.0 * h;
+  precise float r = x - span * floor((x + h) / span);
+  return r;
+}
+
+void throw_splash(uint drop, vec3 hit) {
+  for (uint k = 0u; k < u_splash_count; ++k) {
+    uint slot = drop * u_splash_count + k;
+    uint base = u_step * 8u;
+    if (S_get_age(slot) >= 0.0) atomicAdd(replaced, 1u);
+    S_set_age(slot, 0.0); S_set_phase(slot, 0.0); S_set_shape(slot, 0u);
+    S_set_generation(slot, u_step);
+    float azimuth = to_unit(draw_bits(u_seed, u_emitter, 1u, slot, 0u, base + 0u)) * kTwoPi;
+    precise float elevation = (35.0 + 45.0 * to_unit(draw_bits(u_seed, u_emitter, 1u, slot, 0u, base + 1u))) * (kTwoPi / 360.0);
+    precise float speed = u_splash_speed * (0.6 + 0.6 * to_unit(draw_bits(u_seed, u_emitter, 1u, slot, 0u, base + 2u)));
+    precise float horizontal = cos(elevation) * speed;
+    S_set_velocity(slot, vec3(cos(azimuth) * horizontal, sin(elevation) * speed, sin(azimuth) * horizontal));
+    precise vec3 at = vec3(hit.x + to_signed(draw_bits(u_seed, u_emitter, 1u, slot, 0u, base + 4u)) * u_splash_size, u_ground,
+                           hit.z + to_signed(draw_bits(u_seed, u_emitter, 1u, slot, 0u, base + 5u)) * u_splash_size);
+    S_set_position(slot, at);
+    precise float size = u_splash_size * (0.7 + 0.6 * to_unit(draw_bits(u_seed, u_emitter, 1u, slot, 0u, base + 3u)));
+    S_set_size(slot, size);
+  }
+  atomicAdd(thrown, u_splash_count);
+}
+
+void step_particle(uint i) {
+  DragStep motion = DragStep(u_gravity, u_drag, u_dt, u_e, u_relax, u_fall);
+  vec3 start = P_position(i);
+  vec3 p = start, v = P_velocity(i);
+  if (!u_constant_motion) {
+    vec3 air = u_wind;
+    if (u_turbulence_strength > 0.0) { precise vec3 a = u_wind + turbulence(p, u_slice, u_blend); air = a; }
+    drag_step(motion, p, v, air);
+  } else {
+    precise vec3 np = p + v * u_dt;
+    p = np;
+  }
+  if (u_swaying) {
+    precise float delta = u_sway_gain * cos(u_sway_mid + P_get_phase(i));
+    precise float px = p.x + P_get_sway_x(i) * delta;
+    precise float pz = p.z + P_get_sway_z(i) * delta;
+    p.x = px; p.z = pz;
+  }
+  precise vec3 local = transpose(u_axes) * (p - u_center);
+  bool below_ground = u_has_ground && p.y < u_ground;
+  if (below_ground && u_splashing && start.y >= u_ground) {
+    precise float f = (start.y - u_ground) / (start.y - p.y);
+    precise vec3 hit = start + (p - start) * f;
+    throw_splash(i, hit);
+  }
+  bool outside = abs(local.x) > u_half.x || abs(local.y) > u_half.y || abs(local.z) > u_half.z;
+  if (u_respawn) {
+    P_set_position(i, p);
+    P_set_velocity(i, v);
+    if (below_ground || outside) {
+      P_set_generation(i, P_get_generation(i) + 1u);
+      birth(i, true);
+      atomicAdd(reborn, 1u);
+    }
+    return;
+  }
+  if (outside) local = vec3(wrap_axis(local.x, u_half.x), wrap_axis(local.y, u_half.y), wrap_axis(local.z, u_half.z));
+  if (below_ground) local.y = u_half.y;
+  if (outside || below_ground) { precise vec3 q = u_center + u_axes * local; p = q; }
+  P_set_position(i, p);
+  P_set_velocity(i, v);
+}
+
+void main() {
+  uint stride = gl_NumWorkGroups.x * 256u;
+  for (uint n = gl_GlobalInvocationID.x; n < u_count; n += stride) {
+    uint i = u_first + n;
+    if (u_mode == 2) { step_particle(i); continue; }
+    P_set_generation(i, 0u);
+    P_set_age(i, 0.0);
+    P_set_source(i, 0u);
+    birth(i, u_mode == 1);
+  }
+}
+)";
+  return source;
+}
+}  // namespace
+
+size_t GpuPrecipitation::bytes_needed(const EmitterSettings& settings, bool ground) {
+  const size_t n = size_t(settings.max_particles);
+  size_t bytes = n * particle_bytes() + n * sizeof(SpriteInstance);
+  if (settings.precipitation.splash && ground) {
+    const size_t droplets = n * size_t(settings.precipitation.splash->count);
+    bytes += droplets * (particle_bytes() + sizeof(SpriteInstance));
+  }
+  return bytes;
+}
+
+GpuPrecipitation::GpuPrecipitation(const EmitterSettings& settings, size_t emitter_index, const WindField& wind,
+                                   const Environment& environment, double fps, GpuKernels& kernels)
+    : settings_(settings), params_(settings.precipitation), emitter_index_(uint32_t(emitter_index)), wind_(wind),
+      exposure_(float(settings.precipitation.streak / fps)), kernels_(kernels),
+      store_(size_t(settings.max_particles)), program_(link_compute(precipitation_source())),
+      counters_(gl_gen(glGenBuffers)) {
+  if (environment.ground) ground_ = environment.ground->height;
+  // The same emission rate as the CPU system (core/precipitation.cpp).
+  float fall_speed = std::fabs(params_.velocity.y);
+  if (params_.motion == Motion::wind && params_.drag > 0)
+    fall_speed = std::fabs(environment.gravity.y * params_.gravity_scale / params_.drag);
+  fall_speed = std::max(fall_speed, 0.05f);
+  emission_rate_ = double(settings.max_particles) * fall_speed / double(params_.region.size.y);
+  if (params_.splash && environment.ground && params_.splash->count > 0) {
+    PoolRules rules;
+    rules.lifetime = params_.splash->lifetime;
+    splash_.emplace(rules, size_t(settings.max_particles) * size_t(params_.splash->count));
+  }
+  const uint32_t zeros[4] = {0, 0, 0, 0};
+  glBindBuffer(GL_SHADER_STORAGE_BUFFER, counters_.get());
+  glBufferData(GL_SHADER_STORAGE_BUFFER, sizeof zeros, zeros, GL_DYNAMIC_COPY);
+}
+
+void GpuPrecipitation::run(int mode, size_t first, size_t count, double t, const CameraPose& camera,
+                           const StepContext* ctx) {
+  if (count == 0) return;
+  glUseProgram(program_.get());
+  const GlProgram& p = program_;
+  store_.bind(p, "P", 0);
+  if (splash_) splash_->store().bind(p, "S", 1);
+  else store_.bind(p, "S", 1);
+  glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, counters_.get());
+  glUniform1ui(uniform(p, "u_first"), GLuint(first));
+  glUniform1i(uniform(p, "u_mode"), mode);
+  glUniform2ui(uniform(p, "u_seed"), uint32_t(settings_.seed), uint32_t(settings_.seed >> 32));
+  glUniform1ui(uniform(p, "u_emitter"), emitter_index_);
+  // The region at this pose (PrecipitationSystem::region_frame).
+  glm::vec3 center = params_.region.center;
+  glm::mat3 axes(1.0f);
+  if (params_.follow_camera) {
+    axes = camera.basis();
+    center = camera.position + axes * params_.region.center;
+  }
+  const glm::vec3 half = params_.region.size * 0.5f;
+  glUniform3fv(uniform(p, "u_center"), 1, glm::value_ptr(center));
+  glUniform3fv(uniform(p, "u_half"), 1, glm::value_ptr(half));
+  glUniformMatrix3fv(uniform(p, "u_axes"), 1, GL_FALSE, glm::value_ptr(axes));
+  glUniform1i(uniform(p, "u_has_ground"), ground_.has_value());
+  glUniform1f(uniform(p, "u_ground"), ground_.value_or(0.0f));
+  glUniform1i(uniform(p, "u_constant_motion"), params_.motion == Motion::constant);
+  glUniform3fv(uniform(p, "u_velocity"), 1, glm::value_ptr(params_.velocity));
+  glUniform3fv(uniform(p, "u_variation"), 1, glm::value_ptr(params_.velocity_variation));
+  glUniform1f(uniform(p, "u_size"), settings_.size);
+  glUniform1f(uniform(p, "u_size_variation"), settings_.size_variation);
+  glUniform1ui(uniform(p, "u_shapes"), GLuint(params_.shapes));
+  const glm::vec3 birth_wind = wind_.uniform_part(t);
+  glUniform3fv(uniform(p, "u_birth_wind"), 1, glm::value_ptr(birth_wind));
+  set_turbulence_uniforms(p, wind_, t, "u_birth_time_slice", "u_birth_time_blend");
+  if (ctx) {
+    const glm::vec3 gravity = ctx->gravity * params_.gravity_scale;
+    const DragStep motion(gravity, params_.drag, ctx->dt);
+    const glm::vec3 fall = motion.fall(), air = wind_.uniform_part(ctx->t0);
+    glUniform3fv(uniform(p, "u_gravity"), 1, glm::value_ptr(gravity));
+    glUniform3fv(uniform(p, "u_fall"), 1, glm::value_ptr(fall));
+    glUniform3fv(uniform(p, "u_wind"), 1, glm::value_ptr(air));
+    glUniform1f(uniform(p, "u_drag"), params_.drag);
+    glUniform1f(uniform(p, "u_dt"), ctx->dt);
+    glUniform1f(uniform(p, "u_e"), motion.e());
+    glUniform1f(uniform(p, "u_relax"), motion.relax());
+    int64_t slice = 0;
+    float blend = 0;
+    if (wind_.has_turbulence()) wind_.turbulence_slice(ctx->t0, slice, blend);
+    glUniform1f(uniform(p, "u_slice"), float(slice));
+    glUniform1f(uniform(p, "u_blend"), blend);
+    const double omega = 6.283185307179586 * params_.sway.frequency;
+    glUniform1i(uniform(p, "u_swaying"), params_.sway.amplitude > 0 && params_.sway.frequency > 0);
+    glUniform1f(uniform(p, "u_sway_gain"), float(2.0 * params_.sway.amplitude * std::sin(omega * (ctx->t1 - ctx->t0) / 2)));
+    glUniform1f(uniform(p, "u_sway_mid"), float(std::fmod(omega * (ctx->t0 + ctx->t1) / 2, 6.283185307179586)));
+    glUniform1i(uniform(p, "u_respawn"), params_.recycle == Recycle::respawn);
+    glUniform1i(uniform(p, "u_splashing"), splash_.has_value() && ctx->ground.has_value());
+    glUniform1ui(uniform(p, "u_splash_count"), splash_ ? GLuint(params_.splash->count) : 0u);
+    glUniform1f(uniform(p, "u_splash_speed"), splash_ ? params_.splash->speed : 0.0f);
+    glUniform1f(uniform(p, "u_splash_size"), splash_ ? params_.splash->size : 0.0f);
+    glUniform1ui(uniform(p, "u_step"), GLuint(ctx->step));
+  }
+  dispatch(p, count);
+}
+
+void GpuPrecipitation::begin(double t, const CameraPose& camera, ThreadPool&) {
+  live_ = 0;
+  emission_carry_ = 0;
+  if (!params_.prewarm) return;
+  run(0, 0, store_.capacity, t, camera, nullptr);
+  live_ = store_.capacity;
+  spawned_ += int64_t(live_);
+}
+
+void GpuPrecipitation::end() {
+  died_ += int64_t(live_);
+  live_ = 0;
+  if (splash_) splash_->clear();
+}
+
+void GpuPrecipitation::step(const StepContext& ctx) {
+  if (splash_) splash_->step(ctx, wind_);
+  run(2, 0, live_, ctx.t1, ctx.camera, &ctx);
+  if (live_ < store_.capacity) {
+    emission_carry_ += emission_rate_ * ctx.dt;
+    const size_t wanted = size_t(emission_carry_);
+    emission_carry_ -= double(wanted);
+    const size_t last = std::min(store_.capacity, live_ + wanted);
+    run(1, live_, last - live_, ctx.t1, ctx.camera, nullptr);
+    spawned_ += int64_t(last - live_);
+    live_ = last;
+  }
+}
+
+void GpuPrecipitation::collect_counts() const {
+  uint32_t counts[4] = {};
+  glBindBuffer(GL_SHADER_STORAGE_BUFFER, counters_.get());
+  glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, sizeof counts, counts);
+  const uint32_t zeros[4] = {};
+  glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, sizeof zeros, zeros);
+  spawned_ += counts[0];
+  died_ += counts[0];
+  splash_spawned_ += counts[1];
+  splash_died_ += counts[2];
+}
+
+void GpuPrecipitation::reset_counters() {
+  collect_counts();
+  if (splash_) splash_->take_deaths();
+  spawned_ = died_ = splash_spawned_ = splash_died_ = 0;
+}
+
+void GpuPrecipitation::add_stats(FrameStats& out, bool active, ThreadPool&) const {
+  collect_counts();
+  EmitterStats s = kernels_.stats(store_, live_, false);
+  s.name = settings_.name;
+  s.type = to_string(settings_.type);
+  s.active = active;
+  s.spawned = spawned_;
+  s.died = died_;
+  out.emitters.push_back(std::move(s));
+  if (splash_) {
+    EmitterStats d = kernels_.stats(splash_->store(), splash_->store().capacity, true);
+    d.name = settings_.name + ".splash";
+    d.type = "splash";
+    d.active = active;
+    d.spawned = splash_spawned_;
+    d.died = splash_died_ + const_cast<GpuPool&>(*splash_).take_deaths();
+    splash_died_ = d.died;
+    out.emitters.push_back(std::move(d));
+  }
+}
+
+void GpuPrecipitation::hash_state(StateHasher& hasher) const {
+  ParticleStore cpu(store_.capacity);
+  store_.read(cpu);
+  hasher.add_store(cpu, live_);
+  if (splash_) {
+    ParticleStore droplets(splash_->store().capacity);
+    splash_->store().read(droplets);
+    hasher.add_store(droplets, droplets.capacity());
+  }
+}
+
+void GpuPrecipitation::add_sprites(const CameraPose& camera, std::vector<SpriteBatch>& out, ThreadPool&) const {
+  glm::vec3 center = params_.region.center;
+  glm::mat3 axes(1.0f);
+  if (params_.follow_camera) {
+    axes = camera.basis();
+    center = camera.position + axes * params_.region.center;
+  }
+  const float distance = glm::length(center - camera.position);
+  if (splash_) {
+    SpriteBuild how;
+    how.exposure = exposure_;
+    how.eye_velocity = camera.velocity;
+    how.only_live = true;
+    how.lifetime = splash_->rules().lifetime;
+    kernels_.build_sprites(splash_->store(), splash_->store().capacity, how, splash_instances_, splash_instance_bytes_);
+    SpriteBatch droplets;
+    droplets.emitter = emitter_index_;
+    droplets.look = SpriteLook::secondary;
+    droplets.distance = distance;
+    droplets.gpu_instances = splash_instances_.get();
+    droplets.gpu_count = splash_->store().capacity;
+    out.push_back(std::move(droplets));
+  }
+  SpriteBuild how;
+  how.exposure = exposure_;
+  how.eye_velocity = camera.velocity;
+  how.spin_with_phase = exposure_ <= 0;
+  const glm::vec3 half = params_.region.size * 0.5f;
+  const glm::vec3 forward = camera.forward();
+  const float reach = std::fabs(glm::dot(axes[0], forward)) * half.x + std::fabs(glm::dot(axes[1], forward)) * half.y +
+                      std::fabs(glm::dot(axes[2], forward)) * half.z;
+  how.exp_depth = params_.depth_scale == DepthScale::exp && reach > 0;
+  how.region_center = center;
+  how.forward = forward;
+  how.reach = reach;
+  how.depth_k = params_.depth_k;
+  kernels_.build_sprites(store_, live_, how, instances_, instance_bytes_);
+  SpriteBatch batch;
+  batch.emitter = emitter_index_;
+  batch.distance = distance;
+  batch.gpu_instances = instances_.get();
+  batch.gpu_count = live_;
+  out.push_back(std::move(batch));
+}
+
+}  // namespace fxsim
