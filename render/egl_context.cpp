@@ -96,7 +96,12 @@ std::vector<EglDeviceInfo> EglContext::list_devices() {
   const auto devices = query_devices();
   for (size_t i = 0; i < devices.size(); ++i) {
     const char* ext = eglQueryDeviceStringEXT(devices[i], EGL_EXTENSIONS);
-    out.push_back({int(i), device_name(devices[i]), ext ? ext : "", has_extension(ext, "EGL_MESA_device_software")});
+    EglDeviceInfo info{int(i), device_name(devices[i]), ext ? ext : "", has_extension(ext, "EGL_MESA_device_software"), {}};
+    EGLAttrib cuda = -1;
+    if (has_extension(ext, "EGL_NV_device_cuda") && eglQueryDeviceAttribEXT(devices[i], 0x323A /* EGL_CUDA_DEVICE_NV */, &cuda))
+      info.cuda_device = int(cuda);
+    if (has_extension(ext, "EGL_NV_device_cuda") && info.name == "unnamed device") info.name = "NVIDIA GPU";
+    out.push_back(info);
   }
   return out;
 }
@@ -162,8 +167,12 @@ std::unique_ptr<EglContext> EglContext::create(std::optional<int> device, int mi
                   "no headless OpenGL: EGL offers neither the device platform nor Mesa's surfaceless platform "
                   "(install libegl1 and libegl-mesa0, or an NVIDIA driver with EGL)");
   throw FxError(ExitCode::no_gl,
-                fmt::format("no usable OpenGL {}.{} core context (is Mesa's libgl1-mesa-dri installed, or the GPU "
-                            "driver's EGL?):{}", min_major, min_minor, failures));
+                fmt::format("no usable OpenGL {}.{} core context{}:{}", min_major, min_minor,
+                            min_major * 10 + min_minor >= 43
+                                ? " (the GPU backend needs OpenGL 4.3 compute shaders: an older driver or GPU, or a "
+                                  "device whose EGL offers only OpenGL ES, cannot run it; try --backend cpu)"
+                                : " (is Mesa's libgl1-mesa-dri installed, or the GPU driver's EGL?)",
+                            failures));
 }
 
 EglContext::~EglContext() {

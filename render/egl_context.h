@@ -15,6 +15,7 @@ struct EglDeviceInfo {
   std::string name;        // DRM node or driver name, when the driver gives one
   std::string extensions;  // the device's EGL extensions
   bool software = false;   // Mesa's software device (llvmpipe)
+  std::optional<int> cuda_device;  // NVIDIA's CUDA device number (EGL_NV_device_cuda)
 };
 
 struct GlInfo {

@@ -10,7 +10,8 @@ namespace fxsim {
 std::string glsl_particle_block(const std::string& name, int binding) {
   std::string out = fmt::format(
       "layout(std430, binding = {0}) buffer {1}Block {{ uint {1}_words[]; }};\n"
-      "uniform uint {1}_capacity;\n",
+      "uniform uint {1}_capacity;  // particles in this page (the field stride)\n"
+      "uniform uint {1}_base;      // global slot of this page's first particle\n",
       binding, name);
   int field = 0;
 #define FXSIM_GLSL_FIELD(type, field_name, what)                                                            \

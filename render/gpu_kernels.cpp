@@ -1,6 +1,7 @@
 #include "render/gpu_kernels.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <glm/gtc/type_ptr.hpp>
 #include <limits>
@@ -128,32 +129,53 @@ void main() {
 
 size_t GpuStore::particle_words() { return particle_bytes() / 4; }
 
-GpuStore::GpuStore(size_t n) : capacity(n), buffer(gl_gen(glGenBuffers)) {
-  glBindBuffer(GL_SHADER_STORAGE_BUFFER, buffer.get());
-  glBufferData(GL_SHADER_STORAGE_BUFFER, GLsizeiptr(std::max<size_t>(bytes(), 16)), nullptr, GL_DYNAMIC_COPY);
-  if (glGetError() == GL_OUT_OF_MEMORY)
-    throw FxError(ExitCode::invalid_scene, "the GPU cannot hold the particle buffers (out of memory)");
+size_t GpuStore::max_page_capacity(size_t companions) {
+  GLint64 block = 0;
+  glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &block);
+  const size_t per_particle = particle_words() * 4 * std::max<size_t>(1, companions);
+  const size_t by_block = size_t(block) / per_particle;
+  const size_t by_index = (size_t(1) << 32) / (particle_words() * std::max<size_t>(1, companions)) - 1;
+  size_t page = std::min({by_block, by_index, size_t(1) << 25});
+  // Tests set smaller pages to run the paging on small scenes.
+  if (const char* forced = std::getenv("FXSIM_GPU_PAGE_PARTICLES"))
+    page = std::min(page, size_t(std::strtoull(forced, nullptr, 10)) / std::max<size_t>(1, companions));
+  return std::max<size_t>(kGroupSize, page / kGroupSize * kGroupSize);
 }
 
-void GpuStore::bind(const GlProgram& program, const std::string& name, GLuint binding) const {
-  glBindBufferBase(GL_SHADER_STORAGE_BUFFER, binding, buffer.get());
-  glUniform1ui(uniform(program, (name + "_capacity").c_str()), GLuint(capacity));
+GpuStore::GpuStore(size_t n, size_t page) : capacity(n), page_capacity(std::max<size_t>(page, 1)) {
+  const size_t count = std::max<size_t>(1, (capacity + page_capacity - 1) / page_capacity);
+  for (size_t p = 0; p < count; ++p) {
+    pages.emplace_back(gl_gen(glGenBuffers));
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, pages.back().get());
+    const size_t bytes = (capacity == 0 ? 1 : page_size(p)) * particle_words() * 4;
+    glBufferData(GL_SHADER_STORAGE_BUFFER, GLsizeiptr(bytes), nullptr, GL_DYNAMIC_COPY);
+    if (glGetError() == GL_OUT_OF_MEMORY)
+      throw FxError(ExitCode::invalid_scene, "the GPU cannot hold the particle buffers (out of memory)");
+  }
+}
+
+void GpuStore::bind(const GlProgram& program, const std::string& name, GLuint binding, size_t page) const {
+  glBindBufferBase(GL_SHADER_STORAGE_BUFFER, binding, pages[page].get());
+  glUniform1ui(uniform(program, (name + "_capacity").c_str()), GLuint(capacity == 0 ? 1 : page_size(page)));
+  glUniform1ui(uniform(program, (name + "_base").c_str()), GLuint(page * page_capacity));
 }
 
 void GpuStore::read(ParticleStore& out) const {
-  std::vector<uint32_t> words(capacity * particle_words());
-  glBindBuffer(GL_SHADER_STORAGE_BUFFER, buffer.get());
   glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
-  glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, GLsizeiptr(words.size() * 4), words.data());
-  size_t field = 0;
+  for (size_t p = 0; p < pages.size() && capacity > 0; ++p) {
+    const size_t n = page_size(p), base = p * page_capacity;
+    std::vector<uint32_t> words(n * particle_words());
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, pages[p].get());
+    glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, GLsizeiptr(words.size() * 4), words.data());
+    size_t field = 0;
 #define FXSIM_READ_FIELD(type, name, what) \
-  std::memcpy(out.name.data(), words.data() + field * capacity, capacity * 4), ++field;
-  FXSIM_PARTICLE_FIELDS(FXSIM_READ_FIELD)
+  std::memcpy(out.name.data() + base, words.data() + field * n, n * 4), ++field;
+    FXSIM_PARTICLE_FIELDS(FXSIM_READ_FIELD)
 #undef FXSIM_READ_FIELD
+  }
 }
 
 void GpuStore::clear(float age) {
-  std::vector<uint32_t> words(capacity * particle_words(), 0);
   size_t field = 0, age_field = 0;
 #define FXSIM_FIND_AGE(type, name, what) \
   if (std::string(#name) == "age") age_field = field; \
@@ -162,9 +184,14 @@ void GpuStore::clear(float age) {
 #undef FXSIM_FIND_AGE
   uint32_t bits;
   std::memcpy(&bits, &age, 4);
-  std::fill(words.begin() + std::ptrdiff_t(age_field * capacity), words.begin() + std::ptrdiff_t((age_field + 1) * capacity), bits);
-  glBindBuffer(GL_SHADER_STORAGE_BUFFER, buffer.get());
-  glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, GLsizeiptr(words.size() * 4), words.data());
+  for (size_t p = 0; p < pages.size() && capacity > 0; ++p) {
+    const size_t n = page_size(p);
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, pages[p].get());
+    const uint32_t zero = 0;
+    glClearBufferData(GL_SHADER_STORAGE_BUFFER, GL_R32UI, GL_RED_INTEGER, GL_UNSIGNED_INT, &zero);
+    glClearBufferSubData(GL_SHADER_STORAGE_BUFFER, GL_R32UI, GLintptr(age_field * n * 4), GLsizeiptr(n * 4),
+                         GL_RED_INTEGER, GL_UNSIGNED_INT, &bits);
+  }
 }
 
 GlProgram link_compute(const std::string& source) {
@@ -214,26 +241,28 @@ EmitterStats GpuKernels::stats(const GpuStore& store, size_t count, bool only_li
   const GlBuffer& partials = partials_;
   EmitterStats out;
   if (count == 0) return out;
-  glUseProgram(program.get());
-  store.bind(program, "P", 0);
-  glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, partials.get());
-  glUniform1ui(uniform(program, "u_count"), GLuint(count));
-  glUniform1i(uniform(program, "u_only_live"), only_live);
-  glDispatchCompute(GLuint(kStatGroups), 1, 1);
-  glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
-  std::vector<double> p(kStatGroups * 14);
-  glBindBuffer(GL_SHADER_STORAGE_BUFFER, partials.get());
-  glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, GLsizeiptr(p.size() * 8), p.data());
   glm::dvec3 lo(std::numeric_limits<double>::infinity()), hi(-std::numeric_limits<double>::infinity()), sp(0), sv(0);
   double n = 0;
-  for (size_t g = 0; g < kStatGroups; ++g) {
-    const double* q = &p[g * 14];
-    if (q[12] == 0) continue;
-    lo = glm::min(lo, glm::dvec3(q[0], q[1], q[2]));
-    hi = glm::max(hi, glm::dvec3(q[3], q[4], q[5]));
-    sp += glm::dvec3(q[6], q[7], q[8]);
-    sv += glm::dvec3(q[9], q[10], q[11]);
-    n += q[12];
+  glUseProgram(program.get());
+  for (size_t page = 0; page < store.page_count() && page * store.page_capacity < count; ++page) {
+    store.bind(program, "P", 0, page);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, partials.get());
+    glUniform1ui(uniform(program, "u_count"), GLuint(std::min(store.page_size(page), count - page * store.page_capacity)));
+    glUniform1i(uniform(program, "u_only_live"), only_live);
+    glDispatchCompute(GLuint(kStatGroups), 1, 1);
+    glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+    std::vector<double> p(kStatGroups * 14);
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, partials.get());
+    glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, GLsizeiptr(p.size() * 8), p.data());
+    for (size_t g = 0; g < kStatGroups; ++g) {
+      const double* q = &p[g * 14];
+      if (q[12] == 0) continue;
+      lo = glm::min(lo, glm::dvec3(q[0], q[1], q[2]));
+      hi = glm::max(hi, glm::dvec3(q[3], q[4], q[5]));
+      sp += glm::dvec3(q[6], q[7], q[8]);
+      sv += glm::dvec3(q[9], q[10], q[11]);
+      n += q[12];
+    }
   }
   out.live = uint64_t(n);
   if (n == 0) return out;
@@ -244,8 +273,8 @@ EmitterStats GpuKernels::stats(const GpuStore& store, size_t count, bool only_li
   return out;
 }
 
-void GpuKernels::build_sprites(const GpuStore& store, size_t count, const SpriteBuild& how, GlBuffer& instances,
-                               size_t& instance_capacity) {
+void GpuKernels::build_sprites(const GpuStore& store, size_t page, size_t count, const SpriteBuild& how,
+                               GlBuffer& instances, size_t& instance_capacity) {
   const GlProgram& program = sprites_;
   const size_t bytes = std::max<size_t>(count, 1) * sizeof(SpriteInstance);
   if (!instances.get()) instances = GlBuffer(gl_gen(glGenBuffers));
@@ -257,7 +286,7 @@ void GpuKernels::build_sprites(const GpuStore& store, size_t count, const Sprite
     instance_capacity = bytes;
   }
   glUseProgram(program.get());
-  store.bind(program, "P", 0);
+  store.bind(program, "P", 0, page);
   glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, instances.get());
   glUniform1f(uniform(program, "u_exposure"), how.exposure);
   glUniform3fv(uniform(program, "u_eye_velocity"), 1, glm::value_ptr(how.eye_velocity));

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/camera_path.h"
 #include "core/particles.h"
@@ -17,14 +18,24 @@ namespace fxsim {
 
 constexpr unsigned kGroupSize = 256;
 
-// Field-major storage for `capacity` particles, one 32-bit word per field.
+// Field-major storage for `capacity` particles, one 32-bit word per field, in
+// pages small enough for one storage block each (drivers limit a block's
+// size: 128 MiB on llvmpipe, 2 GiB on NVIDIA). Page p holds the slots
+// [p × page_capacity, …); kernels run page by page and key their random draws
+// by the global slot, so the result does not depend on the paging.
 struct GpuStore {
-  explicit GpuStore(size_t capacity);
-  size_t capacity;
-  GlBuffer buffer;
+  GpuStore(size_t capacity, size_t page_capacity);
+  size_t capacity, page_capacity;
+  std::vector<GlBuffer> pages;
+  size_t page_count() const { return pages.size(); }
+  size_t page_size(size_t page) const { return std::min(page_capacity, capacity - page * page_capacity); }
   size_t bytes() const { return capacity * particle_words() * 4; }
   static size_t particle_words();
-  void bind(const GlProgram& program, const std::string& name, GLuint binding) const;
+  // The largest page the driver's storage blocks allow for particles that
+  // bring `companions` more particles each in a paged companion store (splash
+  // droplets), rounded down to a whole number of work groups.
+  static size_t max_page_capacity(size_t companions = 0);
+  void bind(const GlProgram& program, const std::string& name, GLuint binding, size_t page) const;
   // Copies back into a CPU store of the same capacity (a readback: tests and hashes only).
   void read(ParticleStore& out) const;
   // Sets every slot's age to `age` (-1: empty) and everything else to 0.
@@ -62,10 +73,11 @@ class GpuKernels {
   // Statistics over slots [0, count) (`only_live`: those with age >= 0), reduced
   // on the GPU in fixed groups and summed in group order on the CPU: only the
   // group partials are read back, never the particles.
-  EmitterStats stats(const GpuStore& store, size_t count, bool only_live);
-  // Sprite instances (render's SpriteInstance layout) for slots [0, count):
-  // empty slots (age < 0 when `only_live`) become zero-sized and draw nothing.
-  void build_sprites(const GpuStore& store, size_t count, const SpriteBuild& how, GlBuffer& instances,
+  EmitterStats stats(const GpuStore& store, size_t count, bool only_live);  // over slots [0, count)
+  // Sprite instances (render's SpriteInstance layout) for the first `count`
+  // slots of one page: empty slots (age < 0 when `only_live`) become
+  // zero-sized and draw nothing.
+  void build_sprites(const GpuStore& store, size_t page, size_t count, const SpriteBuild& how, GlBuffer& instances,
                      size_t& instance_capacity);
 
  private:

@@ -44,8 +44,8 @@ void main() {
 }
 }  // namespace
 
-GpuPool::GpuPool(const PoolRules& rules, size_t capacity)
-    : rules_(rules), store_(capacity), program_(link_compute(pool_source())), counter_(gl_gen(glGenBuffers)) {
+GpuPool::GpuPool(const PoolRules& rules, size_t capacity, size_t page_capacity)
+    : rules_(rules), store_(capacity, page_capacity), program_(link_compute(pool_source())), counter_(gl_gen(glGenBuffers)) {
   store_.clear(-1.0f);
   const uint32_t zero = 0;
   glBindBuffer(GL_SHADER_STORAGE_BUFFER, counter_.get());
@@ -56,7 +56,6 @@ void GpuPool::step(const StepContext& ctx, const WindField& wind) {
   const glm::vec3 gravity = ctx.gravity * rules_.gravity_scale;
   const DragStep motion(gravity, rules_.drag, ctx.dt);
   glUseProgram(program_.get());
-  store_.bind(program_, "P", 0);
   glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, counter_.get());
   glUniform3fv(uniform(program_, "u_gravity"), 1, glm::value_ptr(gravity));
   const glm::vec3 fall = motion.fall(), air = wind.uniform_part(ctx.t0);
@@ -70,7 +69,10 @@ void GpuPool::step(const StepContext& ctx, const WindField& wind) {
   glUniform1f(uniform(program_, "u_ground"), rules_.dies_on_landing && ctx.ground ? *ctx.ground : -1e30f);
   glUniform1i(uniform(program_, "u_turbulent"), rules_.drag > 0 && wind.has_turbulence());
   set_turbulence_uniforms(program_, wind, ctx.t0, "u_slice", "u_blend");
-  dispatch(program_, store_.capacity);
+  for (size_t page = 0; page < store_.page_count() && store_.capacity > 0; ++page) {
+    store_.bind(program_, "P", 0, page);
+    dispatch(program_, store_.page_size(page));
+  }
 }
 
 int64_t GpuPool::take_deaths() {

@@ -42,12 +42,14 @@ uniform bool u_splashing;
 uniform uint u_splash_count;
 uniform float u_splash_speed, u_splash_size;
 uniform uint u_step;
+uniform uint u_total_capacity;  // of the whole emitter: spawn index = generation × this + global slot
 const float kTwoPi = 6.283185307179586;
 
+// `slot` is local to this page; the key uses the global slot.
 void spawn_index(uint slot, out uint lo, out uint hi) {
   uint carry_hi, mul_lo;
-  umulExtended(P_get_generation(slot), P_capacity, carry_hi, mul_lo);
-  lo = mul_lo + slot;
+  umulExtended(P_get_generation(slot), u_total_capacity, carry_hi, mul_lo);
+  lo = mul_lo + (P_base + slot);
   hi = carry_hi + (lo < mul_lo ? 1u : 0u);
 }
 float unit_draw(uint lo, uint hi, uint stream, uint draw) { return to_unit(draw_bits(u_seed, u_emitter, stream, lo, hi, draw)); }
@@ -92,20 +94,21 @@ float wrap_axis(float x, float h) {
 
 void throw_splash(uint drop, vec3 hit) {
   for (uint k = 0u; k < u_splash_count; ++k) {
-    uint slot = drop * u_splash_count + k;
+    uint slot = drop * u_splash_count + k;          // in this page of the splash store
+    uint key = (P_base + drop) * u_splash_count + k;  // the global droplet slot: its draws' key
     uint base = u_step * 8u;
     if (S_get_age(slot) >= 0.0) atomicAdd(replaced, 1u);
     S_set_age(slot, 0.0); S_set_phase(slot, 0.0); S_set_shape(slot, 0u);
     S_set_generation(slot, u_step);
-    float azimuth = to_unit(draw_bits(u_seed, u_emitter, 1u, slot, 0u, base + 0u)) * kTwoPi;
-    precise float elevation = (35.0 + 45.0 * to_unit(draw_bits(u_seed, u_emitter, 1u, slot, 0u, base + 1u))) * (kTwoPi / 360.0);
-    precise float speed = u_splash_speed * (0.6 + 0.6 * to_unit(draw_bits(u_seed, u_emitter, 1u, slot, 0u, base + 2u)));
+    float azimuth = to_unit(draw_bits(u_seed, u_emitter, 1u, key, 0u, base + 0u)) * kTwoPi;
+    precise float elevation = (35.0 + 45.0 * to_unit(draw_bits(u_seed, u_emitter, 1u, key, 0u, base + 1u))) * (kTwoPi / 360.0);
+    precise float speed = u_splash_speed * (0.6 + 0.6 * to_unit(draw_bits(u_seed, u_emitter, 1u, key, 0u, base + 2u)));
     precise float horizontal = cos(elevation) * speed;
     S_set_velocity(slot, vec3(cos(azimuth) * horizontal, sin(elevation) * speed, sin(azimuth) * horizontal));
-    precise vec3 at = vec3(hit.x + to_signed(draw_bits(u_seed, u_emitter, 1u, slot, 0u, base + 4u)) * u_splash_size, u_ground,
-                           hit.z + to_signed(draw_bits(u_seed, u_emitter, 1u, slot, 0u, base + 5u)) * u_splash_size);
+    precise vec3 at = vec3(hit.x + to_signed(draw_bits(u_seed, u_emitter, 1u, key, 0u, base + 4u)) * u_splash_size, u_ground,
+                           hit.z + to_signed(draw_bits(u_seed, u_emitter, 1u, key, 0u, base + 5u)) * u_splash_size);
     S_set_position(slot, at);
-    precise float size = u_splash_size * (0.7 + 0.6 * to_unit(draw_bits(u_seed, u_emitter, 1u, slot, 0u, base + 3u)));
+    precise float size = u_splash_size * (0.7 + 0.6 * to_unit(draw_bits(u_seed, u_emitter, 1u, key, 0u, base + 3u)));
     S_set_size(slot, size);
   }
   atomicAdd(thrown, u_splash_count);
@@ -170,6 +173,13 @@ void main() {
 }
 }  // namespace
 
+namespace {
+size_t splash_count(const EmitterSettings& settings, const Environment& environment) {
+  const auto& splash = settings.precipitation.splash;
+  return splash && environment.ground ? size_t(splash->count) : 0;
+}
+}  // namespace
+
 size_t GpuPrecipitation::bytes_needed(const EmitterSettings& settings, bool ground) {
   const size_t n = size_t(settings.max_particles);
   size_t bytes = n * particle_bytes() + n * sizeof(SpriteInstance);
@@ -184,7 +194,8 @@ GpuPrecipitation::GpuPrecipitation(const EmitterSettings& settings, size_t emitt
                                    const Environment& environment, double fps, GpuKernels& kernels)
     : settings_(settings), params_(settings.precipitation), emitter_index_(uint32_t(emitter_index)), wind_(wind),
       exposure_(float(settings.precipitation.streak / fps)), kernels_(kernels),
-      store_(size_t(settings.max_particles)), program_(link_compute(precipitation_source())),
+      store_(size_t(settings.max_particles), GpuStore::max_page_capacity(splash_count(settings, environment))),
+      program_(link_compute(precipitation_source())),
       counters_(gl_gen(glGenBuffers)) {
   if (environment.ground) ground_ = environment.ground->height;
   // The same emission rate as the CPU system (core/precipitation.cpp).
@@ -196,7 +207,8 @@ GpuPrecipitation::GpuPrecipitation(const EmitterSettings& settings, size_t emitt
   if (params_.splash && environment.ground && params_.splash->count > 0) {
     PoolRules rules;
     rules.lifetime = params_.splash->lifetime;
-    splash_.emplace(rules, size_t(settings.max_particles) * size_t(params_.splash->count));
+    const size_t count = size_t(params_.splash->count);
+    splash_.emplace(rules, size_t(settings.max_particles) * count, store_.page_capacity * count);
   }
   const uint32_t zeros[4] = {0, 0, 0, 0};
   glBindBuffer(GL_SHADER_STORAGE_BUFFER, counters_.get());
@@ -208,11 +220,8 @@ void GpuPrecipitation::run(int mode, size_t first, size_t count, double t, const
   if (count == 0) return;
   glUseProgram(program_.get());
   const GlProgram& p = program_;
-  store_.bind(p, "P", 0);
-  if (splash_) splash_->store().bind(p, "S", 1);
-  else store_.bind(p, "S", 1);
   glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, counters_.get());
-  glUniform1ui(uniform(p, "u_first"), GLuint(first));
+  glUniform1ui(uniform(p, "u_total_capacity"), GLuint(store_.capacity));
   glUniform1i(uniform(p, "u_mode"), mode);
   glUniform2ui(uniform(p, "u_seed"), uint32_t(settings_.seed), uint32_t(settings_.seed >> 32));
   glUniform1ui(uniform(p, "u_emitter"), emitter_index_);
@@ -265,7 +274,17 @@ void GpuPrecipitation::run(int mode, size_t first, size_t count, double t, const
     glUniform1f(uniform(p, "u_splash_size"), splash_ ? params_.splash->size : 0.0f);
     glUniform1ui(uniform(p, "u_step"), GLuint(ctx->step));
   }
-  dispatch(p, count);
+  // Page by page: the part of [first, first + count) that lies in each.
+  for (size_t page = 0; page < store_.page_count(); ++page) {
+    const size_t base = page * store_.page_capacity, size = store_.page_size(page);
+    const size_t from = std::max(first, base), to = std::min(first + count, base + size);
+    if (from >= to) continue;
+    store_.bind(p, "P", 0, page);
+    if (splash_) splash_->store().bind(p, "S", 1, page);
+    else store_.bind(p, "S", 1, page);
+    glUniform1ui(uniform(p, "u_first"), GLuint(from - base));
+    dispatch(p, to - from);
+  }
 }
 
 void GpuPrecipitation::begin(double t, const CameraPose& camera, ThreadPool&) {
@@ -361,14 +380,19 @@ void GpuPrecipitation::add_sprites(const CameraPose& camera, std::vector<SpriteB
     how.eye_velocity = camera.velocity;
     how.only_live = true;
     how.lifetime = splash_->rules().lifetime;
-    kernels_.build_sprites(splash_->store(), splash_->store().capacity, how, splash_instances_, splash_instance_bytes_);
-    SpriteBatch droplets;
-    droplets.emitter = emitter_index_;
-    droplets.look = SpriteLook::secondary;
-    droplets.distance = distance;
-    droplets.gpu_instances = splash_instances_.get();
-    droplets.gpu_count = splash_->store().capacity;
-    out.push_back(std::move(droplets));
+    const GpuStore& s = splash_->store();
+    splash_instances_.resize(s.page_count());
+    splash_instance_bytes_.resize(s.page_count(), 0);
+    for (size_t page = 0; page < s.page_count() && s.capacity > 0; ++page) {
+      kernels_.build_sprites(s, page, s.page_size(page), how, splash_instances_[page], splash_instance_bytes_[page]);
+      SpriteBatch droplets;
+      droplets.emitter = emitter_index_;
+      droplets.look = SpriteLook::secondary;
+      droplets.distance = distance;
+      droplets.gpu_instances = splash_instances_[page].get();
+      droplets.gpu_count = s.page_size(page);
+      out.push_back(std::move(droplets));
+    }
   }
   SpriteBuild how;
   how.exposure = exposure_;
@@ -383,13 +407,18 @@ void GpuPrecipitation::add_sprites(const CameraPose& camera, std::vector<SpriteB
   how.forward = forward;
   how.reach = reach;
   how.depth_k = params_.depth_k;
-  kernels_.build_sprites(store_, live_, how, instances_, instance_bytes_);
-  SpriteBatch batch;
-  batch.emitter = emitter_index_;
-  batch.distance = distance;
-  batch.gpu_instances = instances_.get();
-  batch.gpu_count = live_;
-  out.push_back(std::move(batch));
+  instances_.resize(store_.page_count());
+  instance_bytes_.resize(store_.page_count(), 0);
+  for (size_t page = 0; page < store_.page_count() && page * store_.page_capacity < live_; ++page) {
+    const size_t count = std::min(store_.page_size(page), live_ - page * store_.page_capacity);
+    kernels_.build_sprites(store_, page, count, how, instances_[page], instance_bytes_[page]);
+    SpriteBatch batch;
+    batch.emitter = emitter_index_;
+    batch.distance = distance;
+    batch.gpu_instances = instances_[page].get();
+    batch.gpu_count = count;
+    out.push_back(std::move(batch));
+  }
 }
 
 }  // namespace fxsim
