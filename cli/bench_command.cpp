@@ -4,16 +4,22 @@
 // Snow or rain (streaks), as asked.
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
+#include <optional>
+#include <unistd.h>
 #include <cstring>
 #include <fmt/format.h>
 #include <vector>
 
 #include "cli/commands.h"
+#include "core/exit_codes.h"
 #include "core/particles.h"
 #include "core/scene_parser.h"
 #include "core/simulation.h"
 #include "render/egl_context.h"
 #include "render/image.h"
+#include "render/frame_writer.h"
+#include "render/gpu_backend.h"
 #include "render/renderer.h"
 
 namespace fxsim {
@@ -50,16 +56,19 @@ int warm_frame(const Scene& scene) {
   return scene.emitters[0].type == EmitterType::fountain ? int(2.5 * scene.output.fps) : 1;
 }
 
-// Seconds per step, best of a few repetitions of `steps` steps.
-double time_steps(const Scene& scene, int threads, int steps) {
-  Simulation sim(scene, threads);
+// Seconds per step, best of a few repetitions of `steps` steps. On the GPU
+// the clock starts and stops with the queue drained (glFinish).
+double time_steps(const Scene& scene, int threads, int steps, const SystemFactory& factory) {
+  Simulation sim(scene, threads, factory);
   int frame = warm_frame(scene);
-  sim.advance_to_frame(frame);  // warm up: steady state, arrays paged in
+  sim.advance_to_frame(frame);  // warm up: steady state, arrays paged in, shaders compiled
+  if (factory) glFinish();
   double best = 1e30;
   for (int rep = 0; rep < 3; ++rep) {
     const auto t = Clock::now();
     frame += steps;
     sim.advance_to_frame(frame);
+    if (factory) glFinish();
     best = std::min(best, seconds_since(t) / steps);
   }
   return best;
@@ -77,6 +86,26 @@ double copy_bandwidth(size_t bytes) {
   }
   return 2.0 * double(bytes) / best;
 }
+
+// The same on the GPU: glCopyBufferSubData between two buffers, 1 GiB at most.
+double gpu_copy_bandwidth(size_t bytes) {
+  bytes = std::min<size_t>(std::max<size_t>(bytes, 1 << 20), size_t(1) << 30);
+  GlBuffer a(gl_gen(glGenBuffers)), b(gl_gen(glGenBuffers));
+  glBindBuffer(GL_COPY_READ_BUFFER, a.get());
+  glBufferData(GL_COPY_READ_BUFFER, GLsizeiptr(bytes), nullptr, GL_DYNAMIC_COPY);
+  glBindBuffer(GL_COPY_WRITE_BUFFER, b.get());
+  glBufferData(GL_COPY_WRITE_BUFFER, GLsizeiptr(bytes), nullptr, GL_DYNAMIC_COPY);
+  glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0, GLsizeiptr(bytes));
+  glFinish();
+  double best = 1e30;
+  for (int rep = 0; rep < 5; ++rep) {
+    const auto t = Clock::now();
+    for (int k = 0; k < 4; ++k) glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0, GLsizeiptr(bytes));
+    glFinish();
+    best = std::min(best, seconds_since(t) / 4);
+  }
+  return 2.0 * double(bytes) / best;
+}
 }  // namespace
 
 int run_bench(const BenchOptions& o) {
@@ -86,54 +115,72 @@ int run_bench(const BenchOptions& o) {
   // fields (phase and direction), a fountain the age (read and written) and source.
   const double extra = o.effect == "snow" ? 3 * 4 : o.effect == "fountain" ? 4 * 2 + 4 : 0;
   const double step_bytes = n * (6 * 4 * 2 + extra);
-  fmt::print("fxsim bench: {}, {} particles{}, CPU backend\n", o.effect, o.particles,
-             o.turbulence ? ", turbulent wind" : "");
-  const double copy = copy_bandwidth(size_t(n) * particle_bytes());
+  const bool gpu = o.backend == "gpu";
+  if (gpu && o.effect == "fountain")
+    throw FxError(ExitCode::usage, "bench --backend gpu: fountains are stepped on the CPU in this version");
+  std::unique_ptr<EglContext> context;
+  std::optional<GpuKernels> kernels;
+  if (gpu || o.frames > 0) context = EglContext::create(o.device, gpu ? 4 : 3, 3);
+  if (gpu) {
+    check_memory(scene, Backend::gpu, context->software());
+    kernels.emplace();
+  }
+  const SystemFactory factory = gpu ? gpu_system_factory(*kernels) : SystemFactory{};
+  fmt::print("fxsim bench: {}, {} particles{}, {} backend{}\n", o.effect, o.particles,
+             o.turbulence ? ", turbulent wind" : "", gpu ? "GPU" : "CPU",
+             context ? " on " + context->info().renderer : std::string());
+  const double copy = gpu ? gpu_copy_bandwidth(size_t(step_bytes / 2)) : copy_bandwidth(size_t(n) * particle_bytes());
   fmt::print("  memory copy (baseline)    {:8.2f} GB/s\n", copy / 1e9);
-  const double one = time_steps(scene, 1, o.steps);
-  fmt::print("  step, 1 thread            {:8.2f} ms  {:8.1f} M particle-steps/s  {:6.2f} GB/s  ({:.2f} of copy)\n",
-             one * 1e3, n / one / 1e6, step_bytes / one / 1e9, step_bytes / one / copy);
-  if (o.threads != 1) {
-    Simulation probe(scene, o.threads);
-    const int threads = probe.pool().size();
-    const double many = time_steps(scene, o.threads, o.steps);
-    fmt::print("  step, {} threads           {:8.2f} ms  {:8.1f} M particle-steps/s  {:6.2f} GB/s  ({:.2f} of copy, "
-               "{:.2f}x the 1-thread step)\n",
-               threads, many * 1e3, n / many / 1e6, step_bytes / many / 1e9, step_bytes / many / copy, one / many);
+  const auto report = [&](const char* label, double seconds, double baseline) {
+    fmt::print("  {:<25} {:8.3f} ms  {:9.1f} M particle-steps/s  {:7.2f} GB/s  ({:.2f} of copy{})\n", label,
+               seconds * 1e3, n / seconds / 1e6, step_bytes / seconds / 1e9, step_bytes / seconds / copy,
+               baseline > 0 ? fmt::format(", {:.2f}x the 1-thread step", baseline / seconds) : std::string());
+  };
+  if (gpu) {
+    report("step (compute shader)", time_steps(scene, 1, o.steps, factory), 0);
+  } else {
+    const double one = time_steps(scene, 1, o.steps, {});
+    report("step, 1 thread", one, 0);
+    if (o.threads != 1) {
+      Simulation probe(scene, o.threads);
+      report(fmt::format("step, {} threads", probe.pool().size()).c_str(), time_steps(scene, o.threads, o.steps, {}), one);
+    }
   }
   if (o.frames <= 0) return 0;
 
-  const auto context = EglContext::create(std::nullopt, 3, 3);
-  Simulation sim(scene, o.threads);
+  Simulation sim(scene, o.threads, factory);
   Renderer renderer(scene, o.width, o.height);
   const int first = warm_frame(scene);
   sim.advance_to_frame(first);
   renderer.render(sim);  // warm up: shader compilation, first upload
-  double draw = 0, encode = 0, step = 0;
-  const auto total = Clock::now();
+  double draw = 0, step = 0;
   for (int f = first + 1; f <= first + o.frames; ++f) {
     auto t = Clock::now();
     sim.advance_to_frame(f);
+    if (gpu) glFinish();
     step += seconds_since(t);
     t = Clock::now();
-    const Image image = renderer.render(sim);
+    const Image image = renderer.render(sim);  // ends with the read-back: the GPU is drained
     draw += seconds_since(t);
-    t = Clock::now();
-    const auto png = encode_png(image);
-    encode += seconds_since(t);
-    if (png.empty()) return 70;
+  }
+  // End to end: simulate, draw, read back and write every frame as PNG (on the background writer).
+  const auto folder = std::filesystem::temp_directory_path() / fmt::format("fxsim-bench-{}", getpid());
+  const auto total = Clock::now();
+  {
+    FrameWriter writer;
+    for (int f = first + o.frames + 1; f <= first + 2 * o.frames; ++f) {
+      sim.advance_to_frame(f);
+      writer.submit((folder / fmt::format("frame_{:06d}.png", f)).string(), renderer.render(sim));
+    }
+    writer.finish();
   }
   const double all = seconds_since(total);
-  fmt::print("  frame at {}x{} on {}, {} live particles:\n", o.width, o.height, context->info().renderer,
-             [&] {
-               uint64_t live = 0;
-               for (const auto& e : sim.take_stats().emitters) live += e.live;
-               return live;
-             }());
-  fmt::print("    simulate {:8.2f} ms   draw+read {:8.2f} ms   PNG encode {:8.2f} ms   total {:8.2f} ms  "
-             "({:.2f} frames/s end to end)\n",
-             step / o.frames * 1e3, draw / o.frames * 1e3, encode / o.frames * 1e3, all / o.frames * 1e3,
-             o.frames / all);
+  std::filesystem::remove_all(folder);
+  uint64_t live = 0;
+  for (const auto& e : sim.take_stats().emitters) live += e.live;
+  fmt::print("  frame at {}x{}, {} live particles:\n", o.width, o.height, live);
+  fmt::print("    simulate {:8.2f} ms   draw+read {:8.2f} ms   end to end with PNG files {:8.2f} ms ({:.2f} frames/s)\n",
+             step / o.frames * 1e3, draw / o.frames * 1e3, all / o.frames * 1e3, o.frames / all);
   return 0;
 }
 

@@ -28,6 +28,8 @@ struct CompareOptions {
 
 struct BenchOptions {
   std::string effect = "snow";  // snow, rain or fountain
+  std::string backend = "cpu";  // cpu or gpu
+  std::optional<int> device;
   int64_t particles = 1000000;
   int threads = 0;
   int steps = 10;     // steps per timing repetition

@@ -30,7 +30,8 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 1024));
   render_cmd->add_option("--stats", render.stats, "write per-frame statistics as JSON Lines to FILE");
   render_cmd->add_option("--state-hashes", render.state_hashes, "write each frame's simulation-state hash to FILE");
-  render_cmd->add_option("--device", render.device, "EGL device index to render on (see `fxsim info`)");
+  render_cmd->add_option("--device", render.device, "EGL device index to render on (see `fxsim info`)")
+      ->check(CLI::NonNegativeNumber);
   render_cmd->add_option("--backend", render.backend,
                          "where particles are stepped: cpu, gpu (compute shaders, OpenGL 4.3) or auto "
                          "(gpu on a hardware GPU, cpu on a software GL)")
@@ -66,6 +67,8 @@ int main(int argc, char** argv) {
   bench_cmd->add_option("--width", bench.width, "image width")->check(CLI::Range(1, 16384));
   bench_cmd->add_option("--height", bench.height, "image height")->check(CLI::Range(1, 16384));
   bench_cmd->add_flag("!--no-turbulence", bench.turbulence, "steady wind and gusts only");
+  bench_cmd->add_option("--backend", bench.backend, "cpu or gpu")->check(CLI::IsMember({"cpu", "gpu"}));
+  bench_cmd->add_option("--device", bench.device, "EGL device index (see `fxsim info`)");
 
   try {
     app.parse(argc, argv);
