@@ -15,20 +15,28 @@ namespace {
 constexpr float kTwoPi = 6.283185307179586f;
 enum Draw : uint32_t { kConeCos, kConeAngle, kDiscRadius, kDiscAngle, kSize, kSpeed, kMistSpin };
 
-// Any two unit vectors perpendicular to d and to each other.
+
+}  // namespace
+
 void perpendiculars(glm::vec3 d, glm::vec3& a, glm::vec3& b) {
   a = glm::normalize(std::fabs(d.y) < 0.9f ? glm::cross(d, glm::vec3(0, 1, 0)) : glm::cross(d, glm::vec3(1, 0, 0)));
   b = glm::cross(d, a);
 }
 
-// A stretch of consecutive drops from one nozzle within one step.
-struct Burst {
-  uint32_t nozzle;
-  uint64_t first_of_nozzle;  // index j of the nozzle's first drop in the burst
-  uint64_t first_spawn;      // spawn index of that drop
-  uint64_t count;
-};
-}  // namespace
+std::vector<Burst> plan_emission(const std::vector<Nozzle>& nozzles, int64_t steps_done, double steps_per_second,
+                                 uint64_t emitted) {
+  std::vector<Burst> bursts;
+  for (size_t k = 0; k < nozzles.size(); ++k) {
+    const double rate = nozzles[k].rate;
+    const uint64_t before = FountainSystem::emitted_by(rate, steps_done, steps_per_second);
+    const uint64_t after = FountainSystem::emitted_by(rate, steps_done + 1, steps_per_second);
+    if (after > before) {
+      bursts.push_back({uint32_t(k), before, emitted, after - before});
+      emitted += after - before;
+    }
+  }
+  return bursts;
+}
 
 uint64_t FountainSystem::emitted_by(double rate, int64_t steps, double steps_per_second) {
   return uint64_t(std::floor(rate * double(steps) / steps_per_second));
@@ -38,7 +46,7 @@ FountainSystem::FountainSystem(const EmitterSettings& settings, size_t emitter_i
                                const OutputSettings& output)
     : settings_(settings), fountain_(settings.fountain), emitter_index_(uint32_t(emitter_index)), wind_(wind),
       steps_per_second_(output.fps * output.substeps), exposure_(float(0.5 / output.fps)),
-      store_(size_t(settings.max_particles)), emitted_per_nozzle_(settings.fountain.nozzles.size(), 0) {
+      store_(size_t(settings.max_particles)) {
   std::fill(store_.age.begin(), store_.age.end(), -1.0f);
   if (fountain_.mist) {
     const Mist& m = *fountain_.mist;
@@ -59,7 +67,6 @@ void FountainSystem::begin(double t, const CameraPose&, ThreadPool&) {
   first_step_ = -1;
   (void)t;
   emitted_ = 0;
-  std::fill(emitted_per_nozzle_.begin(), emitted_per_nozzle_.end(), 0);
 }
 
 void FountainSystem::end() {
@@ -137,18 +144,9 @@ bool FountainSystem::turn_into_mist(size_t i) {
 }
 
 void FountainSystem::emit(const StepContext& ctx) {
-  const int64_t s0 = ctx.step - first_step_, s1 = s0 + 1;
-  std::vector<Burst> bursts;
+  const std::vector<Burst> bursts = plan_emission(fountain_.nozzles, ctx.step - first_step_, steps_per_second_, emitted_);
   uint64_t total = 0;
-  for (size_t k = 0; k < fountain_.nozzles.size(); ++k) {
-    const double rate = fountain_.nozzles[k].rate;
-    const uint64_t before = emitted_by(rate, s0, steps_per_second_), after = emitted_by(rate, s1, steps_per_second_);
-    if (after > before) {
-      bursts.push_back({uint32_t(k), before, emitted_ + total, after - before});
-      total += after - before;
-    }
-    emitted_per_nozzle_[k] = after;
-  }
+  for (const Burst& b : bursts) total += b.count;
   if (total == 0 || store_.capacity() == 0) {
     emitted_ += total;
     spawned_ += int64_t(total);

@@ -23,6 +23,24 @@
 
 namespace fxsim {
 
+// A stretch of consecutive drops from one nozzle within one step.
+struct Burst {
+  uint32_t nozzle;
+  uint64_t first_of_nozzle;  // index j of the nozzle's first drop in the burst
+  uint64_t first_spawn;      // spawn index of that drop
+  uint64_t count;
+};
+
+// Two unit vectors perpendicular to d and to each other: the axes of a nozzle's
+// cone and disc.
+void perpendiculars(glm::vec3 d, glm::vec3& a, glm::vec3& b);
+
+// The drops each nozzle emits during step `steps_done` of the fountain (whose
+// drops so far number `emitted`), in spawn order: decided on the CPU for both
+// backends.
+std::vector<Burst> plan_emission(const std::vector<Nozzle>& nozzles, int64_t steps_done, double steps_per_second,
+                                 uint64_t emitted);
+
 class FountainSystem : public ParticleSystem {
  public:
   static constexpr float kDropLifetime = 10;  // seconds
@@ -59,7 +77,6 @@ class FountainSystem : public ParticleSystem {
   ParticleStore store_;
   int64_t first_step_ = 0;       // the step at which the fountain started
   uint64_t emitted_ = 0;         // drops emitted so far: the next spawn index
-  std::vector<uint64_t> emitted_per_nozzle_;
   int64_t spawned_ = 0, died_ = 0;
   std::optional<ParticlePool> mist_;
 };

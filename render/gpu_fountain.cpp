@@ -1,0 +1,403 @@
+#include "render/gpu_fountain.h"
+
+#include <algorithm>
+#include <cmath>
+#include <glm/geometric.hpp>
+#include <glm/gtc/type_ptr.hpp>
+#include <glm/trigonometric.hpp>
+
+#include "core/motion.h"
+#include "render/gpu_glsl.h"
+#include "render/shader.h"
+
+namespace fxsim {
+
+namespace {
+// The per-nozzle constants, computed on the CPU with the same functions as
+// core/fountain.cpp so that both backends use the same bits.
+struct GpuNozzle {
+  float position[4];
+  float direction[4];
+  float a[4], c[4];             // perpendiculars(direction)
+  float speed, speed_variation, cos_max, radius;
+  double rate;
+  float mist_chance, pad;       // probability × (speed/8)² × dt
+};
+static_assert(sizeof(GpuNozzle) == 96);
+
+struct GpuBurst {
+  uint32_t nozzle, count;
+  uint32_t first_of_nozzle_lo, first_of_nozzle_hi;
+  uint32_t first_spawn_lo, first_spawn_hi;
+  uint32_t first_slot, first_generation;  // of the burst's first drop in the ring
+  uint32_t offset, pad0, pad1, pad2;      // where the burst begins among this step's drops
+};
+
+const std::string kNozzleBlock = R"(
+struct Nozzle { vec4 position; vec4 direction; vec4 a; vec4 c; float speed, speed_variation, cos_max, radius;
+                double rate; float mist_chance, pad; };
+layout(std430, binding = 3) readonly buffer Nozzles { Nozzle nozzle[]; };
+)";
+
+// FountainSystem::step's loop over drops, with the mist conversion.
+const std::string& step_source() {
+  static const std::string source = glsl_prelude() + glsl_particle_block("P", 0) + glsl_particle_block("M", 1) +
+                                    kNozzleBlock + R"(
+layout(local_size_x = 256) in;
+layout(std430, binding = 2) buffer Counters { uint deaths; uint misted; uint mist_replaced; uint emit_replaced; };
+uniform uint u_count;
+uniform uvec2 u_seed;
+uniform uint u_emitter, u_step, u_total_capacity;
+uniform vec3 u_gravity, u_fall, u_wind;
+uniform float u_drag, u_dt, u_e, u_relax, u_ground, u_slice, u_blend, u_lifetime;
+uniform bool u_turbulent, u_mist;
+const float kTwoPi = 6.283185307179586;
+void main() {
+  DragStep motion = DragStep(u_gravity, u_drag, u_dt, u_e, u_relax, u_fall);
+  uint stride = gl_NumWorkGroups.x * 256u;
+  for (uint i = gl_GlobalInvocationID.x; i < u_count; i += stride) {
+    float age = P_get_age(i);
+    if (age < 0.0) continue;
+    vec3 p = P_position(i), v = P_velocity(i);
+    vec3 air = u_wind;
+    if (u_turbulent) { precise vec3 w = u_wind + turbulence(p, u_slice, u_blend); air = w; }
+    drag_step(motion, p, v, air);
+    P_set_position(i, p);
+    P_set_velocity(i, v);
+    precise float aged = age + u_dt;
+    if (p.y < u_ground || aged >= u_lifetime) { P_set_age(i, -1.0); atomicAdd(deaths, 1u); continue; }
+    P_set_age(i, aged);
+    float chance = u_mist ? nozzle[P_get_source(i)].mist_chance : 0.0;
+    if (chance > 0.0) {
+      uint hi, lo;
+      umulExtended(P_get_generation(i), u_total_capacity, hi, lo);
+      uint key_lo = lo + (P_base + i);
+      uint key_hi = hi + (key_lo < lo ? 1u : 0u);
+      if (to_unit(draw_bits(u_seed, u_emitter, 2u, key_lo, key_hi, u_step)) < chance) {
+        P_set_age(i, -1.0);
+        atomicAdd(deaths, 1u);
+        atomicAdd(misted, 1u);
+        if (M_get_age(i) >= 0.0) atomicAdd(mist_replaced, 1u);
+        M_set_age(i, 0.0); M_set_shape(i, 0u);
+        M_set_generation(i, P_get_generation(i));
+        M_set_position(i, p);
+        M_set_velocity(i, v);
+        M_set_size(i, P_get_size(i));
+        M_set_phase(i, to_unit(draw_bits(u_seed, u_emitter, 1u, key_lo, key_hi, 6u)) * kTwoPi);
+      }
+    }
+  }
+}
+)";
+  return source;
+}
+
+// FountainSystem::emit's loop over new drops.
+const std::string& emit_source() {
+  static const std::string source = glsl_prelude() + glsl_particle_block("P", 0) + kNozzleBlock + R"(
+layout(local_size_x = 256) in;
+layout(std430, binding = 2) buffer Counters { uint deaths; uint misted; uint mist_replaced; uint emit_replaced; };
+struct Burst { uint nozzle, count, first_j_lo, first_j_hi, first_spawn_lo, first_spawn_hi, first_slot, first_generation,
+               offset, pad0, pad1, pad2; };
+layout(std430, binding = 4) readonly buffer Bursts { Burst burst[]; };
+uniform uint u_count, u_skipped, u_bursts, u_capacity, u_page_first, u_page_end;
+uniform uvec2 u_seed;
+uniform uint u_emitter;
+uniform vec3 u_gravity, u_wind;
+uniform float u_drag, u_dt, u_size, u_size_variation;
+uniform double u_start_time, u_t1;
+const float kTwoPi = 6.283185307179586;
+float expm1_(float x) { return abs(x) < 1e-3 ? x + 0.5 * x * x + x * x * x / 6.0 : exp(x) - 1.0; }
+void main() {
+  uint stride = gl_NumWorkGroups.x * 256u;
+  for (uint n = gl_GlobalInvocationID.x; n < u_count; n += stride) {
+    uint offset = u_skipped + n;
+    uint b = 0u;
+    while (b + 1u < u_bursts && burst[b + 1u].offset <= offset) ++b;
+    Burst bu = burst[b];
+    uint k = offset - bu.offset;
+    uint slot = bu.first_slot + k, generation = bu.first_generation;
+    if (slot >= u_capacity) { slot -= u_capacity; generation += 1u; }
+    if (slot < u_page_first || slot >= u_page_end) continue;  // another page's drop
+    uint i = slot - u_page_first;
+    Nozzle nz = nozzle[bu.nozzle];
+    uint s_lo = bu.first_spawn_lo + k, s_hi = bu.first_spawn_hi + (bu.first_spawn_lo + k < k ? 1u : 0u);
+    if (P_get_age(i) >= 0.0) atomicAdd(emit_replaced, 1u);
+    P_set_generation(i, generation);
+    float cos_t; { precise float x = 1.0 - to_unit(draw_bits(u_seed, u_emitter, 0u, s_lo, s_hi, 0u)) * (1.0 - nz.cos_max); cos_t = x; }
+    float sin_t = sqrt(max(0.0, 1.0 - cos_t * cos_t));
+    float around = to_unit(draw_bits(u_seed, u_emitter, 0u, s_lo, s_hi, 1u)) * kTwoPi;
+    precise vec3 dir = nz.direction.xyz * cos_t + (nz.a.xyz * cos(around) + nz.c.xyz * sin(around)) * sin_t;
+    float radius = nz.radius * sqrt(to_unit(draw_bits(u_seed, u_emitter, 0u, s_lo, s_hi, 2u)));
+    float angle = to_unit(draw_bits(u_seed, u_emitter, 0u, s_lo, s_hi, 3u)) * kTwoPi;
+    precise vec3 p0 = nz.position.xyz + (nz.a.xyz * cos(angle) + nz.c.xyz * sin(angle)) * radius;
+    double j1 = double(bu.first_j_hi) * 4294967296.0 + double(bu.first_j_lo) + double(k) + 1.0;
+    double born = u_start_time + j1 / nz.rate;
+    float remaining = float(clamp(u_t1 - born, 0.0lf, double(u_dt)));
+    precise float speed = nz.speed * (1.0 + nz.speed_variation * to_signed(draw_bits(u_seed, u_emitter, 0u, s_lo, s_hi, 5u)));
+    vec3 p = p0, v = dir * speed;
+    DragStep first;
+    first.gravity = u_gravity; first.drag = u_drag; first.dt = remaining;
+    if (u_drag > 0.0) {
+      float one_minus_e = -expm1_(-u_drag * remaining);
+      first.e = 1.0 - one_minus_e; first.relax = one_minus_e / u_drag; first.fall = u_gravity / u_drag;
+    }
+    drag_step(first, p, v, u_wind);
+    P_set_position(i, p);
+    P_set_velocity(i, v);
+    P_set_age(i, remaining);
+    precise float size = u_size * (1.0 + u_size_variation * to_signed(draw_bits(u_seed, u_emitter, 0u, s_lo, s_hi, 4u)));
+    P_set_size(i, size);
+    P_set_source(i, bu.nozzle);
+    P_set_shape(i, 0u);
+    P_set_phase(i, 0.0);
+  }
+}
+)";
+  return source;
+}
+}  // namespace
+
+size_t GpuFountain::bytes_needed(const EmitterSettings& settings) {
+  const size_t n = size_t(settings.max_particles);
+  return n * (particle_bytes() + sizeof(SpriteInstance)) * (settings.fountain.mist ? 2 : 1);
+}
+
+GpuFountain::GpuFountain(const EmitterSettings& settings, size_t emitter_index, const WindField& wind,
+                         const OutputSettings& output, GpuKernels& kernels)
+    : settings_(settings), fountain_(settings.fountain), emitter_index_(uint32_t(emitter_index)), wind_(wind),
+      steps_per_second_(output.fps * output.substeps), exposure_(float(0.5 / output.fps)), kernels_(kernels),
+      drops_(size_t(settings.max_particles), GpuStore::max_page_capacity()),
+      step_program_(link_compute(step_source())), emit_program_(link_compute(emit_source())),
+      nozzles_(gl_gen(glGenBuffers)), bursts_(gl_gen(glGenBuffers)), counters_(gl_gen(glGenBuffers)) {
+  drops_.clear(-1.0f);
+  if (fountain_.mist) {
+    const Mist& m = *fountain_.mist;
+    PoolRules rules;  // as FountainSystem's
+    rules.lifetime = m.lifetime;
+    rules.drag = m.drag;
+    rules.gravity_scale = FountainSystem::kMistGravityScale;
+    rules.grown_size = m.size;
+    rules.fade_in = std::min(0.3f, m.lifetime * 0.2f);
+    mist_.emplace(rules, drops_.capacity, drops_.page_capacity);
+  }
+  const float dt = float(1.0 / steps_per_second_);
+  std::vector<GpuNozzle> table;
+  for (const Nozzle& n : fountain_.nozzles) {
+    GpuNozzle g{};
+    glm::vec3 a, c;
+    perpendiculars(n.direction, a, c);
+    for (int k = 0; k < 3; ++k) g.position[k] = n.position[k], g.direction[k] = n.direction[k], g.a[k] = a[k], g.c[k] = c[k];
+    g.speed = n.speed;
+    g.speed_variation = n.speed_variation;
+    g.cos_max = std::cos(glm::radians(n.spread));
+    g.radius = n.radius;
+    g.rate = n.rate;
+    if (fountain_.mist) {
+      const float s = n.speed / 8.0f;
+      g.mist_chance = fountain_.mist->probability * s * s * dt;
+    }
+    table.push_back(g);
+  }
+  glBindBuffer(GL_SHADER_STORAGE_BUFFER, nozzles_.get());
+  glBufferData(GL_SHADER_STORAGE_BUFFER, GLsizeiptr(std::max<size_t>(1, table.size()) * sizeof(GpuNozzle)), table.data(),
+               GL_STATIC_DRAW);
+  const uint32_t zeros[4] = {};
+  glBindBuffer(GL_SHADER_STORAGE_BUFFER, counters_.get());
+  glBufferData(GL_SHADER_STORAGE_BUFFER, sizeof zeros, zeros, GL_DYNAMIC_COPY);
+}
+
+void GpuFountain::begin(double, const CameraPose&, ThreadPool&) {
+  first_step_ = -1;
+  emitted_ = 0;
+}
+
+void GpuFountain::end() {
+  // Every live drop and mist particle dies; count them with a reduction.
+  died_ += int64_t(kernels_.stats(drops_, drops_.capacity, true).live);
+  drops_.clear(-1.0f);
+  if (mist_) {
+    mist_died_ += int64_t(kernels_.stats(mist_->store(), mist_->store().capacity, true).live);
+    mist_->clear();
+  }
+}
+
+void GpuFountain::step(const StepContext& ctx) {
+  if (first_step_ < 0) first_step_ = ctx.step;
+  if (mist_) mist_->step(ctx, wind_);
+  const glm::vec3 gravity = ctx.gravity * fountain_.gravity_scale;
+  const DragStep motion(gravity, fountain_.drag, ctx.dt);
+  const glm::vec3 air = wind_.uniform_part(ctx.t0), fall = motion.fall();
+  {
+    const GlProgram& p = step_program_;
+    glUseProgram(p.get());
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, counters_.get());
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 3, nozzles_.get());
+    glUniform2ui(uniform(p, "u_seed"), uint32_t(settings_.seed), uint32_t(settings_.seed >> 32));
+    glUniform1ui(uniform(p, "u_emitter"), emitter_index_);
+    glUniform1ui(uniform(p, "u_step"), GLuint(ctx.step));
+    glUniform1ui(uniform(p, "u_total_capacity"), GLuint(drops_.capacity));
+    glUniform3fv(uniform(p, "u_gravity"), 1, glm::value_ptr(gravity));
+    glUniform3fv(uniform(p, "u_fall"), 1, glm::value_ptr(fall));
+    glUniform3fv(uniform(p, "u_wind"), 1, glm::value_ptr(air));
+    glUniform1f(uniform(p, "u_drag"), fountain_.drag);
+    glUniform1f(uniform(p, "u_dt"), ctx.dt);
+    glUniform1f(uniform(p, "u_e"), motion.e());
+    glUniform1f(uniform(p, "u_relax"), motion.relax());
+    glUniform1f(uniform(p, "u_ground"), ctx.ground.value_or(-1e30f));
+    glUniform1f(uniform(p, "u_lifetime"), FountainSystem::kDropLifetime);
+    glUniform1i(uniform(p, "u_turbulent"), wind_.has_turbulence() && fountain_.drag > 0);
+    glUniform1i(uniform(p, "u_mist"), mist_.has_value());
+    set_turbulence_uniforms(p, wind_, ctx.t0, "u_slice", "u_blend");
+    for (size_t page = 0; page < drops_.page_count() && drops_.capacity > 0; ++page) {
+      drops_.bind(p, "P", 0, page);
+      if (mist_) mist_->store().bind(p, "M", 1, page);
+      else drops_.bind(p, "M", 1, page);
+      dispatch(p, drops_.page_size(page));
+    }
+  }
+  // The emission plan, as FountainSystem::emit makes it.
+  const std::vector<Burst> plan = plan_emission(fountain_.nozzles, ctx.step - first_step_, steps_per_second_, emitted_);
+  uint64_t total = 0;
+  for (const Burst& b : plan) total += b.count;
+  const uint64_t capacity = drops_.capacity;
+  spawned_ += int64_t(total);
+  if (total == 0 || capacity == 0) {
+    died_ += int64_t(total);
+    emitted_ += total;
+    return;
+  }
+  const uint64_t skipped = total > capacity ? total - capacity : 0;
+  died_ += int64_t(skipped);
+  std::vector<GpuBurst> table;
+  uint64_t offset = 0;
+  for (const Burst& b : plan) {
+    GpuBurst g{};
+    g.nozzle = b.nozzle;
+    g.count = uint32_t(b.count);
+    g.first_of_nozzle_lo = uint32_t(b.first_of_nozzle);
+    g.first_of_nozzle_hi = uint32_t(b.first_of_nozzle >> 32);
+    g.first_spawn_lo = uint32_t(b.first_spawn);
+    g.first_spawn_hi = uint32_t(b.first_spawn >> 32);
+    g.first_slot = uint32_t(b.first_spawn % capacity);
+    g.first_generation = uint32_t(b.first_spawn / capacity);
+    g.offset = uint32_t(offset);
+    offset += b.count;
+    table.push_back(g);
+  }
+  glBindBuffer(GL_SHADER_STORAGE_BUFFER, bursts_.get());
+  glBufferData(GL_SHADER_STORAGE_BUFFER, GLsizeiptr(table.size() * sizeof(GpuBurst)), table.data(), GL_STREAM_DRAW);
+  const GlProgram& p = emit_program_;
+  glUseProgram(p.get());
+  glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, counters_.get());
+  glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 3, nozzles_.get());
+  glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 4, bursts_.get());
+  glUniform1ui(uniform(p, "u_skipped"), GLuint(skipped));
+  glUniform1ui(uniform(p, "u_bursts"), GLuint(table.size()));
+  glUniform1ui(uniform(p, "u_capacity"), GLuint(capacity));
+  glUniform2ui(uniform(p, "u_seed"), uint32_t(settings_.seed), uint32_t(settings_.seed >> 32));
+  glUniform1ui(uniform(p, "u_emitter"), emitter_index_);
+  glUniform3fv(uniform(p, "u_gravity"), 1, glm::value_ptr(gravity));
+  glUniform3fv(uniform(p, "u_wind"), 1, glm::value_ptr(air));
+  glUniform1f(uniform(p, "u_drag"), fountain_.drag);
+  glUniform1f(uniform(p, "u_dt"), ctx.dt);
+  glUniform1f(uniform(p, "u_size"), settings_.size);
+  glUniform1f(uniform(p, "u_size_variation"), settings_.size_variation);
+  glUniform1d(uniform(p, "u_start_time"), double(first_step_) / steps_per_second_);
+  glUniform1d(uniform(p, "u_t1"), ctx.t1);
+  for (size_t page = 0; page < drops_.page_count(); ++page) {
+    drops_.bind(p, "P", 0, page);
+    glUniform1ui(uniform(p, "u_page_first"), GLuint(page * drops_.page_capacity));
+    glUniform1ui(uniform(p, "u_page_end"), GLuint(page * drops_.page_capacity + drops_.page_size(page)));
+    dispatch(p, total - skipped);
+  }
+  emitted_ += total;
+}
+
+void GpuFountain::collect_counts() const {
+  uint32_t counts[4] = {};
+  glBindBuffer(GL_SHADER_STORAGE_BUFFER, counters_.get());
+  glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, sizeof counts, counts);
+  const uint32_t zeros[4] = {};
+  glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, sizeof zeros, zeros);
+  died_ += counts[0] + counts[3];
+  mist_spawned_ += counts[1];
+  mist_died_ += counts[2];
+}
+
+void GpuFountain::reset_counters() {
+  collect_counts();
+  if (mist_) mist_->take_deaths();
+  spawned_ = died_ = mist_spawned_ = mist_died_ = 0;
+}
+
+void GpuFountain::add_stats(FrameStats& out, bool active, ThreadPool&) const {
+  collect_counts();
+  EmitterStats s = kernels_.stats(drops_, drops_.capacity, true);
+  s.name = settings_.name;
+  s.type = to_string(settings_.type);
+  s.active = active;
+  s.spawned = spawned_;
+  s.died = died_;
+  out.emitters.push_back(std::move(s));
+  if (mist_) {
+    EmitterStats m = kernels_.stats(mist_->store(), mist_->store().capacity, true);
+    m.name = settings_.name + ".mist";
+    m.type = "mist";
+    m.active = active;
+    mist_died_ += const_cast<GpuPool&>(*mist_).take_deaths();
+    m.spawned = mist_spawned_;
+    m.died = mist_died_;
+    out.emitters.push_back(std::move(m));
+  }
+}
+
+void GpuFountain::hash_state(StateHasher& hasher) const {
+  ParticleStore drops(drops_.capacity);
+  drops_.read(drops);
+  hasher.add_store(drops, drops.capacity());
+  if (mist_) {
+    ParticleStore mist(mist_->store().capacity);
+    mist_->store().read(mist);
+    hasher.add_store(mist, mist.capacity());
+  }
+}
+
+void GpuFountain::add_sprites(const CameraPose& camera, std::vector<SpriteBatch>& out, ThreadPool&) const {
+  glm::vec3 center(0);
+  for (const Nozzle& n : fountain_.nozzles) center += n.position;
+  center /= float(std::max<size_t>(1, fountain_.nozzles.size()));
+  const float distance = glm::length(center - camera.position);
+  const auto add_pages = [&](const GpuStore& store, const SpriteBuild& how, std::vector<GlBuffer>& buffers,
+                             std::vector<size_t>& bytes, SpriteLook look, std::optional<float> opacity) {
+    buffers.resize(store.page_count());
+    bytes.resize(store.page_count(), 0);
+    for (size_t page = 0; page < store.page_count() && store.capacity > 0; ++page) {
+      kernels_.build_sprites(store, page, store.page_size(page), how, buffers[page], bytes[page]);
+      SpriteBatch batch;
+      batch.emitter = emitter_index_;
+      batch.look = look;
+      batch.opacity = opacity;
+      batch.distance = distance;
+      batch.gpu_instances = buffers[page].get();
+      batch.gpu_count = store.page_size(page);
+      out.push_back(std::move(batch));
+    }
+  };
+  if (mist_) {
+    SpriteBuild how;
+    how.only_live = true;
+    how.spin_with_phase = true;
+    how.lifetime = mist_->rules().lifetime;
+    how.fade_in = mist_->rules().fade_in;
+    how.grown_size = mist_->rules().grown_size;
+    add_pages(mist_->store(), how, mist_instances_, mist_instance_bytes_, SpriteLook::secondary, fountain_.mist->opacity);
+  }
+  SpriteBuild how;
+  how.only_live = true;
+  how.exposure = exposure_;
+  how.eye_velocity = camera.velocity;
+  add_pages(drops_, how, instances_, instance_bytes_, SpriteLook::primary, std::nullopt);
+}
+
+}  // namespace fxsim

@@ -1,0 +1,53 @@
+#pragma once
+// Fountains stepped by compute shaders: the emission plan (which drops each
+// nozzle emits in a step) is made on the CPU exactly as core/fountain.cpp makes
+// it; the GPU initialises those slots, steps every drop, turns drops into the
+// mist of their own slot, and steps the mist (a GpuPool).
+#include <optional>
+
+#include "core/fountain.h"
+#include "core/particle_system.h"
+#include "core/scene.h"
+#include "render/gpu_kernels.h"
+#include "render/gpu_pool.h"
+
+namespace fxsim {
+
+class GpuFountain : public ParticleSystem {
+ public:
+  GpuFountain(const EmitterSettings& settings, size_t emitter_index, const WindField& wind,
+              const OutputSettings& output, GpuKernels& kernels);
+
+  void begin(double t, const CameraPose& camera, ThreadPool& pool) override;
+  void step(const StepContext& ctx) override;
+  void end() override;
+  void add_stats(FrameStats& out, bool active, ThreadPool& pool) const override;
+  void add_sprites(const CameraPose& camera, std::vector<SpriteBatch>& out, ThreadPool& pool) const override;
+  void hash_state(StateHasher& hasher) const override;
+  void reset_counters() override;
+
+  void read_drops(ParticleStore& out) const { drops_.read(out); }
+  static size_t bytes_needed(const EmitterSettings& settings);
+
+ private:
+  void collect_counts() const;
+
+  const EmitterSettings& settings_;
+  const FountainParams& fountain_;
+  uint32_t emitter_index_;
+  const WindField& wind_;
+  double steps_per_second_;
+  float exposure_;
+  GpuKernels& kernels_;
+  GpuStore drops_;
+  std::optional<GpuPool> mist_;
+  GlProgram step_program_, emit_program_;
+  GlBuffer nozzles_, bursts_, counters_;
+  int64_t first_step_ = -1;
+  uint64_t emitted_ = 0;
+  mutable int64_t spawned_ = 0, died_ = 0, mist_spawned_ = 0, mist_died_ = 0;
+  mutable std::vector<GlBuffer> instances_, mist_instances_;
+  mutable std::vector<size_t> instance_bytes_, mist_instance_bytes_;
+};
+
+}  // namespace fxsim
