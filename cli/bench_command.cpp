@@ -145,8 +145,6 @@ int run_bench(const BenchOptions& o) {
   const double extra = o.effect == "snow" ? 3 * 4 : o.effect == "fountain" ? 4 * 2 + 4 : 0;
   const double step_bytes = n * (6 * 4 * 2 + extra);
   const bool gpu = o.backend == "gpu";
-  if (gpu && o.effect == "fountain")
-    throw FxError(ExitCode::usage, "bench --backend gpu: fountains are stepped on the CPU in this version");
   std::unique_ptr<EglContext> context;
   std::optional<GpuKernels> kernels;
   if (gpu || o.frames > 0) context = EglContext::create(o.device, gpu ? 4 : 3, 3);
