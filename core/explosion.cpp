@@ -68,15 +68,11 @@ void ExplosionSystem::step(const StepContext& ctx) {
 
 void ExplosionSystem::add_stats(FrameStats& out, bool active, ThreadPool& pool) const {
   EmitterStats ball;
-  ball.name = settings_.name;
-  ball.type = "explosion";
-  ball.active = active;
+  label(ball, settings_.name, "explosion", active);
   out.emitters.push_back(ball);
   if (explosion_.debris > 0) {
     EmitterStats d = debris_.stats(pool);
-    d.name = settings_.name + ".debris";
-    d.type = "debris";
-    d.active = active;
+    label(d, settings_.name + ".debris", "debris", active);
     out.emitters.push_back(std::move(d));
   }
 }

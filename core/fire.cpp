@@ -105,15 +105,11 @@ void FireSystem::step(const StepContext& ctx) {
 
 void FireSystem::add_stats(FrameStats& out, bool active, ThreadPool& pool) const {
   EmitterStats fire;  // no particles: live 0, just whether it is shown
-  fire.name = settings_.name;
-  fire.type = "fire";
-  fire.active = active;
+  label(fire, settings_.name, "fire", active);
   out.emitters.push_back(fire);
   if (fire_.embers > 0) {
     EmitterStats e = embers_.stats(pool);
-    e.name = settings_.name + ".embers";
-    e.type = "embers";
-    e.active = active;
+    label(e, settings_.name + ".embers", "embers", active);
     out.emitters.push_back(std::move(e));
   }
 }

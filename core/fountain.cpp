@@ -212,17 +212,13 @@ void FountainSystem::emit(const StepContext& ctx) {
 
 void FountainSystem::add_stats(FrameStats& out, bool active, ThreadPool& pool) const {
   EmitterStats s = particle_stats_of_live_slots(store_, pool);
-  s.name = settings_.name;
-  s.type = to_string(settings_.type);
-  s.active = active;
+  label(s, settings_.name, to_string(settings_.type), active);
   s.spawned = spawned_;
   s.died = died_;
   out.emitters.push_back(std::move(s));
   if (mist_) {
     EmitterStats m = mist_->stats(pool);
-    m.name = settings_.name + ".mist";
-    m.type = "mist";
-    m.active = active;
+    label(m, settings_.name + ".mist", "mist", active);
     out.emitters.push_back(std::move(m));
   }
 }

@@ -32,15 +32,8 @@ PrecipitationSystem::PrecipitationSystem(const EmitterSettings& settings, size_t
     : settings_(settings), snow_(settings.precipitation), emitter_index_(uint32_t(emitter_index)), wind_(wind),
       half_(settings.precipitation.region.size * 0.5f), store_(size_t(settings.max_particles)),
       exposure_(float(settings.precipitation.streak / fps)) {
-  const glm::vec3 gravity = environment.gravity;
   if (environment.ground) ground_ = environment.ground->height;
-  // Without prewarm the box fills from the top at the rate that keeps it full
-  // once flakes have had time to fall through it.
-  float fall_speed = std::fabs(snow_.velocity.y);
-  if (snow_.motion == Motion::wind && snow_.drag > 0)
-    fall_speed = std::fabs(gravity.y * snow_.gravity_scale / snow_.drag);
-  fall_speed = std::max(fall_speed, 0.05f);
-  emission_rate_ = double(settings.max_particles) * fall_speed / double(snow_.region.size.y);
+  emission_rate_ = fill_rate(settings, environment.gravity);
   if (snow_.splash && environment.ground && snow_.splash->count > 0) {
     PoolRules rules;
     rules.lifetime = snow_.splash->lifetime;  // ballistic: no drag
@@ -71,6 +64,16 @@ int64_t PrecipitationSystem::throw_splash(size_t drop, glm::vec3 hit, float grou
     d.size[slot] = splash.size * (0.7f + 0.6f * r.unit(base + kSize));
   }
   return replaced;
+}
+
+double PrecipitationSystem::fill_rate(const EmitterSettings& settings, glm::vec3 gravity) {
+  // Without prewarm the box fills from the top at the rate that keeps it full
+  // once flakes have had time to fall through it.
+  const PrecipitationParams& p = settings.precipitation;
+  float fall_speed = std::fabs(p.velocity.y);
+  if (p.motion == Motion::wind && p.drag > 0) fall_speed = std::fabs(gravity.y * p.gravity_scale / p.drag);
+  fall_speed = std::max(fall_speed, 0.05f);
+  return double(settings.max_particles) * fall_speed / double(p.region.size.y);
 }
 
 void PrecipitationSystem::reset_counters() {
@@ -217,17 +220,13 @@ void PrecipitationSystem::step(const StepContext& ctx) {
 
 void PrecipitationSystem::add_stats(FrameStats& out, bool active, ThreadPool& pool) const {
   EmitterStats s = particle_stats(store_, live_, pool);
-  s.name = settings_.name;
-  s.type = to_string(settings_.type);
-  s.active = active;
+  label(s, settings_.name, to_string(settings_.type), active);
   s.spawned = spawned_;
   s.died = died_;
   out.emitters.push_back(std::move(s));
   if (splash_) {
     EmitterStats splash = splash_->stats(pool);
-    splash.name = settings_.name + ".splash";
-    splash.type = "splash";
-    splash.active = active;
+    label(splash, settings_.name + ".splash", "splash", active);
     out.emitters.push_back(std::move(splash));
   }
 }

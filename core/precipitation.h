@@ -54,6 +54,9 @@ class PrecipitationSystem : public ParticleSystem {
   };
   Frame region_frame(const CameraPose& camera) const;
 
+  // Flakes per second entering a box that starts empty (no prewarm).
+  static double fill_rate(const EmitterSettings& settings, glm::vec3 gravity);
+
  private:
   enum class Birth { anywhere, top };
   void birth(size_t slot, double t, const Frame& frame, Birth where);

@@ -53,6 +53,12 @@ EmitterStats stats_over(const ParticleStore& s, size_t count, bool only_live_slo
 }
 }  // namespace
 
+void label(EmitterStats& stats, std::string name, std::string type, bool active) {
+  stats.name = std::move(name);
+  stats.type = std::move(type);
+  stats.active = active;
+}
+
 EmitterStats particle_stats(const ParticleStore& s, size_t count, ThreadPool& pool) {
   return stats_over(s, count, false, pool);
 }

@@ -23,6 +23,10 @@ struct EmitterStats {
   glm::dvec3 min{0}, max{0}, mean_position{0}, mean_velocity{0};
 };
 
+// Names an entry of the statistics: "<name>" or "<name>.splash", its type,
+// and whether the effect is shown.
+void label(EmitterStats& stats, std::string name, std::string type, bool active);
+
 struct FrameStats {
   int frame = 0;
   double time = 0;

@@ -334,17 +334,13 @@ void GpuFountain::reset_counters() {
 void GpuFountain::add_stats(FrameStats& out, bool active, ThreadPool&) const {
   collect_counts();
   EmitterStats s = kernels_.stats(drops_, drops_.capacity, true);
-  s.name = settings_.name;
-  s.type = to_string(settings_.type);
-  s.active = active;
+  label(s, settings_.name, to_string(settings_.type), active);
   s.spawned = spawned_;
   s.died = died_;
   out.emitters.push_back(std::move(s));
   if (mist_) {
     EmitterStats m = kernels_.stats(mist_->store(), mist_->store().capacity, true);
-    m.name = settings_.name + ".mist";
-    m.type = "mist";
-    m.active = active;
+    label(m, settings_.name + ".mist", "mist", active);
     mist_died_ += const_cast<GpuPool&>(*mist_).take_deaths();
     m.spawned = mist_spawned_;
     m.died = mist_died_;

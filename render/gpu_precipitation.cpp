@@ -198,12 +198,7 @@ GpuPrecipitation::GpuPrecipitation(const EmitterSettings& settings, size_t emitt
       program_(link_compute(precipitation_source())),
       counters_(gl_gen(glGenBuffers)) {
   if (environment.ground) ground_ = environment.ground->height;
-  // The same emission rate as the CPU system (core/precipitation.cpp).
-  float fall_speed = std::fabs(params_.velocity.y);
-  if (params_.motion == Motion::wind && params_.drag > 0)
-    fall_speed = std::fabs(environment.gravity.y * params_.gravity_scale / params_.drag);
-  fall_speed = std::max(fall_speed, 0.05f);
-  emission_rate_ = double(settings.max_particles) * fall_speed / double(params_.region.size.y);
+  emission_rate_ = PrecipitationSystem::fill_rate(settings, environment.gravity);
   if (params_.splash && environment.ground && params_.splash->count > 0) {
     PoolRules rules;
     rules.lifetime = params_.splash->lifetime;
@@ -337,17 +332,13 @@ void GpuPrecipitation::reset_counters() {
 void GpuPrecipitation::add_stats(FrameStats& out, bool active, ThreadPool&) const {
   collect_counts();
   EmitterStats s = kernels_.stats(store_, live_, false);
-  s.name = settings_.name;
-  s.type = to_string(settings_.type);
-  s.active = active;
+  label(s, settings_.name, to_string(settings_.type), active);
   s.spawned = spawned_;
   s.died = died_;
   out.emitters.push_back(std::move(s));
   if (splash_) {
     EmitterStats d = kernels_.stats(splash_->store(), splash_->store().capacity, true);
-    d.name = settings_.name + ".splash";
-    d.type = "splash";
-    d.active = active;
+    label(d, settings_.name + ".splash", "splash", active);
     d.spawned = splash_spawned_;
     d.died = splash_died_ + const_cast<GpuPool&>(*splash_).take_deaths();
     splash_died_ = d.died;
