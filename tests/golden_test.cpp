@@ -149,3 +149,25 @@ TEST(Render, UnwritableOutputExitsWith73AndLeavesNoPartialFile) {
   for (const auto& e : fs::directory_iterator(dir.path()))
     EXPECT_EQ(e.path().filename(), "blocker");
 }
+
+TEST(Render, AMissingDeviceExitsWith69AndWritesNothing) {
+  TempDir dir("device");
+  const CliResult r = run_fxsim("render '" FXSIM_SOURCE_DIR "/scenes/snow.json' --frames 1 --device 99 --backend gpu "
+                                "--quiet -o '" + (dir / "f_####.png").string() + "'");
+  EXPECT_EQ(r.exit_code, 69) << r.err;
+  EXPECT_NE(r.err.find("--device 99"), std::string::npos) << r.err;
+  EXPECT_TRUE(fs::is_empty(dir.path()));
+}
+
+TEST(Render, AScenePastTheMachinesMemoryIsRefusedWith65) {
+  // 2^31 - 1 flakes in each of 8 emitters: far more than any machine's RAM on the CPU backend.
+  TempDir dir("memory");
+  std::string emitters;
+  for (int i = 0; i < 8; ++i) emitters += std::string(i ? ", " : "") + R"({"type": "snow", "max_particles": 2147483647})";
+  write_text_file(dir / "huge.json", R"({"fxsim": 1, "emitters": [)" + emitters + "]}");
+  const CliResult r = run_fxsim("render '" + (dir / "huge.json").string() + "' --backend cpu --quiet -o '" +
+                                (dir / "f_####.png").string() + "'");
+  EXPECT_EQ(r.exit_code, 65) << r.err;
+  EXPECT_NE(r.err.find("of memory"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "f_0001.png"));
+}
