@@ -20,9 +20,10 @@ PoolRules debris_rules(double duration) {
 }
 }  // namespace
 
-ExplosionSystem::ExplosionSystem(const EmitterSettings& settings, size_t emitter_index, const WindField& wind)
+ExplosionSystem::ExplosionSystem(const EmitterSettings& settings, size_t emitter_index, const WindField& wind,
+                                 const PoolMaker& make_pool)
     : settings_(settings), explosion_(settings.explosion), emitter_index_(uint32_t(emitter_index)), wind_(wind),
-      debris_(debris_rules(settings.duration.value_or(1.5)), size_t(std::max<int64_t>(1, settings.max_particles))) {}
+      debris_(make_pool(debris_rules(settings.duration.value_or(1.5)), size_t(std::max<int64_t>(1, settings.max_particles)))) {}
 
 float ExplosionSystem::diameter(float progress, float scale) {
   // Fast at first, slowing as it reaches full size.
@@ -42,28 +43,28 @@ float ExplosionSystem::progress() const {
 
 void ExplosionSystem::begin(double t, const CameraPose&, ThreadPool&) {
   start_ = now_ = t;
-  debris_.clear();
+  debris_->clear();
   // Sparks out in every direction, most of them upward, at 1..2.5 × scale m/s.
   for (int k = 0; k < explosion_.debris; ++k) {
-    RandomDraws r(settings_.seed, emitter_index_, Stream::secondary, debris_.next_spawn_index());
-    const size_t slot = debris_.add();
+    RandomDraws r(settings_.seed, emitter_index_, Stream::secondary, debris_->next_spawn_index());
+    const size_t slot = debris_->add();
     const float z = 2.0f * r.unit(0) - 1.0f, around = r.unit(1) * kTwoPi;
     const float ring = std::sqrt(std::max(0.0f, 1.0f - z * z));
     glm::vec3 dir{ring * std::cos(around), z, ring * std::sin(around)};
     dir.y = std::fabs(dir.y) * 0.8f + 0.2f;
     const float speed = explosion_.scale * (1.0f + 1.5f * r.unit(2));
-    auto& d = debris_.store();
+    auto& d = debris_->store();
     d.set_position(slot, explosion_.position + glm::normalize(dir) * (explosion_.scale * 0.1f));
     d.set_velocity(slot, glm::normalize(dir) * speed);
     d.size[slot] = settings_.size * (0.6f + 0.8f * r.unit(3));
   }
 }
 
-void ExplosionSystem::end() { debris_.clear(); }
+void ExplosionSystem::end() { debris_->clear(); }
 
 void ExplosionSystem::step(const StepContext& ctx) {
   now_ = ctx.t1;
-  debris_.step(ctx, wind_);
+  debris_->step(ctx, wind_);
 }
 
 void ExplosionSystem::add_stats(FrameStats& out, bool active, ThreadPool& pool) const {
@@ -71,7 +72,7 @@ void ExplosionSystem::add_stats(FrameStats& out, bool active, ThreadPool& pool) 
   label(ball, settings_.name, "explosion", active);
   out.emitters.push_back(ball);
   if (explosion_.debris > 0) {
-    EmitterStats d = debris_.stats(pool);
+    EmitterStats d = debris_->stats(pool);
     label(d, settings_.name + ".debris", "debris", active);
     out.emitters.push_back(std::move(d));
   }
@@ -79,7 +80,7 @@ void ExplosionSystem::add_stats(FrameStats& out, bool active, ThreadPool& pool) 
 
 void ExplosionSystem::hash_state(StateHasher& hasher) const {
   hasher.add(&now_, sizeof now_);
-  if (explosion_.debris > 0) hasher.add_store(debris_.store(), debris_.store().capacity());
+  if (explosion_.debris > 0) hasher.add_store(debris_->state(), debris_->state().capacity());
 }
 
 void ExplosionSystem::add_sprites(const CameraPose& camera, std::vector<SpriteBatch>& out, ThreadPool&) const {
@@ -98,7 +99,7 @@ void ExplosionSystem::add_sprites(const CameraPose& camera, std::vector<SpriteBa
     sparks.distance = distance;
     sparks.tint = Color{{1.0f, 0.7f, 0.3f, 1.0f}};
     sparks.blend = BlendMode::additive;
-    debris_.add_sprites(sparks, 1.0f / 48.0f, camera.velocity);
+    debris_->add_sprites(sparks, 1.0f / 48.0f, camera.velocity);
     out.push_back(std::move(sparks));
   }
   out.push_back(std::move(ball));

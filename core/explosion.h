@@ -15,7 +15,8 @@ namespace fxsim {
 
 class ExplosionSystem : public ParticleSystem {
  public:
-  ExplosionSystem(const EmitterSettings& settings, size_t emitter_index, const WindField& wind);
+  ExplosionSystem(const EmitterSettings& settings, size_t emitter_index, const WindField& wind,
+                  const PoolMaker& make_pool = make_cpu_pool);
 
   void begin(double t, const CameraPose& camera, ThreadPool& pool) override;
   void step(const StepContext& ctx) override;
@@ -23,13 +24,13 @@ class ExplosionSystem : public ParticleSystem {
   void add_stats(FrameStats& out, bool active, ThreadPool& pool) const override;
   void add_sprites(const CameraPose& camera, std::vector<SpriteBatch>& out, ThreadPool& pool) const override;
   void hash_state(StateHasher& hasher) const override;
-  void reset_counters() override { debris_.reset_counters(); }
+  void reset_counters() override { debris_->reset_counters(); }
 
   // Progress 0..1 through the duration, and the fireball's size and opacity then.
   static float diameter(float progress, float scale);
   static float opacity(float progress);
   float progress() const;
-  const ParticlePool& debris() const { return debris_; }
+  const ParticlePool& debris() const { return *debris_; }
 
  private:
   const EmitterSettings& settings_;
@@ -37,7 +38,7 @@ class ExplosionSystem : public ParticleSystem {
   uint32_t emitter_index_;
   const WindField& wind_;
   double start_ = 0, now_ = 0;
-  ParticlePool debris_;
+  std::unique_ptr<ParticlePool> debris_;
 };
 
 // Layers of the flipbook an explosion plays: its user texture's frames (keyed)

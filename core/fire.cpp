@@ -43,10 +43,11 @@ PoolRules ember_rules() {
 }
 }  // namespace
 
-FireSystem::FireSystem(const EmitterSettings& settings, size_t emitter_index, const WindField& wind)
+FireSystem::FireSystem(const EmitterSettings& settings, size_t emitter_index, const WindField& wind,
+                       const PoolMaker& make_pool)
     : settings_(settings), fire_(settings.fire), emitter_index_(uint32_t(emitter_index)), wind_(wind),
       grid_(fire_.rows, fire_.columns, fire_.max_intensity, fire_.seed_fraction),
-      embers_(ember_rules(), size_t(std::max<int64_t>(1, settings.max_particles))) {}
+      embers_(make_pool(ember_rules(), size_t(std::max<int64_t>(1, settings.max_particles)))) {}
 
 void FireSystem::begin(double t, const CameraPose&, ThreadPool&) {
   start_ = t;
@@ -64,13 +65,13 @@ void FireSystem::update_grid(uint64_t number) {
   grid_.update([&](int column) { return std::floor(r.unit(uint32_t(column)) * (fire_.max_intensity + 1.0f)); });
 }
 
-void FireSystem::end() { embers_.clear(); }
+void FireSystem::end() { embers_->clear(); }
 
-void FireSystem::reset_counters() { embers_.reset_counters(); }
+void FireSystem::reset_counters() { embers_->reset_counters(); }
 
 void FireSystem::throw_ember(const StepContext& ctx) {
   // The hottest of four cells drawn from the lower half of the grid.
-  RandomDraws r(settings_.seed, emitter_index_, Stream::secondary, embers_.next_spawn_index());
+  RandomDraws r(settings_.seed, emitter_index_, Stream::secondary, embers_->next_spawn_index());
   int best_row = grid_.rows() - 1, best_column = grid_.columns() / 2;
   float best = -1;
   for (uint32_t k = 0; k < 4; ++k) {
@@ -86,8 +87,8 @@ void FireSystem::throw_ember(const StepContext& ctx) {
                                                        : glm::vec3(1, 0, 0);
   const float u = (float(best_column) + 0.5f) / float(grid_.columns()) - 0.5f;
   const float v = 1.0f - (float(best_row) + 0.5f) / float(grid_.rows());
-  const size_t slot = embers_.add();
-  auto& e = embers_.store();
+  const size_t slot = embers_->add();
+  auto& e = embers_->store();
   e.set_position(slot, fire_.position + right * (u * fire_.size.x) + glm::vec3(0, v * fire_.size.y, 0));
   const float angle = r.unit(8) * kTwoPi, spread = 0.4f * r.unit(9);
   e.set_velocity(slot, {std::cos(angle) * spread, 1.2f + 1.8f * r.unit(10), std::sin(angle) * spread});
@@ -95,7 +96,7 @@ void FireSystem::throw_ember(const StepContext& ctx) {
 }
 
 void FireSystem::step(const StepContext& ctx) {
-  embers_.step(ctx, wind_);
+  embers_->step(ctx, wind_);
   const double elapsed = ctx.t1 - start_ + 1e-9;
   const uint64_t due = uint64_t(std::floor(fire_.update_rate * elapsed));
   for (; updates_ < due; ++updates_) update_grid(prewarm_updates_ + updates_);
@@ -108,7 +109,7 @@ void FireSystem::add_stats(FrameStats& out, bool active, ThreadPool& pool) const
   label(fire, settings_.name, "fire", active);
   out.emitters.push_back(fire);
   if (fire_.embers > 0) {
-    EmitterStats e = embers_.stats(pool);
+    EmitterStats e = embers_->stats(pool);
     label(e, settings_.name + ".embers", "embers", active);
     out.emitters.push_back(std::move(e));
   }
@@ -117,7 +118,7 @@ void FireSystem::add_stats(FrameStats& out, bool active, ThreadPool& pool) const
 void FireSystem::hash_state(StateHasher& hasher) const {
   hasher.add(grid_.cells().data(), grid_.cells().size() * sizeof(float));
   hasher.add(&updates_, sizeof updates_);
-  if (fire_.embers > 0) hasher.add_store(embers_.store(), embers_.store().capacity());
+  if (fire_.embers > 0) hasher.add_store(embers_->state(), embers_->state().capacity());
 }
 
 void FireSystem::add_sprites(const CameraPose& camera, std::vector<SpriteBatch>& out, ThreadPool&) const {
@@ -129,7 +130,7 @@ void FireSystem::add_sprites(const CameraPose& camera, std::vector<SpriteBatch>&
     sparks.distance = distance;
     sparks.tint = Color{{1.0f, 0.62f, 0.25f, 1.0f}};
     sparks.blend = BlendMode::additive;
-    embers_.add_sprites(sparks, 1.0f / 48.0f, camera.velocity);
+    embers_->add_sprites(sparks, 1.0f / 48.0f, camera.velocity);
     out.push_back(std::move(sparks));
   }
   // The grid as a texture, bottom row first, colour-ramped and premultiplied,

@@ -82,7 +82,8 @@ float flame_mask(float u, float v);
 
 class FireSystem : public ParticleSystem {
  public:
-  FireSystem(const EmitterSettings& settings, size_t emitter_index, const WindField& wind);
+  FireSystem(const EmitterSettings& settings, size_t emitter_index, const WindField& wind,
+             const PoolMaker& make_pool = make_cpu_pool);
 
   void begin(double t, const CameraPose& camera, ThreadPool& pool) override;
   void step(const StepContext& ctx) override;
@@ -94,7 +95,7 @@ class FireSystem : public ParticleSystem {
 
   const FireGrid& grid() const { return grid_; }
   uint64_t updates() const { return updates_; }
-  const ParticlePool& embers() const { return embers_; }
+  const ParticlePool& embers() const { return *embers_; }
 
  private:
   void throw_ember(const StepContext& ctx);
@@ -108,7 +109,7 @@ class FireSystem : public ParticleSystem {
   double start_ = 0;
   uint64_t updates_ = 0, embers_thrown_ = 0;  // since the start (not counting the prewarm)
   uint64_t prewarm_updates_ = 0;
-  ParticlePool embers_;
+  std::unique_ptr<ParticlePool> embers_;
 };
 
 }  // namespace fxsim

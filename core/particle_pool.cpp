@@ -8,6 +8,10 @@
 
 namespace fxsim {
 
+std::unique_ptr<ParticlePool> make_cpu_pool(const PoolRules& rules, size_t capacity) {
+  return std::make_unique<ParticlePool>(rules, capacity);
+}
+
 ParticlePool::ParticlePool(const PoolRules& rules, size_t capacity) : rules_(rules), store_(capacity) {
   std::fill(store_.age.begin(), store_.age.end(), -1.0f);
 }

@@ -7,6 +7,8 @@
 // shared physics with the pool's drag and gravity scale, and dies when its
 // lifetime is over (or when it lands, if the pool says so).
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <optional>
 
 #include "core/particle_system.h"
@@ -25,13 +27,17 @@ struct PoolRules {
   float fade_in = 0;        // seconds over which the alpha rises at birth
 };
 
+// The CPU pool. Another backend overrides the virtual members (the GPU keeps
+// the state and uses store() only to receive the births the CPU decides).
 class ParticlePool {
  public:
   ParticlePool(const PoolRules& rules, size_t capacity);
+  virtual ~ParticlePool() = default;
 
   // Takes the next slot for a new particle (reusing the oldest when full) and
-  // returns it with age 0 and its generation set; the caller fills the rest.
-  size_t add();
+  // returns it with age 0 and its generation set; the caller fills the rest
+  // of that slot in store().
+  virtual size_t add();
   // Starts a particle in a given slot (secondaries that belong to one parent
   // particle's slots: splashes, mist), safe to call from parallel chunks for
   // distinct slots. Returns whether a live particle was replaced; the caller
@@ -40,25 +46,34 @@ class ParticlePool {
   void count(int64_t spawned, int64_t died) { spawned_ += spawned, died_ += died; }
   uint64_t next_spawn_index() const { return added_; }
 
-  void step(const StepContext& ctx, const WindField& wind);
-  void clear();  // every particle dies
+  virtual void step(const StepContext& ctx, const WindField& wind);
+  virtual void clear();  // every particle dies
 
-  EmitterStats stats(ThreadPool& pool) const;
+  virtual EmitterStats stats(ThreadPool& pool) const;
   // Sprites for the live particles, in slot order: alpha fades over the life,
   // the size grows as the rules say, and the quad stretches along the travel
   // during `exposure` seconds relative to the eye (0: round).
-  void add_sprites(SpriteBatch& batch, float exposure, glm::vec3 eye_velocity) const;
+  virtual void add_sprites(SpriteBatch& batch, float exposure, glm::vec3 eye_velocity) const;
+  // The current state, for hashing (a backend that keeps it elsewhere copies it here first).
+  virtual const ParticleStore& state() const { return store_; }
 
   ParticleStore& store() { return store_; }
   const ParticleStore& store() const { return store_; }
   const PoolRules& rules() const { return rules_; }
-  void reset_counters() { spawned_ = died_ = 0; }
+  virtual void reset_counters() { spawned_ = died_ = 0; }
 
- private:
+ protected:
   PoolRules rules_;
   ParticleStore store_;
   uint64_t added_ = 0;
   int64_t spawned_ = 0, died_ = 0;
 };
 
+}  // namespace fxsim
+
+namespace fxsim {
+// Makes the pool of an effect's secondary particles (embers, debris): the CPU
+// pool unless a backend supplies its own.
+using PoolMaker = std::function<std::unique_ptr<ParticlePool>(const PoolRules& rules, size_t capacity)>;
+std::unique_ptr<ParticlePool> make_cpu_pool(const PoolRules& rules, size_t capacity);
 }  // namespace fxsim

@@ -6,20 +6,25 @@
 #include "core/exit_codes.h"
 #include "core/particle_system.h"
 #include "core/particles.h"
+#include "core/explosion.h"
+#include "core/fire.h"
 #include "render/gpu_fountain.h"
+#include "render/gpu_particle_pool.h"
 #include "render/gpu_precipitation.h"
 
 namespace fxsim {
 
 bool gpu_steps(const EmitterSettings& emitter) {
-  return emitter.type == EmitterType::snow || emitter.type == EmitterType::rain ||
-         emitter.type == EmitterType::fountain;
+  (void)emitter;
+  return true;  // every particle; the fire grid and the fireball have no particles
 }
 
 SystemFactory gpu_system_factory(GpuKernels& kernels) {
   return [&kernels](const Scene& scene, size_t index, const WindField& wind) -> std::unique_ptr<ParticleSystem> {
     const EmitterSettings& e = scene.emitters[index];
-    if (!gpu_steps(e)) return nullptr;
+    if (e.type == EmitterType::fire) return std::make_unique<FireSystem>(e, index, wind, gpu_pool_maker(kernels));
+    if (e.type == EmitterType::explosion)
+      return std::make_unique<ExplosionSystem>(e, index, wind, gpu_pool_maker(kernels));
     if (e.type == EmitterType::fountain) return std::make_unique<GpuFountain>(e, index, wind, scene.output, kernels);
     return std::make_unique<GpuPrecipitation>(e, index, wind, scene.environment, scene.output.fps, kernels);
   };
@@ -35,7 +40,10 @@ MemoryEstimate estimate_memory(const Scene& scene, Backend backend) {
       secondary = n * size_t(e.precipitation.splash->count);
     if (e.type == EmitterType::fountain && e.fountain.mist) secondary = n;
     if (backend == Backend::gpu && gpu_steps(e)) {
-      m.gpu += e.type == EmitterType::fountain ? GpuFountain::bytes_needed(e) : GpuPrecipitation::bytes_needed(e, ground);
+      if (e.type == EmitterType::fountain) m.gpu += GpuFountain::bytes_needed(e);
+      else if (e.type == EmitterType::fire || e.type == EmitterType::explosion)
+        m.gpu += n * (particle_bytes() + sizeof(SpriteInstance)), m.cpu += n * particle_bytes() * 2;  // + staging, readback
+      else m.gpu += GpuPrecipitation::bytes_needed(e, ground);
     } else {
       // Particle fields plus the sprite instances built each frame.
       m.cpu += (n + secondary) * (particle_bytes() + sizeof(SpriteInstance));

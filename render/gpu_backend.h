@@ -13,8 +13,10 @@ namespace fxsim {
 
 enum class Backend { cpu, gpu };
 
-// Emitters the GPU backend steps with compute shaders: snow and rain (with
-// splashes). The others run on the CPU inside the GPU backend too.
+// Emitters whose particles the GPU backend steps with compute shaders: all of
+// them (snow, rain and splashes, fountain drops and mist, embers, debris). A
+// fire's grid and an explosion's fireball, which have no particles, stay on
+// the CPU.
 bool gpu_steps(const EmitterSettings& emitter);
 
 // The factory to pass to Simulation for the GPU backend.

@@ -1,0 +1,145 @@
+#include "render/gpu_particle_pool.h"
+
+#include <cstring>
+
+#include "render/gpu_glsl.h"
+#include "render/shader.h"
+
+namespace fxsim {
+
+namespace {
+// Writes staged particles (field-major, one row of `u_count` words per field)
+// into their slots; counts the live particles they replace.
+const std::string& scatter_source() {
+  static const std::string source = glsl_prelude() + glsl_particle_block("P", 0) + R"(
+layout(local_size_x = 256) in;
+layout(std430, binding = 1) readonly buffer Staged { uint staged[]; };  // slot list, then the fields
+layout(std430, binding = 2) buffer Counters { uint replaced; };
+uniform uint u_count, u_words;
+void main() {
+  uint stride = gl_NumWorkGroups.x * 256u;
+  for (uint n = gl_GlobalInvocationID.x; n < u_count; n += stride) {
+    uint slot = staged[n] - P_base;
+    if (staged[n] < P_base || slot >= P_capacity) continue;  // another page's
+    if (P_get_age(slot) >= 0.0) atomicAdd(replaced, 1u);
+    for (uint f = 0u; f < u_words; ++f) P_words[f * P_capacity + slot] = staged[u_count + f * u_count + n];
+  }
+}
+)";
+  return source;
+}
+}  // namespace
+
+PoolMaker gpu_pool_maker(GpuKernels& kernels) {
+  return [&kernels](const PoolRules& rules, size_t capacity) -> std::unique_ptr<ParticlePool> {
+    // Sparks are drawn as one batch: a pool larger than one storage page stays on the CPU.
+    if (capacity > GpuStore::max_page_capacity()) return make_cpu_pool(rules, capacity);
+    return std::make_unique<GpuParticlePool>(rules, capacity, kernels);
+  };
+}
+
+GpuParticlePool::GpuParticlePool(const PoolRules& rules, size_t capacity, GpuKernels& kernels)
+    : ParticlePool(rules, capacity), kernels_(kernels), gpu_(rules, capacity, GpuStore::max_page_capacity()),
+      scatter_(link_compute(scatter_source())), staging_(gl_gen(glGenBuffers)), counter_(gl_gen(glGenBuffers)),
+      readback_(capacity) {
+  const uint32_t zero = 0;
+  glBindBuffer(GL_SHADER_STORAGE_BUFFER, counter_.get());
+  glBufferData(GL_SHADER_STORAGE_BUFFER, 4, &zero, GL_DYNAMIC_COPY);
+}
+
+size_t GpuParticlePool::add() {
+  // The ring slot as the CPU pool chooses it; whether it replaces a live
+  // particle is known only on the GPU (counted when the birth is uploaded).
+  const size_t capacity = store_.capacity();
+  const uint64_t index = added_++;
+  const size_t slot = size_t(index % capacity);
+  store_.generation[slot] = uint32_t(index / capacity);
+  store_.age[slot] = 0;
+  store_.phase[slot] = 0;
+  store_.shape[slot] = 0;
+  ++spawned_;
+  pending_.push_back(uint32_t(slot));
+  return slot;
+}
+
+void GpuParticlePool::flush() const {
+  if (pending_.empty()) return;
+  const size_t n = pending_.size(), words = GpuStore::particle_words();
+  std::vector<uint32_t> staged(n * (1 + words));
+  std::memcpy(staged.data(), pending_.data(), n * 4);
+  size_t field = 0;
+#define FXSIM_STAGE_FIELD(type, name, what)                                                         \
+  for (size_t k = 0; k < n; ++k) std::memcpy(&staged[n + field * n + k], &store_.name[pending_[k]], 4); \
+  ++field;
+  FXSIM_PARTICLE_FIELDS(FXSIM_STAGE_FIELD)
+#undef FXSIM_STAGE_FIELD
+  glBindBuffer(GL_SHADER_STORAGE_BUFFER, staging_.get());
+  glBufferData(GL_SHADER_STORAGE_BUFFER, GLsizeiptr(staged.size() * 4), staged.data(), GL_STREAM_DRAW);
+  glUseProgram(scatter_.get());
+  glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, staging_.get());
+  glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, counter_.get());
+  glUniform1ui(uniform(scatter_, "u_words"), GLuint(words));
+  for (size_t page = 0; page < gpu_.store().page_count(); ++page) {
+    gpu_.store().bind(scatter_, "P", 0, page);
+    dispatch(scatter_, n);
+  }
+  pending_.clear();
+}
+
+void GpuParticlePool::step(const StepContext& ctx, const WindField& wind) {
+  flush();
+  gpu_.step(ctx, wind);
+}
+
+void GpuParticlePool::clear() {
+  flush();
+  died_ += int64_t(kernels_.stats(gpu_.store(), gpu_.store().capacity, true).live);
+  gpu_.clear();
+}
+
+void GpuParticlePool::reset_counters() {
+  flush();
+  gpu_.take_deaths();
+  uint32_t zero = 0;
+  glBindBuffer(GL_SHADER_STORAGE_BUFFER, counter_.get());
+  glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, 4, &zero);
+  spawned_ = died_ = 0;
+  gpu_died_ = 0;
+}
+
+EmitterStats GpuParticlePool::stats(ThreadPool&) const {
+  flush();
+  EmitterStats s = kernels_.stats(gpu_.store(), gpu_.store().capacity, true);
+  uint32_t replaced = 0;
+  glBindBuffer(GL_SHADER_STORAGE_BUFFER, counter_.get());
+  glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, 4, &replaced);
+  const uint32_t zero = 0;
+  glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, 4, &zero);
+  gpu_died_ += gpu_.take_deaths() + replaced;
+  s.spawned = spawned_;
+  s.died = died_ + gpu_died_;
+  return s;
+}
+
+void GpuParticlePool::add_sprites(SpriteBatch& batch, float exposure, glm::vec3 eye_velocity) const {
+  flush();
+  SpriteBuild how;
+  how.only_live = true;
+  how.exposure = exposure;
+  how.eye_velocity = eye_velocity;
+  how.lifetime = rules_.lifetime;
+  how.fade_in = rules_.fade_in;
+  how.grown_size = rules_.grown_size;
+  const GpuStore& s = gpu_.store();
+  kernels_.build_sprites(s, 0, s.page_size(0), how, instances_, instance_bytes_);
+  batch.gpu_instances = instances_.get();
+  batch.gpu_count = s.page_size(0);
+}
+
+const ParticleStore& GpuParticlePool::state() const {
+  flush();
+  gpu_.store().read(readback_);
+  return readback_;
+}
+
+}  // namespace fxsim
