@@ -186,8 +186,6 @@ struct Scene {
   std::vector<EmitterSettings> emitters;
 
   double step_seconds() const { return 1.0 / (output.fps * output.substeps); }
-  // Time of frame f (1-based): f / fps.
-  double frame_time(int frame) const { return frame / output.fps; }
 };
 
 const char* to_string(EmitterType type);

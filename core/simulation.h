@@ -36,9 +36,7 @@ class Simulation {
   uint64_t state_hash() const;
   std::vector<SpriteBatch> sprites() const;  // back to front
 
-  bool is_active(size_t emitter) const { return active_[emitter]; }
   ThreadPool& pool() const { return pool_; }
-  const Scene& scene() const { return scene_; }
   const ParticleSystem& system(size_t emitter) const { return *systems_[emitter]; }
 
  private:

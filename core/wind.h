@@ -26,8 +26,6 @@ class WindField {
   glm::vec3 uniform_part(double t) const { return steady_ + gust(t); }
   bool has_turbulence() const { return turbulence_strength_ > 0; }
 
-  // The time over which the turbulence pattern changes (seconds).
-  double turbulence_period() const { return turbulence_period_; }
   // For a GPU kernel: the parameters, and the slice and raw blend at time t.
   float turbulence_strength() const { return turbulence_strength_; }
   float turbulence_scale() const { return turbulence_scale_; }

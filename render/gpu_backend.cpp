@@ -14,11 +14,6 @@
 
 namespace fxsim {
 
-bool gpu_steps(const EmitterSettings& emitter) {
-  (void)emitter;
-  return true;  // every particle; the fire grid and the fireball have no particles
-}
-
 SystemFactory gpu_system_factory(GpuKernels& kernels) {
   return [&kernels](const Scene& scene, size_t index, const WindField& wind) -> std::unique_ptr<ParticleSystem> {
     const EmitterSettings& e = scene.emitters[index];
@@ -39,11 +34,15 @@ MemoryEstimate estimate_memory(const Scene& scene, Backend backend) {
     if ((e.type == EmitterType::snow || e.type == EmitterType::rain) && e.precipitation.splash && ground)
       secondary = n * size_t(e.precipitation.splash->count);
     if (e.type == EmitterType::fountain && e.fountain.mist) secondary = n;
-    if (backend == Backend::gpu && gpu_steps(e)) {
-      if (e.type == EmitterType::fountain) m.gpu += GpuFountain::bytes_needed(e);
-      else if (e.type == EmitterType::fire || e.type == EmitterType::explosion)
-        m.gpu += n * (particle_bytes() + sizeof(SpriteInstance)), m.cpu += n * particle_bytes() * 2;  // + staging, readback
-      else m.gpu += GpuPrecipitation::bytes_needed(e, ground);
+    if (backend == Backend::gpu) {
+      if (e.type == EmitterType::fountain) {
+        m.gpu += GpuFountain::bytes_needed(e);
+      } else if (e.type == EmitterType::fire || e.type == EmitterType::explosion) {
+        m.gpu += n * (particle_bytes() + sizeof(SpriteInstance));  // the spark pool
+        m.cpu += n * particle_bytes() * 2;                           // its staging and read-back stores
+      } else {
+        m.gpu += GpuPrecipitation::bytes_needed(e, ground);
+      }
     } else {
       // Particle fields plus the sprite instances built each frame.
       m.cpu += (n + secondary) * (particle_bytes() + sizeof(SpriteInstance));

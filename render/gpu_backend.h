@@ -13,13 +13,10 @@ namespace fxsim {
 
 enum class Backend { cpu, gpu };
 
-// Emitters whose particles the GPU backend steps with compute shaders: all of
-// them (snow, rain and splashes, fountain drops and mist, embers, debris). A
-// fire's grid and an explosion's fireball, which have no particles, stay on
-// the CPU.
-bool gpu_steps(const EmitterSettings& emitter);
-
-// The factory to pass to Simulation for the GPU backend.
+// The factory to pass to Simulation for the GPU backend: every particle (snow,
+// rain and splashes, fountain drops and mist, embers, debris) is stepped by
+// compute shaders; a fire's grid and an explosion's fireball, which have no
+// particles, stay on the CPU.
 SystemFactory gpu_system_factory(GpuKernels& kernels);
 
 // Bytes the scene's particle state and sprite buffers take on the given
