@@ -86,10 +86,7 @@ void FountainSystem::step(const StepContext& ctx) {
   if (first_step_ < 0) first_step_ = ctx.step;
   if (mist_) mist_->step(ctx, wind_);
 
-  const DragStep motion(ctx.gravity * fountain_.gravity_scale, fountain_.drag, ctx.dt);
-  const glm::vec3 uniform_wind = wind_.uniform_part(ctx.t0);
-  const bool turbulent = wind_.has_turbulence() && fountain_.drag > 0;
-  const float ground = ctx.ground.value_or(-1e30f);
+  const AgingStep aging(ctx, wind_, drop_rules(fountain_));
   std::vector<float> mist_chance(fountain_.nozzles.size(), 0.0f);
   if (fountain_.mist)
     for (size_t k = 0; k < mist_chance.size(); ++k) {
@@ -99,18 +96,9 @@ void FountainSystem::step(const StepContext& ctx) {
   std::vector<int64_t> deaths(chunk_count(store_.capacity()), 0), misted(deaths.size(), 0), replaced(deaths.size(), 0);
   for_chunks(ctx.pool, store_.capacity(), [&](size_t begin, size_t end, size_t chunk) {
     for (size_t i = begin; i < end; ++i) {
-      if (store_.age[i] < 0) continue;
-      const glm::vec3 p = store_.position(i);
-      const glm::vec3 air = turbulent ? uniform_wind + wind_.turbulence(p, ctx.t0) : uniform_wind;
-      const MotionStep next = motion(p, store_.velocity(i), air);
-      store_.set_position(i, next.position);
-      store_.set_velocity(i, next.velocity);
-      store_.age[i] += ctx.dt;
-      if (next.position.y < ground || store_.age[i] >= kDropLifetime) {
-        store_.age[i] = -1;
-        ++deaths[chunk];
-        continue;
-      }
+      const AgingStep::Result result = aging(store_, i);
+      deaths[chunk] += result == AgingStep::died;
+      if (result != AgingStep::lives) continue;
       const float chance = mist_chance[store_.source[i]];
       if (chance > 0) {
         // One draw per drop and step, keyed by the drop and the step number.

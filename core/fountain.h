@@ -45,6 +45,10 @@ class FountainSystem : public ParticleSystem {
  public:
   static constexpr float kDropLifetime = 10;  // seconds
   static constexpr float kMistGravityScale = 0.1f;
+  // Drops move and die as short-lived particles do: a 10 s life, death below the ground.
+  static PoolRules drop_rules(const FountainParams& fountain) {
+    return {kDropLifetime, fountain.drag, fountain.gravity_scale, true, 0, 0};
+  }
 
   FountainSystem(const EmitterSettings& settings, size_t emitter_index, const WindField& wind,
                  const OutputSettings& output);

@@ -44,26 +44,31 @@ void ParticlePool::clear() {
   }
 }
 
+AgingStep::AgingStep(const StepContext& ctx, const WindField& wind, const PoolRules& rules)
+    : ctx_(ctx), wind_(wind), motion_(ctx.gravity * rules.gravity_scale, rules.drag, ctx.dt),
+      uniform_wind_(wind.uniform_part(ctx.t0)), turbulent_(rules.drag > 0 && wind.has_turbulence()),
+      lifetime_(rules.lifetime), ground_(rules.dies_on_landing && ctx.ground ? *ctx.ground : -1e30f) {}
+
+AgingStep::Result AgingStep::operator()(ParticleStore& store, size_t i) const {
+  if (store.age[i] < 0) return empty;
+  const glm::vec3 p = store.position(i);
+  const glm::vec3 air = turbulent_ ? uniform_wind_ + wind_.turbulence(p, ctx_.t0) : uniform_wind_;
+  const MotionStep next = motion_(p, store.velocity(i), air);
+  store.set_position(i, next.position);
+  store.set_velocity(i, next.velocity);
+  store.age[i] += ctx_.dt;
+  if (store.age[i] >= lifetime_ || next.position.y < ground_) {
+    store.age[i] = -1;
+    return died;
+  }
+  return lives;
+}
+
 void ParticlePool::step(const StepContext& ctx, const WindField& wind) {
-  const DragStep motion(ctx.gravity * rules_.gravity_scale, rules_.drag, ctx.dt);
-  const glm::vec3 uniform_wind = wind.uniform_part(ctx.t0);
-  const bool turbulent = rules_.drag > 0 && wind.has_turbulence();
-  const float ground = rules_.dies_on_landing && ctx.ground ? *ctx.ground : -1e30f;
+  const AgingStep aging(ctx, wind, rules_);
   std::vector<int64_t> deaths(chunk_count(store_.capacity()), 0);
   for_chunks(ctx.pool, store_.capacity(), [&](size_t begin, size_t end, size_t chunk) {
-    for (size_t i = begin; i < end; ++i) {
-      if (store_.age[i] < 0) continue;
-      const glm::vec3 p = store_.position(i);
-      const glm::vec3 air = turbulent ? uniform_wind + wind.turbulence(p, ctx.t0) : uniform_wind;
-      const MotionStep next = motion(p, store_.velocity(i), air);
-      store_.set_position(i, next.position);
-      store_.set_velocity(i, next.velocity);
-      store_.age[i] += ctx.dt;
-      if (store_.age[i] >= rules_.lifetime || next.position.y < ground) {
-        store_.age[i] = -1;
-        ++deaths[chunk];
-      }
-    }
+    for (size_t i = begin; i < end; ++i) deaths[chunk] += aging(store_, i) == AgingStep::died;
   });
   for (int64_t d : deaths) died_ += d;
 }

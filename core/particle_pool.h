@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 
+#include "core/motion.h"
 #include "core/particle_system.h"
 #include "core/particles.h"
 
@@ -25,6 +26,24 @@ struct PoolRules {
   bool dies_on_landing = true;
   float grown_size = 0;     // > 0: the drawn size grows from the birth size towards this
   float fade_in = 0;        // seconds over which the alpha rises at birth
+};
+
+// One step of one short-lived particle: the drag step in the wind, ageing, and
+// death past its lifetime or below the ground. Shared by the pool and by the
+// fountain's drops (render/gpu_kernels.cpp has its GLSL twin).
+class AgingStep {
+ public:
+  enum Result { empty, died, lives };
+  AgingStep(const StepContext& ctx, const WindField& wind, const PoolRules& rules);
+  Result operator()(ParticleStore& store, size_t i) const;
+
+ private:
+  const StepContext& ctx_;
+  const WindField& wind_;
+  DragStep motion_;
+  glm::vec3 uniform_wind_;
+  bool turbulent_;
+  float lifetime_, ground_;
 };
 
 // The CPU pool. Another backend overrides the virtual members (the GPU keeps

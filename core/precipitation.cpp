@@ -81,10 +81,16 @@ void PrecipitationSystem::reset_counters() {
   if (splash_) splash_->reset_counters();
 }
 
-PrecipitationSystem::Frame PrecipitationSystem::region_frame(const CameraPose& camera) const {
-  if (!snow_.follow_camera) return {snow_.region.center, glm::mat3(1.0f)};
+PrecipitationSystem::Frame PrecipitationSystem::region_frame(const PrecipitationParams& params,
+                                                             const CameraPose& camera) {
+  if (!params.follow_camera) return {params.region.center, glm::mat3(1.0f)};
   const glm::mat3 axes = camera.basis();
-  return {camera.position + axes * snow_.region.center, axes};
+  return {camera.position + axes * params.region.center, axes};
+}
+
+float PrecipitationSystem::Frame::reach(glm::vec3 forward, glm::vec3 half) const {
+  return std::fabs(glm::dot(axes[0], forward)) * half.x + std::fabs(glm::dot(axes[1], forward)) * half.y +
+         std::fabs(glm::dot(axes[2], forward)) * half.z;
 }
 
 void PrecipitationSystem::birth(size_t slot, double t, const Frame& frame, Birth where) {
@@ -245,9 +251,7 @@ void PrecipitationSystem::add_sprites(const CameraPose& camera, std::vector<Spri
   // Paper 000's depth factor: d in [-1, 1] across the box along the view
   // direction, nearest = +1, size × e^(k·d).
   const glm::vec3 forward = camera.forward();
-  const float reach = std::fabs(glm::dot(frame.axes[0], forward)) * half_.x +
-                      std::fabs(glm::dot(frame.axes[1], forward)) * half_.y +
-                      std::fabs(glm::dot(frame.axes[2], forward)) * half_.z;
+  const float reach = frame.reach(forward, half_);
   const bool exp_depth = snow_.depth_scale == DepthScale::exp && reach > 0;
   const float alpha = 1.0f;
   for_chunks(pool, live_, [&](size_t begin, size_t end, size_t) {

@@ -51,8 +51,11 @@ class PrecipitationSystem : public ParticleSystem {
   struct Frame {
     glm::vec3 center;
     glm::mat3 axes;
+    // Half the box's extent along `forward` (paper 000's depth factor uses it).
+    float reach(glm::vec3 forward, glm::vec3 half) const;
   };
-  Frame region_frame(const CameraPose& camera) const;
+  static Frame region_frame(const PrecipitationParams& params, const CameraPose& camera);
+  Frame region_frame(const CameraPose& camera) const { return region_frame(snow_, camera); }
 
   // Flakes per second entering a box that starts empty (no prewarm).
   static double fill_rate(const EmitterSettings& settings, glm::vec3 gravity);

@@ -42,31 +42,21 @@ layout(std430, binding = 3) readonly buffer Nozzles { Nozzle nozzle[]; };
 // FountainSystem::step's loop over drops, with the mist conversion.
 const std::string& step_source() {
   static const std::string source = glsl_prelude() + glsl_particle_block("P", 0) + glsl_particle_block("M", 1) +
-                                    kNozzleBlock + R"(
+                                    kNozzleBlock + glsl_aging_step() + R"(
 layout(local_size_x = 256) in;
 layout(std430, binding = 2) buffer Counters { uint deaths; uint misted; uint mist_replaced; uint emit_replaced; };
 uniform uint u_count;
 uniform uvec2 u_seed;
 uniform uint u_emitter, u_step, u_total_capacity;
-uniform vec3 u_gravity, u_fall, u_wind;
-uniform float u_drag, u_dt, u_e, u_relax, u_ground, u_slice, u_blend, u_lifetime;
-uniform bool u_turbulent, u_mist;
+uniform bool u_mist;
 const float kTwoPi = 6.283185307179586;
 void main() {
-  DragStep motion = DragStep(u_gravity, u_drag, u_dt, u_e, u_relax, u_fall);
   uint stride = gl_NumWorkGroups.x * 256u;
   for (uint i = gl_GlobalInvocationID.x; i < u_count; i += stride) {
-    float age = P_get_age(i);
-    if (age < 0.0) continue;
+    int state = aging_step(i);
+    if (state == 0) atomicAdd(deaths, 1u);
+    if (state != 1) continue;
     vec3 p = P_position(i), v = P_velocity(i);
-    vec3 air = u_wind;
-    if (u_turbulent) { precise vec3 w = u_wind + turbulence(p, u_slice, u_blend); air = w; }
-    drag_step(motion, p, v, air);
-    P_set_position(i, p);
-    P_set_velocity(i, v);
-    precise float aged = age + u_dt;
-    if (p.y < u_ground || aged >= u_lifetime) { P_set_age(i, -1.0); atomicAdd(deaths, 1u); continue; }
-    P_set_age(i, aged);
     float chance = u_mist ? nozzle[P_get_source(i)].mist_chance : 0.0;
     if (chance > 0.0) {
       uint hi, lo;
@@ -166,7 +156,9 @@ size_t GpuFountain::bytes_needed(const EmitterSettings& settings) {
 GpuFountain::GpuFountain(const EmitterSettings& settings, size_t emitter_index, const WindField& wind,
                          const OutputSettings& output, GpuKernels& kernels)
     : settings_(settings), fountain_(settings.fountain), emitter_index_(uint32_t(emitter_index)), wind_(wind),
-      steps_per_second_(output.fps * output.substeps), exposure_(float(0.5 / output.fps)), kernels_(kernels),
+      steps_per_second_(output.fps * output.substeps), exposure_(float(0.5 / output.fps)),
+      drop_rules_(FountainSystem::drop_rules(settings.fountain)),
+      kernels_(kernels),
       drops_(size_t(settings.max_particles), GpuStore::max_page_capacity()),
       step_program_(link_compute(step_source())), emit_program_(link_compute(emit_source())),
       nozzles_(gl_gen(glGenBuffers)), bursts_(gl_gen(glGenBuffers)), counters_(gl_gen(glGenBuffers)) {
@@ -226,8 +218,7 @@ void GpuFountain::step(const StepContext& ctx) {
   if (first_step_ < 0) first_step_ = ctx.step;
   if (mist_) mist_->step(ctx, wind_);
   const glm::vec3 gravity = ctx.gravity * fountain_.gravity_scale;
-  const DragStep motion(gravity, fountain_.drag, ctx.dt);
-  const glm::vec3 air = wind_.uniform_part(ctx.t0), fall = motion.fall();
+  const glm::vec3 air = wind_.uniform_part(ctx.t0);
   {
     const GlProgram& p = step_program_;
     glUseProgram(p.get());
@@ -237,18 +228,8 @@ void GpuFountain::step(const StepContext& ctx) {
     glUniform1ui(uniform(p, "u_emitter"), emitter_index_);
     glUniform1ui(uniform(p, "u_step"), GLuint(ctx.step));
     glUniform1ui(uniform(p, "u_total_capacity"), GLuint(drops_.capacity));
-    glUniform3fv(uniform(p, "u_gravity"), 1, glm::value_ptr(gravity));
-    glUniform3fv(uniform(p, "u_fall"), 1, glm::value_ptr(fall));
-    glUniform3fv(uniform(p, "u_wind"), 1, glm::value_ptr(air));
-    glUniform1f(uniform(p, "u_drag"), fountain_.drag);
-    glUniform1f(uniform(p, "u_dt"), ctx.dt);
-    glUniform1f(uniform(p, "u_e"), motion.e());
-    glUniform1f(uniform(p, "u_relax"), motion.relax());
-    glUniform1f(uniform(p, "u_ground"), ctx.ground.value_or(-1e30f));
-    glUniform1f(uniform(p, "u_lifetime"), FountainSystem::kDropLifetime);
-    glUniform1i(uniform(p, "u_turbulent"), wind_.has_turbulence() && fountain_.drag > 0);
+    set_aging_uniforms(p, ctx, wind_, drop_rules_);
     glUniform1i(uniform(p, "u_mist"), mist_.has_value());
-    set_turbulence_uniforms(p, wind_, ctx.t0, "u_slice", "u_blend");
     for (size_t page = 0; page < drops_.page_count() && drops_.capacity > 0; ++page) {
       drops_.bind(p, "P", 0, page);
       if (mist_) mist_->store().bind(p, "M", 1, page);
@@ -364,22 +345,6 @@ void GpuFountain::add_sprites(const CameraPose& camera, std::vector<SpriteBatch>
   for (const Nozzle& n : fountain_.nozzles) center += n.position;
   center /= float(std::max<size_t>(1, fountain_.nozzles.size()));
   const float distance = glm::length(center - camera.position);
-  const auto add_pages = [&](const GpuStore& store, const SpriteBuild& how, std::vector<GlBuffer>& buffers,
-                             std::vector<size_t>& bytes, SpriteLook look, std::optional<float> opacity) {
-    buffers.resize(store.page_count());
-    bytes.resize(store.page_count(), 0);
-    for (size_t page = 0; page < store.page_count() && store.capacity > 0; ++page) {
-      kernels_.build_sprites(store, page, store.page_size(page), how, buffers[page], bytes[page]);
-      SpriteBatch batch;
-      batch.emitter = emitter_index_;
-      batch.look = look;
-      batch.opacity = opacity;
-      batch.distance = distance;
-      batch.gpu_instances = buffers[page].get();
-      batch.gpu_count = store.page_size(page);
-      out.push_back(std::move(batch));
-    }
-  };
   if (mist_) {
     SpriteBuild how;
     how.only_live = true;
@@ -387,13 +352,21 @@ void GpuFountain::add_sprites(const CameraPose& camera, std::vector<SpriteBatch>
     how.lifetime = mist_->rules().lifetime;
     how.fade_in = mist_->rules().fade_in;
     how.grown_size = mist_->rules().grown_size;
-    add_pages(mist_->store(), how, mist_instances_, mist_instance_bytes_, SpriteLook::secondary, fountain_.mist->opacity);
+    SpriteBatch mist;
+    mist.emitter = emitter_index_;
+    mist.look = SpriteLook::secondary;
+    mist.opacity = fountain_.mist->opacity;
+    mist.distance = distance;
+    kernels_.add_sprite_batches(mist_->store(), mist_->store().capacity, how, mist_sprites_, mist, out);
   }
   SpriteBuild how;
   how.only_live = true;
   how.exposure = exposure_;
   how.eye_velocity = camera.velocity;
-  add_pages(drops_, how, instances_, instance_bytes_, SpriteLook::primary, std::nullopt);
+  SpriteBatch drops;
+  drops.emitter = emitter_index_;
+  drops.distance = distance;
+  kernels_.add_sprite_batches(drops_, drops_.capacity, how, sprites_, drops, out);
 }
 
 }  // namespace fxsim

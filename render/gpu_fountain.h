@@ -38,6 +38,7 @@ class GpuFountain : public ParticleSystem {
   const WindField& wind_;
   double steps_per_second_;
   float exposure_;
+  PoolRules drop_rules_;  // FountainSystem::drop_rules
   GpuKernels& kernels_;
   GpuStore drops_;
   std::optional<GpuPool> mist_;
@@ -46,8 +47,7 @@ class GpuFountain : public ParticleSystem {
   int64_t first_step_ = -1;
   uint64_t emitted_ = 0;
   mutable int64_t spawned_ = 0, died_ = 0, mist_spawned_ = 0, mist_died_ = 0;
-  mutable std::vector<GlBuffer> instances_, mist_instances_;
-  mutable std::vector<size_t> instance_bytes_, mist_instance_bytes_;
+  mutable SpriteBuffers sprites_, mist_sprites_;
 };
 
 }  // namespace fxsim

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/exit_codes.h"
+#include "core/motion.h"
 #include "core/particle_system.h"
 #include "render/gpu_glsl.h"
 #include "render/shader.h"
@@ -221,6 +222,46 @@ void dispatch(const GlProgram& program, size_t count) {
   glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_VERTEX_ATTRIB_ARRAY_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
 }
 
+std::string glsl_aging_step() {
+  return R"(
+uniform vec3 u_gravity, u_fall, u_wind;
+uniform float u_drag, u_dt, u_e, u_relax, u_lifetime, u_ground, u_slice, u_blend;
+uniform bool u_turbulent;
+int aging_step(uint i) {
+  float age = P_get_age(i);
+  if (age < 0.0) return -1;
+  DragStep motion = DragStep(u_gravity, u_drag, u_dt, u_e, u_relax, u_fall);
+  vec3 p = P_position(i), v = P_velocity(i);
+  vec3 air = u_wind;
+  if (u_turbulent) { precise vec3 a = u_wind + turbulence(p, u_slice, u_blend); air = a; }
+  drag_step(motion, p, v, air);
+  P_set_position(i, p);
+  P_set_velocity(i, v);
+  precise float aged = age + u_dt;
+  if (aged >= u_lifetime || p.y < u_ground) { P_set_age(i, -1.0); return 0; }
+  P_set_age(i, aged);
+  return 1;
+}
+)";
+}
+
+void set_aging_uniforms(const GlProgram& program, const StepContext& ctx, const WindField& wind, const PoolRules& rules) {
+  const glm::vec3 gravity = ctx.gravity * rules.gravity_scale;
+  const DragStep motion(gravity, rules.drag, ctx.dt);
+  const glm::vec3 fall = motion.fall(), air = wind.uniform_part(ctx.t0);
+  glUniform3fv(uniform(program, "u_gravity"), 1, glm::value_ptr(gravity));
+  glUniform3fv(uniform(program, "u_fall"), 1, glm::value_ptr(fall));
+  glUniform3fv(uniform(program, "u_wind"), 1, glm::value_ptr(air));
+  glUniform1f(uniform(program, "u_drag"), rules.drag);
+  glUniform1f(uniform(program, "u_dt"), ctx.dt);
+  glUniform1f(uniform(program, "u_e"), motion.e());
+  glUniform1f(uniform(program, "u_relax"), motion.relax());
+  glUniform1f(uniform(program, "u_lifetime"), rules.lifetime);
+  glUniform1f(uniform(program, "u_ground"), rules.dies_on_landing && ctx.ground ? *ctx.ground : -1e30f);
+  glUniform1i(uniform(program, "u_turbulent"), rules.drag > 0 && wind.has_turbulence());
+  set_turbulence_uniforms(program, wind, ctx.t0, "u_slice", "u_blend");
+}
+
 void set_turbulence_uniforms(const GlProgram& program, const WindField& wind, double t, const char* slice_name,
                              const char* blend_name) {
   glUniform1f(uniform(program, "u_turbulence_strength"), wind.has_turbulence() ? wind.turbulence_strength() : 0.0f);
@@ -274,6 +315,20 @@ EmitterStats GpuKernels::stats(const GpuStore& store, size_t count, bool only_li
   out.mean_position = sp / n;
   out.mean_velocity = sv / n;
   return out;
+}
+
+void GpuKernels::add_sprite_batches(const GpuStore& store, size_t count, const SpriteBuild& how,
+                                    SpriteBuffers& buffers, const SpriteBatch& like, std::vector<SpriteBatch>& out) {
+  buffers.pages.resize(store.page_count());
+  buffers.bytes.resize(store.page_count(), 0);
+  for (size_t page = 0; page < store.page_count() && page * store.page_capacity < count; ++page) {
+    const size_t n = std::min(store.page_size(page), count - page * store.page_capacity);
+    build_sprites(store, page, n, how, buffers.pages[page], buffers.bytes[page]);
+    SpriteBatch batch = like;
+    batch.gpu_instances = buffers.pages[page].get();
+    batch.gpu_count = n;
+    out.push_back(std::move(batch));
+  }
 }
 
 void GpuKernels::build_sprites(const GpuStore& store, size_t page, size_t count, const SpriteBuild& how,

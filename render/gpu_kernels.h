@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "core/camera_path.h"
+#include "core/particle_pool.h"
+#include "core/particle_system.h"
 #include "core/particles.h"
 #include "core/stats.h"
 #include "core/wind.h"
@@ -46,6 +48,14 @@ GlProgram link_compute(const std::string& source);
 // Runs `program` over `count` items: each invocation loops i = id; i < count; i += stride.
 void dispatch(const GlProgram& program, size_t count);
 
+// GLSL for the step of a short-lived particle in block P (ParticlePool::step):
+// `int aging_step(uint i)` moves slot i by the drag step, ages it and kills it
+// past its lifetime or below the ground; it returns -1 for an empty slot, 0 for
+// a death, 1 for a particle that lives on. Its uniforms are set by
+// set_aging_uniforms.
+std::string glsl_aging_step();
+void set_aging_uniforms(const GlProgram& program, const StepContext& ctx, const WindField& wind, const PoolRules& rules);
+
 // Sets u_turbulence_* for sampling the wind at time t.
 void set_turbulence_uniforms(const GlProgram& program, const WindField& wind, double t, const char* slice_name,
                              const char* blend_name);
@@ -66,6 +76,12 @@ struct SpriteBuild {
   glm::vec3 region_center{0}, forward{0};
   float reach = 1, depth_k = 0;
 };
+// Instance buffers for a store's pages, kept from frame to frame.
+struct SpriteBuffers {
+  std::vector<GlBuffer> pages;
+  std::vector<size_t> bytes;
+};
+
 // The shared kernels, compiled once per context.
 class GpuKernels {
  public:
@@ -79,6 +95,10 @@ class GpuKernels {
   // zero-sized and draw nothing.
   void build_sprites(const GpuStore& store, size_t page, size_t count, const SpriteBuild& how, GlBuffer& instances,
                      size_t& instance_capacity);
+  // Builds the sprites of slots [0, count) page by page and appends one batch
+  // per page, each a copy of `like` drawing from that page's instances.
+  void add_sprite_batches(const GpuStore& store, size_t count, const SpriteBuild& how, SpriteBuffers& buffers,
+                          const SpriteBatch& like, std::vector<SpriteBatch>& out);
 
  private:
   GlProgram stats_, sprites_;

@@ -220,17 +220,11 @@ void GpuPrecipitation::run(int mode, size_t first, size_t count, double t, const
   glUniform1i(uniform(p, "u_mode"), mode);
   glUniform2ui(uniform(p, "u_seed"), uint32_t(settings_.seed), uint32_t(settings_.seed >> 32));
   glUniform1ui(uniform(p, "u_emitter"), emitter_index_);
-  // The region at this pose (PrecipitationSystem::region_frame).
-  glm::vec3 center = params_.region.center;
-  glm::mat3 axes(1.0f);
-  if (params_.follow_camera) {
-    axes = camera.basis();
-    center = camera.position + axes * params_.region.center;
-  }
+  const PrecipitationSystem::Frame frame = PrecipitationSystem::region_frame(params_, camera);
   const glm::vec3 half = params_.region.size * 0.5f;
-  glUniform3fv(uniform(p, "u_center"), 1, glm::value_ptr(center));
+  glUniform3fv(uniform(p, "u_center"), 1, glm::value_ptr(frame.center));
   glUniform3fv(uniform(p, "u_half"), 1, glm::value_ptr(half));
-  glUniformMatrix3fv(uniform(p, "u_axes"), 1, GL_FALSE, glm::value_ptr(axes));
+  glUniformMatrix3fv(uniform(p, "u_axes"), 1, GL_FALSE, glm::value_ptr(frame.axes));
   glUniform1i(uniform(p, "u_has_ground"), ground_.has_value());
   glUniform1f(uniform(p, "u_ground"), ground_.value_or(0.0f));
   glUniform1i(uniform(p, "u_constant_motion"), params_.motion == Motion::constant);
@@ -358,58 +352,35 @@ void GpuPrecipitation::hash_state(StateHasher& hasher) const {
 }
 
 void GpuPrecipitation::add_sprites(const CameraPose& camera, std::vector<SpriteBatch>& out, ThreadPool&) const {
-  glm::vec3 center = params_.region.center;
-  glm::mat3 axes(1.0f);
-  if (params_.follow_camera) {
-    axes = camera.basis();
-    center = camera.position + axes * params_.region.center;
-  }
-  const float distance = glm::length(center - camera.position);
+  const PrecipitationSystem::Frame frame = PrecipitationSystem::region_frame(params_, camera);
+  const float distance = glm::length(frame.center - camera.position);
   if (splash_) {
     SpriteBuild how;
     how.exposure = exposure_;
     how.eye_velocity = camera.velocity;
     how.only_live = true;
     how.lifetime = splash_->rules().lifetime;
-    const GpuStore& s = splash_->store();
-    splash_instances_.resize(s.page_count());
-    splash_instance_bytes_.resize(s.page_count(), 0);
-    for (size_t page = 0; page < s.page_count() && s.capacity > 0; ++page) {
-      kernels_.build_sprites(s, page, s.page_size(page), how, splash_instances_[page], splash_instance_bytes_[page]);
-      SpriteBatch droplets;
-      droplets.emitter = emitter_index_;
-      droplets.look = SpriteLook::secondary;
-      droplets.distance = distance;
-      droplets.gpu_instances = splash_instances_[page].get();
-      droplets.gpu_count = s.page_size(page);
-      out.push_back(std::move(droplets));
-    }
+    SpriteBatch droplets;
+    droplets.emitter = emitter_index_;
+    droplets.look = SpriteLook::secondary;
+    droplets.distance = distance;
+    kernels_.add_sprite_batches(splash_->store(), splash_->store().capacity, how, splash_sprites_, droplets, out);
   }
   SpriteBuild how;
   how.exposure = exposure_;
   how.eye_velocity = camera.velocity;
   how.spin_with_phase = exposure_ <= 0;
-  const glm::vec3 half = params_.region.size * 0.5f;
   const glm::vec3 forward = camera.forward();
-  const float reach = std::fabs(glm::dot(axes[0], forward)) * half.x + std::fabs(glm::dot(axes[1], forward)) * half.y +
-                      std::fabs(glm::dot(axes[2], forward)) * half.z;
+  const float reach = frame.reach(forward, params_.region.size * 0.5f);
   how.exp_depth = params_.depth_scale == DepthScale::exp && reach > 0;
-  how.region_center = center;
+  how.region_center = frame.center;
   how.forward = forward;
   how.reach = reach;
   how.depth_k = params_.depth_k;
-  instances_.resize(store_.page_count());
-  instance_bytes_.resize(store_.page_count(), 0);
-  for (size_t page = 0; page < store_.page_count() && page * store_.page_capacity < live_; ++page) {
-    const size_t count = std::min(store_.page_size(page), live_ - page * store_.page_capacity);
-    kernels_.build_sprites(store_, page, count, how, instances_[page], instance_bytes_[page]);
-    SpriteBatch batch;
-    batch.emitter = emitter_index_;
-    batch.distance = distance;
-    batch.gpu_instances = instances_[page].get();
-    batch.gpu_count = count;
-    out.push_back(std::move(batch));
-  }
+  SpriteBatch batch;
+  batch.emitter = emitter_index_;
+  batch.distance = distance;
+  kernels_.add_sprite_batches(store_, live_, how, sprites_, batch, out);
 }
 
 }  // namespace fxsim

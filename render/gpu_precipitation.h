@@ -52,8 +52,7 @@ class GpuPrecipitation : public ParticleSystem {
   GlBuffer counters_;  // reborn, droplets thrown, droplets replaced
   size_t live_ = 0;
   mutable int64_t spawned_ = 0, died_ = 0, splash_spawned_ = 0, splash_died_ = 0;
-  mutable std::vector<GlBuffer> instances_, splash_instances_;  // one per page
-  mutable std::vector<size_t> instance_bytes_, splash_instance_bytes_;
+  mutable SpriteBuffers sprites_, splash_sprites_;
 };
 
 }  // namespace fxsim
