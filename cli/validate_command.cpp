@@ -18,7 +18,7 @@ int run_validate(const std::string& scene_file) {
     return 0;
   } catch (const SceneError& e) {
     for (const auto& line : e.lines()) std::fprintf(stderr, "%s\n", line.c_str());
-    std::fprintf(stderr, "%s: %zu problem%s\n", scene_file.c_str(), e.lines().size(), e.lines().size() == 1 ? "" : "s");
+    std::fprintf(stderr, "%s: %zu problem%s\n", scene_file.c_str(), e.total(), e.total() == 1 ? "" : "s");
     return int(e.code());
   }
 }

@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "core/json_locations.h"
+#include "core/limits.h"
 
 namespace fxsim {
 
@@ -14,6 +15,13 @@ std::string join_lines(const std::vector<std::string>& lines) {
   std::string out;
   for (const auto& line : lines) out += (out.empty() ? "" : "\n") + line;
   return out;
+}
+
+// A pointer of a deeply nested or long-keyed value, cut to a readable length.
+std::string shortened_pointer(const std::string& pointer) {
+  constexpr size_t kKeep = 120;
+  if (pointer.size() <= 2 * kKeep) return pointer;
+  return pointer.substr(0, kKeep) + "…" + pointer.substr(pointer.size() - kKeep);
 }
 
 size_t edit_distance(std::string_view a, std::string_view b) {
@@ -32,31 +40,38 @@ size_t edit_distance(std::string_view a, std::string_view b) {
 }
 }  // namespace
 
-SceneError::SceneError(std::vector<std::string> lines)
-    : FxError(ExitCode::invalid_scene, join_lines(lines)), lines_(std::move(lines)) {}
+SceneError::SceneError(std::vector<std::string> lines, size_t total)
+    : FxError(ExitCode::invalid_scene, join_lines(lines)), lines_(std::move(lines)),
+      total_(std::max(total, lines_.size())) {}
 
 std::vector<std::string> format_diagnostics(std::string_view file_label, const JsonLocations& where,
-                                            std::vector<Diagnostic> diagnostics) {
+                                            const std::vector<Diagnostic>& diagnostics) {
   struct Located {
     LineColumn at;
     const Diagnostic* diagnostic;
   };
+  // Each lookup walks the text, so only the problems that are shown are located.
   std::vector<Located> located;
-  for (const auto& d : diagnostics)
-    located.push_back({d.at_key ? where.key(d.pointer) : where.value(d.pointer), &d});
+  for (size_t i = 0; i < diagnostics.size() && i < kMaxProblemsShown; ++i) {
+    const Diagnostic& d = diagnostics[i];
+    located.push_back({d.offset ? where.at_offset(*d.offset) : d.at_key ? where.key(d.pointer) : where.value(d.pointer), &d});
+  }
   std::stable_sort(located.begin(), located.end(), [](const Located& a, const Located& b) {
     return std::tie(a.at.line, a.at.column) < std::tie(b.at.line, b.at.column);
   });
   std::vector<std::string> lines;
   for (const auto& l : located)
     lines.push_back(fmt::format("{}:{}:{}: {}: {}", file_label, l.at.line, l.at.column,
-                                l.diagnostic->pointer.empty() ? "/" : l.diagnostic->pointer,
+                                l.diagnostic->pointer.empty() ? "/" : shortened_pointer(l.diagnostic->pointer),
                                 l.diagnostic->message));
+  if (diagnostics.size() > located.size())
+    lines.push_back(fmt::format("{}: … and {} more problems not shown", file_label, diagnostics.size() - located.size()));
   return lines;
 }
 
 std::string nearest_word(std::string_view word, std::span<const std::string> candidates) {
   std::string best;
+  if (word.size() > 64) return best;  // no key is that long: not a typo, and costly to compare
   size_t best_distance = std::max<size_t>(2, word.size() / 3) + 1;
   for (const auto& candidate : candidates) {
     const size_t d = edit_distance(word, candidate);

@@ -1,6 +1,8 @@
 #pragma once
 // Problems found in a scene, each tied to the JSON pointer of the value (or
 // key) it is about, collected so that all of them are reported at once.
+#include <cstddef>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -16,24 +18,29 @@ struct Diagnostic {
   std::string pointer;  // JSON pointer; "" is the whole document
   std::string message;  // "expected …, got …"
   bool at_key = false;  // point at the member's key rather than its value
+  std::optional<size_t> offset;  // where it is, when already known (the scanner's problems)
 };
 
-// Formats "file:line:col: /pointer: message" for each diagnostic, in document order.
+// Formats "file:line:col: /pointer: message" for the first kMaxProblemsShown
+// diagnostics, in document order.
 std::vector<std::string> format_diagnostics(std::string_view file_label, const JsonLocations& where,
-                                            std::vector<Diagnostic> diagnostics);
+                                            const std::vector<Diagnostic>& diagnostics);
 
 // The candidate closest to `word` by edit distance, or "" if none is close enough
 // to be a plausible typo.
 std::string nearest_word(std::string_view word, std::span<const std::string> candidates);
 
-// Thrown when a scene has problems; what() is every formatted diagnostic, one per line.
+// Thrown when a scene has problems; what() is every formatted diagnostic, one
+// per line. `total` counts the problems found, shown or not (at least lines.size()).
 class SceneError : public FxError {
  public:
-  explicit SceneError(std::vector<std::string> lines);
+  explicit SceneError(std::vector<std::string> lines, size_t total = 0);
   const std::vector<std::string>& lines() const { return lines_; }
+  size_t total() const { return total_; }
 
  private:
   std::vector<std::string> lines_;
+  size_t total_;
 };
 
 }  // namespace fxsim

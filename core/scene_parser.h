@@ -3,6 +3,7 @@
 // against docs/scene-format.md. All problems are collected and thrown together
 // as one SceneError (exit 65) whose lines read "file:line:col: /pointer: …".
 #include <filesystem>
+#include <string>
 #include <string_view>
 
 #include "core/scene.h"
@@ -11,6 +12,11 @@ namespace fxsim {
 
 // Throws FxError(input_missing) when the file cannot be read, SceneError when invalid.
 Scene parse_scene_file(const std::filesystem::path& file);
+
+// The text of a scene file: only a regular file is opened (a FIFO or device is
+// refused without blocking); past kMaxSceneBytes reading stops. Throws
+// FxError(input_missing) when it cannot be read.
+std::string read_scene_file(const std::filesystem::path& file);
 
 // `label` is what messages call the file; relative texture paths resolve against `base_dir`.
 Scene parse_scene_text(std::string_view text, std::string_view label, const std::filesystem::path& base_dir);

@@ -2,19 +2,52 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <fmt/format.h>
 
 #include "core/json_locations.h"
 
 namespace fxsim {
 
+namespace {
+constexpr size_t kDescribeLength = 60;
+
+// Appends a compact rendering of `value` to `out`, stopping once `out` passes
+// the budget: a huge array or string costs no more than a short one.
+void brief(const Json& value, std::string& out, size_t budget) {
+  if (out.size() > budget) return;
+  if (value.is_array() || value.is_object()) {
+    out += value.is_array() ? '[' : '{';
+    bool first = true;
+    for (auto it = value.begin(); it != value.end(); ++it) {
+      if (out.size() > budget) break;
+      if (!first) out += ", ";
+      first = false;
+      if (value.is_object()) out += Json(it.key()).dump() + ": ";
+      brief(*it, out, budget);
+    }
+    out += value.is_array() ? ']' : '}';
+  } else if (value.is_string()) {
+    const auto& text = value.get_ref<const std::string&>();
+    out += Json(text.size() > budget ? text.substr(0, budget) : text).dump(-1, ' ', false, Json::error_handler_t::replace);
+  } else {
+    out += value.dump();
+  }
+}
+}  // namespace
+
 std::string describe_json(const Json& value) {
-  std::string text = value.dump();
-  if (text.size() > 60) text = text.substr(0, 57) + "...";
+  std::string text;
+  brief(value, text, kDescribeLength);
+  if (text.size() > kDescribeLength) text = text.substr(0, kDescribeLength - 3) + "...";
   if (value.is_object()) return "got an object " + text;
   if (value.is_array()) return "got an array " + text;
   if (value.is_null()) return "got null";
   return "got " + text;
 }
+
+std::string Range::text() const { return fmt::format("in {}..{}", lo, hi); }
+std::string IntRange::text() const { return fmt::format("in {}..{}", lo, hi); }
 
 ObjectReader::ObjectReader(const Json* node, std::string pointer, std::vector<Diagnostic>& out)
     : node_(node && node->is_object() ? node : nullptr), pointer_(std::move(pointer)), out_(out) {}
@@ -24,7 +57,7 @@ std::string ObjectReader::child(const std::string& key) const {
 }
 
 void ObjectReader::error(const std::string& pointer, const std::string& message, bool at_key) {
-  out_.push_back({pointer, message, at_key});
+  out_.push_back({pointer, message, at_key, std::nullopt});
 }
 
 bool ObjectReader::present(const std::string& key) { return raw(key) != nullptr; }
@@ -40,35 +73,30 @@ void ObjectReader::require(const std::string& key, const std::string& what) {
   if (node_ && !node_->contains(key)) error(child(key), "missing required key: expected " + what);
 }
 
-static std::string expectation(const char* type, const char* rule) {
-  return std::string("expected ") + type + (rule ? std::string(" ") + rule : std::string());
-}
-
-std::optional<double> ObjectReader::optional_number(const std::string& key, const char* rule,
-                                                    std::function<bool(double)> ok) {
+std::optional<double> ObjectReader::optional_number(const std::string& key, Range range) {
   const Json* value = raw(key);
   if (!value) return std::nullopt;
-  if (!value->is_number() || (ok && !ok(value->get<double>())) || !std::isfinite(value->get<double>())) {
-    error(child(key), expectation("a number", rule) + ", " + describe_json(*value));
+  if (!value->is_number() || !range.contains(value->get<double>())) {
+    error(child(key), "expected a number " + range.text() + ", " + describe_json(*value));
     return std::nullopt;
   }
   return value->get<double>();
 }
 
-double ObjectReader::number(const std::string& key, double fallback, const char* rule,
-                            std::function<bool(double)> ok) {
-  return optional_number(key, rule, std::move(ok)).value_or(fallback);
+double ObjectReader::number(const std::string& key, double fallback, Range range) {
+  return optional_number(key, range).value_or(fallback);
 }
 
-int64_t ObjectReader::integer(const std::string& key, int64_t fallback, const char* rule,
-                              std::function<bool(int64_t)> ok) {
+int64_t ObjectReader::integer(const std::string& key, int64_t fallback, IntRange range) {
   const Json* value = raw(key);
   if (!value) return fallback;
+  // A whole number written as 3.0 counts; beyond ±9e15 a double is not exact.
   const bool whole = value->is_number_integer() ||
                      (value->is_number_float() && std::trunc(value->get<double>()) == value->get<double>() &&
                       std::fabs(value->get<double>()) < 9.0e15);
-  if (!whole || (ok && !ok(value->get<int64_t>()))) {
-    error(child(key), expectation("an integer", rule) + ", " + describe_json(*value));
+  const bool fits = value->is_number_unsigned() ? value->get<uint64_t>() <= uint64_t(INT64_MAX) : true;
+  if (!whole || !fits || !range.contains(value->get<int64_t>())) {
+    error(child(key), "expected an integer " + range.text() + ", " + describe_json(*value));
     return fallback;
   }
   return value->get<int64_t>();
@@ -94,18 +122,19 @@ std::string ObjectReader::string(const std::string& key, std::string fallback) {
   return value->get<std::string>();
 }
 
-glm::vec3 ObjectReader::vector(const std::string& key, glm::vec3 fallback, const char* rule,
+glm::vec3 ObjectReader::vector(const std::string& key, glm::vec3 fallback, Range component, const char* rule,
                                std::function<bool(glm::vec3)> ok) {
   const Json* value = raw(key);
   if (!value) return fallback;
   const bool shaped = value->is_array() && value->size() == 3 &&
-                      std::all_of(value->begin(), value->end(), [](const Json& v) {
-                        return v.is_number() && std::isfinite(v.get<double>());
+                      std::all_of(value->begin(), value->end(), [&](const Json& v) {
+                        return v.is_number() && component.contains(v.get<double>());
                       });
   glm::vec3 v = fallback;
   if (shaped) v = {(*value)[0].get<float>(), (*value)[1].get<float>(), (*value)[2].get<float>()};
   if (!shaped || (ok && !ok(v))) {
-    error(child(key), expectation("a vector [x, y, z] of 3 numbers", rule) + ", " + describe_json(*value));
+    error(child(key), "expected a vector [x, y, z] of 3 numbers, each " + component.text() +
+                          (rule ? std::string(", ") + rule : std::string()) + ", " + describe_json(*value));
     return fallback;
   }
   return v;

@@ -21,8 +21,25 @@ namespace fxsim {
 
 using Json = nlohmann::json;
 
-// "got 12", "got \"abc\"", "got [1, 2]" — the value as written, shortened.
+// "got 12", "got \"abc\"", "got [1, 2]" — the value as written, shortened
+// (without serialising all of a huge value first).
 std::string describe_json(const Json& value);
+
+// The closed interval a number must lie in. Every bound is finite and within
+// the range of a float, and a positive lower bound is far above float's
+// smallest normal number, so a number that passes converts to a finite float
+// of the same sign (never to infinity or zero) in the type the code uses.
+struct Range {
+  double lo, hi;
+  bool contains(double v) const { return v >= lo && v <= hi; }
+  std::string text() const;  // "in 0.001..1000"
+};
+
+struct IntRange {
+  int64_t lo, hi;
+  bool contains(int64_t v) const { return v >= lo && v <= hi; }
+  std::string text() const;
+};
 
 class ObjectReader {
  public:
@@ -34,16 +51,14 @@ class ObjectReader {
   bool present(const std::string& key);  // also marks the key as accepted
   const Json* raw(const std::string& key);
 
-  // Numbers: `rule` is written into the message ("> 0", "in 0..1"); `ok` checks it.
-  double number(const std::string& key, double fallback, const char* rule = nullptr,
-                std::function<bool(double)> ok = {});
-  int64_t integer(const std::string& key, int64_t fallback, const char* rule = nullptr,
-                  std::function<bool(int64_t)> ok = {});
-  std::optional<double> optional_number(const std::string& key, const char* rule = nullptr,
-                                        std::function<bool(double)> ok = {});
+  // Numbers must lie in `range` (its text goes into the message).
+  double number(const std::string& key, double fallback, Range range);
+  std::optional<double> optional_number(const std::string& key, Range range);
+  int64_t integer(const std::string& key, int64_t fallback, IntRange range);
   bool boolean(const std::string& key, bool fallback);
   std::string string(const std::string& key, std::string fallback);
-  glm::vec3 vector(const std::string& key, glm::vec3 fallback, const char* rule = nullptr,
+  // Every component in `component`; `rule`/`ok` add a condition on the whole vector.
+  glm::vec3 vector(const std::string& key, glm::vec3 fallback, Range component, const char* rule = nullptr,
                    std::function<bool(glm::vec3)> ok = {});
   Color color(const std::string& key, Color fallback);
   std::optional<Color> optional_color(const std::string& key);

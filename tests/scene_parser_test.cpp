@@ -69,7 +69,7 @@ TEST(SceneParser, ReportsEveryProblemWithLineColumnAndPointer) {
                               "    {\"type\": \"snow\", \"max_particles\": -5, \"sise\": 1}\n  ]\n}");
   ASSERT_EQ(lines.size(), 3u);
   EXPECT_EQ(lines[0], "s.json:3:23: /output/width: expected an integer in 1..16384, got 0");
-  EXPECT_EQ(lines[1], "s.json:5:39: /emitters/0/max_particles: expected an integer >= 0 (and at most 2^31 - 1), got -5");
+  EXPECT_EQ(lines[1], "s.json:5:39: /emitters/0/max_particles: expected an integer in 0..2147483647, got -5");
   EXPECT_EQ(lines[2], "s.json:5:43: /emitters/0/sise: unknown key \"sise\" (did you mean \"size\"?)");
 }
 

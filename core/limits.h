@@ -1,0 +1,22 @@
+#pragma once
+// The documented limits of fxsim's input (README, "Reliability"; docs/scene-format.md).
+// Each exists so that hostile or mistaken input is refused with a clear message
+// instead of exhausting memory or time.
+#include <cstddef>
+
+namespace fxsim {
+
+// A scene file is read up to this size; a larger one is refused (exit 65).
+inline constexpr size_t kMaxSceneBytes = size_t(16) << 20;
+// Output images are at most this many pixels a side (the GL may allow less:
+// render then refuses the size, naming the GL's limit).
+inline constexpr int kMaxImageSide = 16384;
+// A scene lists at most this many emitters (each costs a draw and textures per frame).
+inline constexpr size_t kMaxEmitters = 4096;
+// Problems printed for one scene; the rest are counted.
+inline constexpr size_t kMaxProblemsShown = 100;
+// A texture PNG may be at most this many pixels a side and this many bytes.
+inline constexpr int kMaxTextureSide = 8192;
+inline constexpr size_t kMaxTextureBytes = size_t(64) << 20;
+
+}  // namespace fxsim
