@@ -194,10 +194,11 @@ int run_bench(const BenchOptions& o) {
   const auto folder = std::filesystem::temp_directory_path() / fmt::format("fxsim-bench-{}", getpid());
   const auto total = Clock::now();
   {
-    FrameWriter writer;
+    std::filesystem::create_directories(folder);
+    FrameWriter writer([](FrameJob& job) { write_file_atomically(*job.path, encode_png(job.image)); });
     for (int f = first + o.frames + 1; f <= first + 2 * o.frames; ++f) {
       sim.advance_to_frame(f);
-      writer.submit((folder / fmt::format("frame_{:06d}.png", f)).string(), renderer.render(sim));
+      writer.submit({(folder / fmt::format("frame_{:06d}.png", f)).string(), renderer.render(sim), {}, {}});
     }
     writer.finish();
   }

@@ -20,6 +20,22 @@ uint32_t hash_lattice(uint32_t seed, int32_t x, int32_t y, int32_t z) {
 }
 
 namespace {
+// The lattice cell of a coordinate as a 32-bit integer. Beyond ±2^31 the cell
+// index wraps (noise repeats there) instead of overflowing, which is undefined
+// behaviour in C++; within that range it is the plain conversion, so results
+// are unchanged.
+int32_t lattice_cell(double cell) {
+  if (std::fabs(cell) < 2147483648.0) return int32_t(cell);
+  if (!std::isfinite(cell)) return 0;
+  return int32_t(uint32_t(int64_t(std::fmod(cell, 4294967296.0)) & 0xFFFFFFFFll));
+}
+
+// The hash of the cell corner (ix + cx, …), the sums wrapping like the cells.
+uint32_t hash_corner(uint32_t seed, int32_t ix, int32_t iy, int32_t iz, int cx, int cy, int cz) {
+  const auto next = [](int32_t i, int c) { return int32_t(uint32_t(i) + uint32_t(c)); };
+  return hash_lattice(seed, next(ix, cx), next(iy, cy), next(iz, cz));
+}
+
 float quintic(float t) { return t * t * t * (t * (t * 6.0f - 15.0f) + 10.0f); }
 float quintic_slope(float t) { return 30.0f * t * t * (t * (t - 2.0f) + 1.0f); }
 
@@ -36,22 +52,22 @@ glm::vec3 lattice_gradient(uint32_t h) {
 float value_noise_1d(uint32_t seed, double x) {
   const double cell = std::floor(x);
   const float f = float(x - cell);
-  const int32_t i = int32_t(cell);
+  const int32_t i = lattice_cell(cell);
   auto lattice = [&](int32_t k) { return float(hash_lattice(seed, k, 0, 0) >> 8) * (2.0f / 16777216.0f) - 1.0f; };
-  const float a = lattice(i), b = lattice(i + 1);
+  const float a = lattice(i), b = lattice(int32_t(uint32_t(i) + 1u));  // wraps, never overflows
   return a + (b - a) * quintic(f);
 }
 
 void gradient_noise_3d_x3(uint32_t seed, glm::vec3 p, glm::vec3 gradients[3]) {
   const glm::vec3 cell = glm::floor(p);
   const glm::vec3 f = p - cell;
-  const int32_t ix = int32_t(cell.x), iy = int32_t(cell.y), iz = int32_t(cell.z);
+  const int32_t ix = lattice_cell(cell.x), iy = lattice_cell(cell.y), iz = lattice_cell(cell.z);
   const glm::vec3 w{quintic(f.x), quintic(f.y), quintic(f.z)};
   const glm::vec3 dw{quintic_slope(f.x), quintic_slope(f.y), quintic_slope(f.z)};
   gradients[0] = gradients[1] = gradients[2] = glm::vec3(0);
   for (int corner = 0; corner < 8; ++corner) {
     const int cx = corner & 1, cy = (corner >> 1) & 1, cz = (corner >> 2) & 1;
-    const uint32_t h = hash_lattice(seed, ix + cx, iy + cy, iz + cz);
+    const uint32_t h = hash_corner(seed, ix, iy, iz, cx, cy, cz);
     const glm::vec3 d = f - glm::vec3(float(cx), float(cy), float(cz));
     const float wx = cx ? w.x : 1.0f - w.x, wy = cy ? w.y : 1.0f - w.y, wz = cz ? w.z : 1.0f - w.z;
     const float sx = cx ? dw.x : -dw.x, sy = cy ? dw.y : -dw.y, sz = cz ? dw.z : -dw.z;
@@ -68,13 +84,13 @@ void gradient_noise_3d_x3(uint32_t seed, glm::vec3 p, glm::vec3 gradients[3]) {
 NoiseSample gradient_noise_3d(uint32_t seed, glm::vec3 p) {
   const glm::vec3 cell = glm::floor(p);
   const glm::vec3 f = p - cell;
-  const int32_t ix = int32_t(cell.x), iy = int32_t(cell.y), iz = int32_t(cell.z);
+  const int32_t ix = lattice_cell(cell.x), iy = lattice_cell(cell.y), iz = lattice_cell(cell.z);
   const glm::vec3 w{quintic(f.x), quintic(f.y), quintic(f.z)};
   const glm::vec3 dw{quintic_slope(f.x), quintic_slope(f.y), quintic_slope(f.z)};
   NoiseSample out{0, glm::vec3(0)};
   for (int corner = 0; corner < 8; ++corner) {
     const int cx = corner & 1, cy = (corner >> 1) & 1, cz = (corner >> 2) & 1;
-    const glm::vec3 g = lattice_gradient(hash_lattice(seed, ix + cx, iy + cy, iz + cz));
+    const glm::vec3 g = lattice_gradient(hash_corner(seed, ix, iy, iz, cx, cy, cz));
     const glm::vec3 d = f - glm::vec3(float(cx), float(cy), float(cz));
     const float dot = g.x * d.x + g.y * d.y + g.z * d.z;
     // Trilinear weight of this corner and its derivative along each axis.

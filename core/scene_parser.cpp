@@ -14,6 +14,7 @@
 #include <glm/gtc/constants.hpp>
 #include <glm/trigonometric.hpp>
 
+#include "core/camera_path.h"
 #include "core/json_locations.h"
 #include "core/limits.h"
 #include "core/rng.h"
@@ -148,6 +149,7 @@ class Parser {
       }
     }
     if (c.keys.empty()) check_view(r, c.position, c.target, c.up);
+    else if (problems_.empty()) check_path(r);
     r.finish();
   }
 
@@ -161,6 +163,23 @@ class Parser {
     } else if (glm::length(glm::cross(glm::normalize(view), glm::normalize(up))) < 1e-3f) {
       r.error(r.child("target"), fmt::format("expected a view direction not parallel to the camera's up [{}, {}, {}]",
                                              up.x, up.y, up.z));
+    }
+  }
+
+  // Keys that are each fine can still pass through a degenerate view between
+  // them (the eye's and the target's paths crossing): each frame is checked.
+  void check_path(ObjectReader& r) {
+    const auto& o = scene_.output;
+    for (int frame = 0; frame <= o.frames; ++frame) {
+      const double t = double(frame) / o.fps;
+      const CameraPose pose = camera_at(scene_.camera, t);
+      const glm::vec3 view = pose.target - pose.position;
+      const bool apart = glm::length(view) >= 1e-3f;
+      if (apart && glm::length(glm::cross(glm::normalize(view), glm::normalize(pose.up))) >= 1e-3f) continue;
+      r.error(r.child("keys"), fmt::format("expected a camera path whose target stays apart from the eye and off its "
+                                           "up axis, but at frame {} (t = {} s) the view is degenerate ({})",
+                                           frame, t, apart ? "looking along up" : "the target meets the eye"));
+      return;
     }
   }
 

@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <fmt/format.h>
 #include <limits>
 #include <glm/common.hpp>
 #include <nlohmann/json.hpp>
 
+#include "core/exit_codes.h"
 #include "core/particles.h"
 #include "core/rng.h"
 
@@ -71,6 +73,18 @@ static nlohmann::json vec_json(glm::dvec3 v) {
   // Six decimals: micrometres, far below anything visible, and stable to read.
   auto round6 = [](double x) { return std::round(x * 1e6) / 1e6 + 0.0; };
   return nlohmann::json::array({round6(v.x), round6(v.y), round6(v.z)});
+}
+
+void check_finite(const FrameStats& stats) {
+  const auto finite = [](const glm::dvec3& v) { return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z); };
+  for (const auto& e : stats.emitters) {
+    if (e.live == 0 || (finite(e.min) && finite(e.max) && finite(e.mean_position) && finite(e.mean_velocity))) continue;
+    throw FxError(ExitCode::internal,
+                  fmt::format("the simulation of emitter \"{}\" ({}) reached a non-finite position or velocity at "
+                              "frame {} (t = {} s); no frame was written from it. The scene's values are within their "
+                              "limits, so this is a bug: please report it with the scene",
+                              e.name, e.type, stats.frame, stats.time));
+  }
 }
 
 std::string to_json_line(const FrameStats& stats) {

@@ -40,6 +40,10 @@ EmitterStats particle_stats(const ParticleStore& store, size_t count, ThreadPool
 // The same over the slots whose age is >= 0 (pools with empty slots).
 EmitterStats particle_stats_of_live_slots(const ParticleStore& store, ThreadPool& pool);
 
+// Throws FxError(internal) naming the emitter, the frame and the time when a
+// position or velocity is not finite: no frame is drawn from such a state.
+void check_finite(const FrameStats& stats);
+
 // One JSON Lines record.
 std::string to_json_line(const FrameStats& stats);
 

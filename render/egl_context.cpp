@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "core/exit_codes.h"
+#include "render/gl_checks.h"
 
 namespace fxsim {
 
@@ -160,6 +161,7 @@ std::unique_ptr<EglContext> EglContext::create(std::optional<int> device, int mi
     out->info_.version = reinterpret_cast<const char*>(glGetString(GL_VERSION));
     glGetIntegerv(GL_MAJOR_VERSION, &out->info_.major);
     glGetIntegerv(GL_MINOR_VERSION, &out->info_.minor);
+    capture_gl_errors();
     return out;
   }
   if (candidates.empty())

@@ -5,16 +5,31 @@
 #include <fmt/format.h>
 
 #include "core/exit_codes.h"
+#include "render/gl_checks.h"
 
 namespace fxsim {
 
+void check_image_size(int width, int height) {
+  // The largest image is the smallest of the GL's limits on what it can draw into.
+  GLint renderbuffer = 0, viewport[2] = {0, 0}, framebuffer_width = 0, framebuffer_height = 0;
+  glGetIntegerv(GL_MAX_RENDERBUFFER_SIZE, &renderbuffer);
+  glGetIntegerv(GL_MAX_VIEWPORT_DIMS, viewport);
+  glGetIntegerv(GL_MAX_FRAMEBUFFER_WIDTH, &framebuffer_width);
+  glGetIntegerv(GL_MAX_FRAMEBUFFER_HEIGHT, &framebuffer_height);
+  const auto limit = [](GLint v, GLint fallback) { return v > 0 ? v : fallback; };
+  const GLint max_width = std::min({limit(renderbuffer, 4096), limit(viewport[0], 4096), limit(framebuffer_width, 1 << 30)});
+  const GLint max_height = std::min({limit(renderbuffer, 4096), limit(viewport[1], 4096), limit(framebuffer_height, 1 << 30)});
+  if (width > max_width || height > max_height)
+    throw FxError(ExitCode::invalid_scene,
+                  fmt::format("{}×{} is larger than this GL can draw: at most {}×{} pixels (GL_MAX_RENDERBUFFER_SIZE "
+                              "{}, GL_MAX_VIEWPORT_DIMS {}×{}); lower output.width/height or --width/--height",
+                              width, height, max_width, max_height, renderbuffer, viewport[0], viewport[1]));
+}
+
 FrameTarget::FrameTarget(int width, int height, int samples) : width_(width), height_(height) {
-  GLint max_samples = 1, max_size = 0;
+  check_image_size(width, height);
+  GLint max_samples = 1;
   glGetIntegerv(GL_MAX_SAMPLES, &max_samples);
-  glGetIntegerv(GL_MAX_RENDERBUFFER_SIZE, &max_size);
-  if (width > max_size || height > max_size)
-    throw FxError(ExitCode::no_gl, fmt::format("{}×{} is larger than this GL's largest image ({} pixels a side)",
-                                               width, height, max_size));
   samples = std::min(samples, int(max_samples));
   color_ = GlRenderbuffer(gl_gen(glGenRenderbuffers));
   glBindRenderbuffer(GL_RENDERBUFFER, color_.get());
@@ -26,8 +41,10 @@ FrameTarget::FrameTarget(int width, int height, int samples) : width_(width), he
   glBindFramebuffer(GL_FRAMEBUFFER, draw_fbo_.get());
   glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, color_.get());
   glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, depth_.get());
-  if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE)
-    throw FxError(ExitCode::no_gl, "the GL cannot render to a multisampled sRGB framebuffer");
+  check_gl(fmt::format("allocating the {}×{} image with {} samples per pixel", width, height, samples));
+  if (const GLenum status = glCheckFramebufferStatus(GL_FRAMEBUFFER); status != GL_FRAMEBUFFER_COMPLETE)
+    throw FxError(ExitCode::no_gl, fmt::format("the GL cannot render to a {}×{} multisampled sRGB framebuffer "
+                                               "(status 0x{:x})", width, height, status));
 
   resolved_ = GlRenderbuffer(gl_gen(glGenRenderbuffers));
   glBindRenderbuffer(GL_RENDERBUFFER, resolved_.get());
@@ -35,8 +52,10 @@ FrameTarget::FrameTarget(int width, int height, int samples) : width_(width), he
   resolve_fbo_ = GlFramebuffer(gl_gen(glGenFramebuffers));
   glBindFramebuffer(GL_FRAMEBUFFER, resolve_fbo_.get());
   glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, resolved_.get());
-  if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE)
-    throw FxError(ExitCode::no_gl, "the GL cannot resolve into an sRGB framebuffer");
+  check_gl(fmt::format("allocating the {}×{} resolved image", width, height));
+  if (const GLenum status = glCheckFramebufferStatus(GL_FRAMEBUFFER); status != GL_FRAMEBUFFER_COMPLETE)
+    throw FxError(ExitCode::no_gl, fmt::format("the GL cannot resolve into a {}×{} sRGB framebuffer (status 0x{:x})",
+                                               width, height, status));
 }
 
 void FrameTarget::bind_for_drawing() const {
@@ -63,8 +82,18 @@ Image FrameTarget::read() const {
     std::memcpy(a, b, row);
     std::memcpy(b, swap.data(), row);
   }
-  // The image is opaque: the background is cleared opaque and blending keeps it so.
-  for (size_t i = 3; i < image.rgba.size(); i += 4) image.rgba[i] = 255;
+  check_gl("reading the frame back");
+  // The image is opaque: the background is cleared opaque and blending keeps it
+  // so. The buffer starts at zero, so a read-back that did not happen (or a
+  // frame that was never drawn) shows as transparent pixels: refused.
+  size_t unread = 0;
+  for (size_t i = 3; i < image.rgba.size(); i += 4) {
+    unread += image.rgba[i] < 128;
+    image.rgba[i] = 255;
+  }
+  if (unread > 0)
+    throw FxError(ExitCode::no_gl, fmt::format("the GL returned an image with {} of {} pixels never drawn; nothing was "
+                                               "written for it", unread, image.rgba.size() / 4));
   return image;
 }
 

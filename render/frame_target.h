@@ -7,6 +7,10 @@
 
 namespace fxsim {
 
+// Throws FxError(invalid_scene) naming the GL's limit when it cannot draw an
+// image of this size.
+void check_image_size(int width, int height);
+
 class FrameTarget {
  public:
   FrameTarget(int width, int height, int samples);

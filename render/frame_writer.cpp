@@ -4,7 +4,8 @@
 
 namespace fxsim {
 
-FrameWriter::FrameWriter(size_t depth) : depth_(depth), thread_([this] { run(); }) {}
+FrameWriter::FrameWriter(Commit commit, size_t depth)
+    : commit_(std::move(commit)), depth_(depth), thread_([this] { run(); }) {}
 
 FrameWriter::~FrameWriter() {
   {
@@ -20,11 +21,11 @@ void FrameWriter::rethrow_locked() {
   if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
 }
 
-void FrameWriter::submit(std::string path, Image image) {
+void FrameWriter::submit(FrameJob job) {
   std::unique_lock lock(mutex_);
   changed_.wait(lock, [&] { return queue_.size() < depth_ || error_; });
   rethrow_locked();
-  queue_.push_back({std::move(path), std::move(image)});
+  queue_.push_back(std::move(job));
   changed_.notify_all();
 }
 
@@ -39,13 +40,13 @@ void FrameWriter::run() {
   for (;;) {
     changed_.wait(lock, [&] { return stop_ || !queue_.empty(); });
     if (queue_.empty()) return;  // stop requested and nothing left
-    Job job = std::move(queue_.front());
+    FrameJob job = std::move(queue_.front());
     queue_.pop_front();
     busy_ = true;
     lock.unlock();
     std::exception_ptr error;
     try {
-      write_file_atomically(job.path, encode_png(job.image));
+      commit_(job);
     } catch (...) {
       error = std::current_exception();
     }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <fmt/format.h>
 #include <glm/gtc/type_ptr.hpp>
 #include <limits>
 #include <vector>
@@ -10,6 +11,8 @@
 #include "core/exit_codes.h"
 #include "core/motion.h"
 #include "core/particle_system.h"
+#include "render/gl_checks.h"
+#include "render/gpu_backend.h"
 #include "render/gpu_glsl.h"
 #include "render/shader.h"
 
@@ -150,8 +153,7 @@ GpuStore::GpuStore(size_t n, size_t page) : capacity(n), page_capacity(std::max<
     glBindBuffer(GL_SHADER_STORAGE_BUFFER, pages.back().get());
     const size_t bytes = (capacity == 0 ? 1 : page_size(p)) * particle_words() * 4;
     glBufferData(GL_SHADER_STORAGE_BUFFER, GLsizeiptr(bytes), nullptr, GL_DYNAMIC_COPY);
-    if (glGetError() == GL_OUT_OF_MEMORY)
-      throw FxError(ExitCode::invalid_scene, "the GPU cannot hold the particle buffers (out of memory)");
+    check_gl(fmt::format("allocating {} of GPU particle storage", format_bytes(double(bytes))));
   }
 }
 
@@ -339,8 +341,7 @@ void GpuKernels::build_sprites(const GpuStore& store, size_t page, size_t count,
   if (bytes > instance_capacity) {
     glBindBuffer(GL_SHADER_STORAGE_BUFFER, instances.get());
     glBufferData(GL_SHADER_STORAGE_BUFFER, GLsizeiptr(bytes), nullptr, GL_DYNAMIC_COPY);
-    if (glGetError() == GL_OUT_OF_MEMORY)
-      throw FxError(ExitCode::invalid_scene, "the GPU cannot hold the sprite buffers (out of memory)");
+    check_gl(fmt::format("allocating {} of GPU sprite buffers", format_bytes(double(bytes))));
     instance_capacity = bytes;
   }
   glUseProgram(program.get());

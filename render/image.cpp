@@ -6,12 +6,12 @@
 #include <cstring>
 #include <fcntl.h>
 #include <fmt/format.h>
-#include <stb_image.h>
 #include <stb_image_resize.h>
 #include <stb_image_write.h>
 #include <unistd.h>
 
 #include "core/exit_codes.h"
+#include "render/output_files.h"
 
 namespace fxsim {
 
@@ -21,19 +21,6 @@ namespace {
 char g_partial_path[4096];
 std::atomic<bool> g_partial_active{false};
 }  // namespace
-
-Image read_png(const std::filesystem::path& path) {
-  int w = 0, h = 0, channels = 0;
-  stbi_uc* pixels = stbi_load(path.c_str(), &w, &h, &channels, 4);
-  if (!pixels) {
-    const char* why = stbi_failure_reason();
-    throw FxError(ExitCode::input_missing,
-                  fmt::format("{}: cannot read the image ({})", path.string(), why ? why : "unknown error"));
-  }
-  Image image{w, h, std::vector<uint8_t>(pixels, pixels + size_t(w) * size_t(h) * 4)};
-  stbi_image_free(pixels);
-  return image;
-}
 
 std::vector<uint8_t> encode_png(const Image& image) {
   std::vector<uint8_t> out;
@@ -48,9 +35,7 @@ std::vector<uint8_t> encode_png(const Image& image) {
 }
 
 void write_file_atomically(const std::filesystem::path& path, const std::vector<uint8_t>& bytes) {
-  std::error_code ec;
-  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
-  if (ec) throw FxError(ExitCode::cannot_write, fmt::format("{}: cannot create the folder ({})", path.string(), ec.message()));
+  check_output_path(path.string());
   const std::string temporary = fmt::format("{}.partial-{}", path.string(), getpid());
   if (temporary.size() >= sizeof g_partial_path)
     throw FxError(ExitCode::cannot_write, fmt::format("{}: path too long", path.string()));
@@ -62,7 +47,13 @@ void write_file_atomically(const std::filesystem::path& path, const std::vector<
     g_partial_active = false;
     throw FxError(ExitCode::cannot_write, fmt::format("{}: cannot {} ({})", path.string(), what, std::strerror(error)));
   };
-  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  ::unlink(temporary.c_str());  // ours by its name: left by an earlier process that had this pid
+  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0 && errno == ENOENT) {
+    g_partial_active = false;
+    throw FxError(ExitCode::cannot_write, fmt::format("{}: the output folder no longer exists (was it removed during "
+                                                      "the render?)", path.string()));
+  }
   if (fd < 0) fail("create the file");
   size_t done = 0;
   while (done < bytes.size()) {
@@ -75,6 +66,7 @@ void write_file_atomically(const std::filesystem::path& path, const std::vector<
     done += size_t(n);
   }
   if (::close(fd) != 0) fail("finish writing the file");
+  check_output_path(path.string());  // again: it may have changed while the frame was written
   if (std::rename(temporary.c_str(), path.c_str()) != 0) fail("rename the finished file into place");
   g_partial_active = false;
 }

@@ -1,27 +1,22 @@
 #pragma once
-// 8-bit RGBA images, PNG reading, and PNG writing that never leaves a
-// truncated file: the bytes go to a temporary name beside the target, which is
-// renamed over it only once complete. An interrupt handler can remove the
-// temporary file of a write in progress (remove_partial_output()).
+// PNG writing that never leaves a truncated file and never replaces what is
+// not a regular file: the bytes go to a temporary name beside the target,
+// which is renamed over it only once complete. An interrupt handler can remove
+// the temporary file of a write in progress (remove_partial_output()).
 #include <cstdint>
 #include <filesystem>
 #include <vector>
 
+#include "core/image.h"
+
 namespace fxsim {
-
-struct Image {
-  int width = 0, height = 0;
-  std::vector<uint8_t> rgba;  // rows top to bottom, 4 bytes per pixel
-};
-
-// Throws FxError(input_missing) when the file cannot be read or decoded.
-Image read_png(const std::filesystem::path& path);
 
 // Encodes a PNG in memory.
 std::vector<uint8_t> encode_png(const Image& image);
 
-// Writes `bytes` to `path` atomically (temporary file + rename), creating the
-// parent folders. Throws FxError(cannot_write).
+// Writes `bytes` to `path` atomically (temporary file + rename). The folder
+// must exist (a folder that vanished during a render stops it). Refuses to
+// replace anything but a regular file. Throws FxError(cannot_write).
 void write_file_atomically(const std::filesystem::path& path, const std::vector<uint8_t>& bytes);
 
 // For a signal handler: deletes the temporary file of the write in progress, if

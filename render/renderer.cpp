@@ -1,7 +1,10 @@
 #include "render/renderer.h"
 
 #include "core/explosion.h"
+#include <fmt/format.h>
+
 #include "render/fireball_images.h"
+#include "render/gl_checks.h"
 #include "render/particle_images.h"
 #include "render/snowflake_image.h"
 
@@ -71,6 +74,7 @@ Image Renderer::render(const Simulation& simulation) {
     sprites_.draw(batch, scene_.emitters[batch.emitter],
                   batch.look == SpriteLook::primary ? textures_[batch.emitter] : secondary_textures_[batch.emitter]);
   }
+  check_gl(fmt::format("drawing frame {}", simulation.frame()));
   return target_.read();
 }
 

@@ -1,0 +1,82 @@
+#include "core/image.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <stb_image.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/exit_codes.h"
+#include "core/limits.h"
+
+namespace fxsim {
+
+namespace {
+
+// The file's bytes, or why they cannot be had.
+std::string read_bounded(const std::filesystem::path& path, std::vector<uint8_t>& bytes) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return std::strerror(errno);
+  if (S_ISDIR(st.st_mode)) return "it is a directory";
+  if (!S_ISREG(st.st_mode)) return "it is not a regular file";
+  if (size_t(st.st_size) > kMaxTextureBytes)
+    return fmt::format("it is {} bytes; the most fxsim reads is {} (64 MiB)", st.st_size, kMaxTextureBytes);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return std::strerror(errno);
+  bytes.resize(size_t(st.st_size));
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::read(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += size_t(n);
+  }
+  ::close(fd);
+  bytes.resize(done);
+  return {};
+}
+
+struct Decoded {
+  std::string problem;
+  Image image;
+};
+
+Decoded decode(const std::filesystem::path& path) {
+  std::vector<uint8_t> bytes;
+  if (std::string why = read_bounded(path, bytes); !why.empty()) return {why, {}};
+  static constexpr uint8_t kSignature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
+  if (bytes.size() < 8 || std::memcmp(bytes.data(), kSignature, 8) != 0) return {"it is not a PNG file", {}};
+  int w = 0, h = 0, channels = 0;
+  if (!stbi_info_from_memory(bytes.data(), int(bytes.size()), &w, &h, &channels))
+    return {fmt::format("its header cannot be read ({})", stbi_failure_reason()), {}};
+  if (w < 1 || h < 1 || w > kMaxTextureSide || h > kMaxTextureSide)
+    return {fmt::format("it is {}×{} pixels; a texture may be at most {}×{}", w, h, kMaxTextureSide, kMaxTextureSide), {}};
+  stbi_uc* pixels = stbi_load_from_memory(bytes.data(), int(bytes.size()), &w, &h, &channels, 4);
+  if (!pixels) {
+    const char* why = stbi_failure_reason();
+    return {fmt::format("it cannot be decoded ({}; is it truncated?)", why ? why : "unknown error"), {}};
+  }
+  Image image{w, h, std::vector<uint8_t>(pixels, pixels + size_t(w) * size_t(h) * 4)};
+  stbi_image_free(pixels);
+  return {{}, std::move(image)};
+}
+
+}  // namespace
+
+Image read_png(const std::filesystem::path& path) {
+  Decoded d = decode(path);
+  if (!d.problem.empty())
+    throw FxError(ExitCode::input_missing, fmt::format("{}: cannot read the image ({})", path.string(), d.problem));
+  return std::move(d.image);
+}
+
+std::string png_problem(const std::filesystem::path& path, int* width, int* height) {
+  Decoded d = decode(path);
+  if (width) *width = d.image.width;
+  if (height) *height = d.image.height;
+  return d.problem;
+}
+
+}  // namespace fxsim

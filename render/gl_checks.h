@@ -1,0 +1,20 @@
+#pragma once
+// GL failures are never silent. The driver's debug output (GL 4.3 / KHR_debug)
+// is captured from context creation on, and check_gl() — called after each
+// allocation that can fail and once per frame — turns anything the GL reported
+// (glGetError, or an error or high-severity message of the debug output) into
+// an FxError that stops the render before a frame is written from it.
+#include <string>
+
+namespace fxsim {
+
+// Starts capturing the debug output of the current context (a no-op where the
+// GL has none). Called once, right after the context is made current.
+void capture_gl_errors();
+
+// Throws when the GL reported an error since the last call: out of memory as
+// FxError(invalid_scene) (the scene or image is too large for this GL), any
+// other error as FxError(no_gl). `what` says what was being done.
+void check_gl(const std::string& what);
+
+}  // namespace fxsim

@@ -1,0 +1,92 @@
+#include "render/output_files.h"
+
+#include <cerrno>
+#include <charconv>
+#include <csignal>
+#include <cstring>
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <utility>
+
+#include "core/exit_codes.h"
+
+namespace fxsim {
+
+namespace {
+const char* kind_of(mode_t mode) {
+  if (S_ISLNK(mode)) return "a symbolic link";
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode) || S_ISBLK(mode)) return "a device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+}  // namespace
+
+void check_output_path(const std::string& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) return;  // nothing there yet
+  if (S_ISREG(st.st_mode)) return;
+  throw FxError(ExitCode::cannot_write,
+                fmt::format("{}: exists and is {}; fxsim replaces only regular files{}", path, kind_of(st.st_mode),
+                            S_ISLNK(st.st_mode) || S_ISCHR(st.st_mode) ? " (use - for standard output)" : ""));
+}
+
+void prepare_output_folder(const std::filesystem::path& file) {
+  const std::filesystem::path folder = file.parent_path();
+  if (folder.empty()) return;
+  std::error_code ec;
+  std::filesystem::create_directories(folder, ec);
+  if (ec || !std::filesystem::is_directory(folder, ec))
+    throw FxError(ExitCode::cannot_write, fmt::format("{}: cannot create the output folder {} ({})", file.string(),
+                                                      folder.string(), ec ? ec.message() : "a file stands there"));
+}
+
+size_t remove_stale_partials(const std::filesystem::path& folder) {
+  std::error_code ec;
+  size_t removed = 0;
+  for (std::filesystem::directory_iterator it(folder.empty() ? "." : folder, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    const size_t mark = name.rfind(".partial-");
+    if (mark == std::string::npos || mark == 0) continue;
+    const std::string_view digits = std::string_view(name).substr(mark + 9);
+    int pid = 0;
+    const auto [end_of_number, error] = std::from_chars(digits.data(), digits.data() + digits.size(), pid);
+    if (error != std::errc() || end_of_number != digits.data() + digits.size() || pid <= 0) continue;
+    if (pid == getpid() || ::kill(pid, 0) == 0 || errno != ESRCH) continue;  // alive, or not ours to judge
+    std::error_code remove_error;
+    if (it->is_regular_file(remove_error) && std::filesystem::remove(it->path(), remove_error)) ++removed;
+  }
+  return removed;
+}
+
+std::optional<TextOutput> TextOutput::open(const std::optional<std::string>& path) {
+  if (!path) return std::nullopt;
+  if (*path == "-") return TextOutput(1, "standard output");
+  check_output_path(*path);
+  prepare_output_folder(*path);
+  const int fd = ::open(path->c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0)
+    throw FxError(ExitCode::cannot_write, fmt::format("{}: cannot create the file ({})", *path, std::strerror(errno)));
+  return TextOutput(fd, *path);
+}
+
+TextOutput::TextOutput(TextOutput&& other) noexcept : fd_(std::exchange(other.fd_, -1)), name_(std::move(other.name_)) {}
+
+TextOutput::~TextOutput() {
+  if (fd_ > 2) ::close(fd_);
+}
+
+void TextOutput::append(std::string_view text) {
+  while (!text.empty()) {
+    const ssize_t n = ::write(fd_, text.data(), text.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0)
+      throw FxError(ExitCode::cannot_write, fmt::format("{}: cannot write ({})", name_, std::strerror(errno)));
+    text.remove_prefix(size_t(n));
+  }
+}
+
+}  // namespace fxsim

@@ -1,0 +1,47 @@
+#pragma once
+// Where a render's outputs go, and the rules that keep them safe: an existing
+// path that is not a regular file (a device, FIFO, directory or symbolic link)
+// is never replaced or written through; folders are made once, at the start, so
+// a folder that vanishes mid-render stops it; temporary files left by killed
+// runs are cleaned up; text outputs (statistics, state hashes) are appended
+// and flushed frame by frame, so an interrupted run keeps every line of the
+// frames it wrote.
+#include <cstddef>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace fxsim {
+
+// Throws FxError(cannot_write) when `path` exists and is not a regular file.
+void check_output_path(const std::string& path);
+
+// Creates the folder that will hold `file` (with its parents). Throws
+// FxError(cannot_write) when it cannot be made or a non-folder stands there.
+void prepare_output_folder(const std::filesystem::path& file);
+
+// Removes "<name>.partial-<pid>" files whose process no longer runs from
+// `folder`: what a killed render left behind. Returns how many it removed.
+size_t remove_stale_partials(const std::filesystem::path& folder);
+
+// A text stream written as the render goes: standard output for "-", else a
+// regular file (created or truncated when opened). Each append is written and
+// flushed at once.
+class TextOutput {
+ public:
+  // Checks the path and opens it; nothing when `path` is empty.
+  static std::optional<TextOutput> open(const std::optional<std::string>& path);
+  TextOutput(TextOutput&& other) noexcept;
+  TextOutput& operator=(TextOutput&&) = delete;
+  ~TextOutput();
+  void append(std::string_view text);
+  bool is_stdout() const { return fd_ == 1; }
+
+ private:
+  TextOutput(int fd, std::string name) : fd_(fd), name_(std::move(name)) {}
+  int fd_ = -1;
+  std::string name_;
+};
+
+}  // namespace fxsim
