@@ -40,7 +40,7 @@ struct BenchOptions {
 
 int run_render(const RenderOptions& options);
 int run_bench(const BenchOptions& options);
-int run_validate(const std::string& scene);
+int run_validate(const std::string& scene, const std::string& backend);
 int run_info(std::optional<int> device);
 int run_compare(const CompareOptions& options);
 

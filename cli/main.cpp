@@ -41,6 +41,11 @@ int main(int argc, char** argv) {
   std::string validate_scene;
   auto* validate_cmd = app.add_subcommand("validate", "check a scene and print every problem (no GL needed)");
   validate_cmd->add_option("scene", validate_scene, "scene file (JSON)")->required();
+  std::string validate_backend = "cpu";
+  validate_cmd->add_option("--backend", validate_backend,
+                           "the backend whose memory needs are checked against this machine's free RAM: cpu (default) "
+                           "or gpu (particles on the GPU; render checks the GPU's memory)")
+      ->check(CLI::IsMember({"cpu", "gpu"}));
 
   std::optional<int> info_device;
   auto* info_cmd = app.add_subcommand("info", "list EGL devices and the OpenGL context fxsim gets");
@@ -79,7 +84,7 @@ int main(int argc, char** argv) {
 
   try {
     if (*render_cmd) return run_render(render);
-    if (*validate_cmd) return run_validate(validate_scene);
+    if (*validate_cmd) return run_validate(validate_scene, validate_backend);
     if (*info_cmd) return run_info(info_device);
     if (*compare_cmd) return run_compare(compare);
     if (*bench_cmd) return run_bench(bench);

@@ -1,20 +1,30 @@
+// validate: the verdict render would give, without GL: every problem of the
+// scene (textures opened and decoded too), then whether the render fits in
+// the memory this machine has free.
 #include <cstdio>
 #include <fmt/format.h>
 
 #include "cli/commands.h"
 #include "core/diagnostics.h"
+#include "core/memory_estimate.h"
 #include "core/scene_parser.h"
 
 namespace fxsim {
 
-int run_validate(const std::string& scene_file) {
+int run_validate(const std::string& scene_file, const std::string& backend) {
   try {
     const Scene scene = parse_scene_file(scene_file);
+    // Without GL the GPU's memory is unknown: with --backend gpu, only what
+    // stays in RAM is checked here (render checks the GPU's free memory).
+    const size_t ram = ram_image_bytes(scene) + (backend == "gpu" ? 0 : cpu_particle_bytes(scene) + gl_image_bytes(scene));
+    check_ram(scene, ram, backend == "gpu" ? "" : ", or check with --backend gpu for a GPU render");
     int64_t particles = 0;
     for (const auto& e : scene.emitters) particles += e.max_particles;
-    fmt::print("{}: ok ({} emitter{}, up to {} particles, {} frames at {} fps, {}x{})\n", scene_file,
-               scene.emitters.size(), scene.emitters.size() == 1 ? "" : "s", particles, scene.output.frames,
-               scene.output.fps, scene.output.width, scene.output.height);
+    fmt::print("{}: ok ({} emitter{}, up to {} particles, {} frames at {} fps, {}x{}; about {} of memory on the {} "
+               "backend)\n",
+               scene_file, scene.emitters.size(), scene.emitters.size() == 1 ? "" : "s", particles, scene.output.frames,
+               scene.output.fps, scene.output.width, scene.output.height, format_bytes(double(ram)),
+               backend == "gpu" ? "GPU (in RAM)" : "CPU");
     return 0;
   } catch (const SceneError& e) {
     for (const auto& line : e.lines()) std::fprintf(stderr, "%s\n", line.c_str());

@@ -18,13 +18,13 @@ namespace {
 // The file's bytes, or why they cannot be had.
 std::string read_bounded(const std::filesystem::path& path, std::vector<uint8_t>& bytes) {
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return std::strerror(errno);
+  if (::stat(path.c_str(), &st) != 0) return fmt::format("cannot open it ({})", std::strerror(errno));
   if (S_ISDIR(st.st_mode)) return "it is a directory";
   if (!S_ISREG(st.st_mode)) return "it is not a regular file";
   if (size_t(st.st_size) > kMaxTextureBytes)
     return fmt::format("it is {} bytes; the most fxsim reads is {} (64 MiB)", st.st_size, kMaxTextureBytes);
   const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) return std::strerror(errno);
+  if (fd < 0) return fmt::format("cannot open it ({})", std::strerror(errno));
   bytes.resize(size_t(st.st_size));
   size_t done = 0;
   while (done < bytes.size()) {
@@ -48,6 +48,15 @@ Decoded decode(const std::filesystem::path& path) {
   if (std::string why = read_bounded(path, bytes); !why.empty()) return {why, {}};
   static constexpr uint8_t kSignature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
   if (bytes.size() < 8 || std::memcmp(bytes.data(), kSignature, 8) != 0) return {"it is not a PNG file", {}};
+  // The size, from the IHDR chunk that must come first, before any decoding.
+  if (bytes.size() < 24 || std::memcmp(bytes.data() + 12, "IHDR", 4) != 0) return {"its header is missing", {}};
+  const auto be32 = [&](size_t at) {
+    return uint32_t(bytes[at]) << 24 | uint32_t(bytes[at + 1]) << 16 | uint32_t(bytes[at + 2]) << 8 | bytes[at + 3];
+  };
+  const uint32_t header_w = be32(16), header_h = be32(20);
+  if (header_w < 1 || header_h < 1 || header_w > uint32_t(kMaxTextureSide) || header_h > uint32_t(kMaxTextureSide))
+    return {fmt::format("it is {}×{} pixels; a texture may be at most {}×{}", header_w, header_h, kMaxTextureSide,
+                        kMaxTextureSide), {}};
   int w = 0, h = 0, channels = 0;
   if (!stbi_info_from_memory(bytes.data(), int(bytes.size()), &w, &h, &channels))
     return {fmt::format("its header cannot be read ({})", stbi_failure_reason()), {}};

@@ -15,6 +15,7 @@
 #include <glm/trigonometric.hpp>
 
 #include "core/camera_path.h"
+#include "core/image.h"
 #include "core/json_locations.h"
 #include "core/limits.h"
 #include "core/rng.h"
@@ -435,6 +436,7 @@ class Parser {
 
   void parse_explosion(ObjectReader& r, EmitterSettings& e) {
     ExplosionParams& x = e.explosion;
+    int texture_width = 0, texture_height = 0;
     if (!e.duration) {
       if (const Json* d = r.raw("duration"); d && d->is_null())
         r.error(r.child("duration"), "expected a finite duration in seconds (> 0) for an explosion, got null");
@@ -446,13 +448,7 @@ class Parser {
       if (!t->is_string()) {
         r.error(r.child("texture"), "expected a PNG file path, " + describe_json(*t));
       } else {
-        std::filesystem::path path = t->get<std::string>();
-        if (path.is_relative()) path = base_dir_ / path;
-        std::error_code ec;
-        if (!std::filesystem::is_regular_file(path, ec))
-          r.error(r.child("texture"), fmt::format("expected an existing PNG file, got \"{}\" (not found at {})",
-                                                  t->get<std::string>(), path.string()));
-        x.texture = path;
+        x.texture = check_png(r, r.child("texture"), t->get<std::string>(), &texture_width, &texture_height);
       }
     }
     if (const Json* book = r.raw("flipbook")) {
@@ -467,6 +463,9 @@ class Parser {
         r.error(r.child("flipbook"), "expected [rows, columns] of frames, each in 1..64, " + describe_json(*book));
       }
     }
+    if (texture_width > 0 && (texture_width < x.flipbook_columns || texture_height < x.flipbook_rows))
+      r.error(r.child("flipbook"), fmt::format("expected at most one frame per pixel of the {}×{} texture, got [{}, {}]",
+                                               texture_width, texture_height, x.flipbook_rows, x.flipbook_columns));
     x.key_color = r.color("key_color", x.key_color);
     x.debris = int(r.integer("debris", x.debris, IntRange{0, 10000000}));
     if (!r.present("max_particles")) e.max_particles = x.debris;
@@ -490,6 +489,18 @@ class Parser {
     s.splash = splash;
   }
 
+  // A texture file, resolved against the scene's folder, opened and decoded as
+  // render will: validation gives render's verdict.
+  std::filesystem::path check_png(ObjectReader& r, const std::string& pointer, const std::string& written,
+                                  int* width = nullptr, int* height = nullptr) {
+    std::filesystem::path path = written;
+    if (path.is_relative()) path = base_dir_ / path;
+    if (const std::string why = png_problem(path, width, height); !why.empty())
+      r.error(pointer, fmt::format("expected a PNG file of at most {}×{} pixels, got \"{}\" ({}), which cannot be "
+                                   "used: {}", kMaxTextureSide, kMaxTextureSide, written, path.string(), why));
+    return path;
+  }
+
   void parse_textures(ObjectReader& r, std::vector<std::filesystem::path>& out) {
     const Json* list = r.array("textures");
     if (!list) return;
@@ -501,13 +512,7 @@ class Parser {
         r.error(pointer, "expected a PNG file path, " + describe_json(item));
         continue;
       }
-      std::filesystem::path path = item.get<std::string>();
-      if (path.is_relative()) path = base_dir_ / path;
-      std::error_code ec;
-      if (!std::filesystem::is_regular_file(path, ec))
-        r.error(pointer, fmt::format("expected an existing PNG file, got \"{}\" (not found at {})",
-                                     item.get<std::string>(), path.string()));
-      out.push_back(path);
+      out.push_back(check_png(r, pointer, item.get<std::string>()));
     }
   }
 

@@ -27,63 +27,53 @@ SystemFactory gpu_system_factory(GpuKernels& kernels) {
 
 MemoryEstimate estimate_memory(const Scene& scene, Backend backend) {
   MemoryEstimate m;
+  m.gpu = gl_image_bytes(scene);
+  m.cpu = ram_image_bytes(scene);
+  if (backend == Backend::cpu) {
+    m.cpu += cpu_particle_bytes(scene);
+    return m;
+  }
+  const bool ground = scene.environment.ground.has_value();
   for (const auto& e : scene.emitters) {
-    const bool ground = scene.environment.ground.has_value();
     const size_t n = size_t(e.max_particles);
-    size_t secondary = 0;  // slots of splashes, mist, embers or debris
-    if ((e.type == EmitterType::snow || e.type == EmitterType::rain) && e.precipitation.splash && ground)
-      secondary = n * size_t(e.precipitation.splash->count);
-    if (e.type == EmitterType::fountain && e.fountain.mist) secondary = n;
-    if (backend == Backend::gpu) {
-      if (e.type == EmitterType::fountain) {
-        m.gpu += GpuFountain::bytes_needed(e);
-      } else if (e.type == EmitterType::fire || e.type == EmitterType::explosion) {
-        m.gpu += n * (particle_bytes() + sizeof(SpriteInstance));  // the spark pool
-        m.cpu += n * particle_bytes() * 2;                           // its staging and read-back stores
-      } else {
-        m.gpu += GpuPrecipitation::bytes_needed(e, ground);
-      }
+    if (e.type == EmitterType::fountain) {
+      m.gpu += GpuFountain::bytes_needed(e);
+    } else if (e.type == EmitterType::fire || e.type == EmitterType::explosion) {
+      m.gpu += n * (particle_bytes() + sizeof(SpriteInstance));  // the spark pool
+      m.cpu += n * particle_bytes() * 2;                           // its staging and read-back stores
     } else {
-      // Particle fields plus the sprite instances built each frame.
-      m.cpu += (n + secondary) * (particle_bytes() + sizeof(SpriteInstance));
+      m.gpu += GpuPrecipitation::bytes_needed(e, ground);
     }
   }
   return m;
 }
 
-std::optional<size_t> gpu_memory_bytes() {
+namespace {
+std::optional<size_t> nvx_memory(GLenum what) {
   if (!epoxy_has_gl_extension("GL_NVX_gpu_memory_info")) return std::nullopt;
   GLint kilobytes = 0;
-  glGetIntegerv(0x9048 /* GL_GPU_MEMORY_INFO_TOTAL_AVAILABLE_MEMORY_NVX */, &kilobytes);
+  glGetIntegerv(what, &kilobytes);
   return size_t(kilobytes) * 1024;
 }
+}  // namespace
 
-size_t ram_bytes() { return size_t(sysconf(_SC_PHYS_PAGES)) * size_t(sysconf(_SC_PAGE_SIZE)); }
-
-std::string format_bytes(double bytes) {
-  if (bytes >= 1e9) return fmt::format("{:.1f} GB", bytes / 1e9);
-  if (bytes >= 1e6) return fmt::format("{:.1f} MB", bytes / 1e6);
-  return fmt::format("{:.0f} kB", bytes / 1e3);
+std::optional<size_t> gpu_memory_bytes() { return nvx_memory(0x9048 /* GL_GPU_MEMORY_INFO_TOTAL_AVAILABLE_MEMORY_NVX */); }
+std::optional<size_t> gpu_free_memory_bytes() {
+  return nvx_memory(0x9049 /* GL_GPU_MEMORY_INFO_CURRENT_AVAILABLE_VIDMEM_NVX */);
 }
 
 void check_memory(const Scene& scene, Backend backend, bool software_gl) {
   const MemoryEstimate need = estimate_memory(scene, backend);
-  const size_t ram = ram_bytes();
   // On a software GL the "GPU" buffers live in RAM too.
-  const size_t in_ram = need.cpu + (software_gl ? need.gpu : 0);
-  if (double(in_ram) > 0.9 * double(ram))
+  check_ram(scene, need.cpu + (software_gl ? need.gpu : 0),
+            backend == Backend::cpu ? ", or render with --backend gpu on a GPU" : "");
+  if (software_gl) return;
+  if (const auto free = gpu_free_memory_bytes(); free && double(need.gpu) > 0.95 * double(*free))
     throw FxError(ExitCode::invalid_scene,
-                  fmt::format("{}: the scene's particles need about {} of memory, but this machine has {} "
-                              "(lower max_particles{})",
-                              scene.file.string(), format_bytes(double(in_ram)), format_bytes(double(ram)),
-                              backend == Backend::cpu ? ", or render with --backend gpu on a GPU" : ""));
-  if (backend == Backend::gpu && !software_gl) {
-    if (const auto gpu = gpu_memory_bytes(); gpu && double(need.gpu) > 0.95 * double(*gpu))
-      throw FxError(ExitCode::invalid_scene,
-                    fmt::format("{}: the scene's particles need about {} of GPU memory, but the GPU has {} "
-                                "(lower max_particles)",
-                                scene.file.string(), format_bytes(double(need.gpu)), format_bytes(double(*gpu))));
-  }
+                  fmt::format("{}: the render needs about {} of GPU memory (particles and images), but the GPU has {} "
+                              "free of {} (lower max_particles or the image size)",
+                              scene.file.string(), format_bytes(double(need.gpu)), format_bytes(double(*free)),
+                              format_bytes(double(gpu_memory_bytes().value_or(0)))));
 }
 
 }  // namespace fxsim

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "core/memory_estimate.h"
 #include "core/scene.h"
 #include "core/simulation.h"
 #include "render/gpu_kernels.h"
@@ -19,22 +20,20 @@ enum class Backend { cpu, gpu };
 // particles, stay on the CPU.
 SystemFactory gpu_system_factory(GpuKernels& kernels);
 
-// Bytes the scene's particle state and sprite buffers take on the given
-// backend's memory: on the GPU for GPU-stepped emitters, in RAM for the rest.
+// Bytes a render of the scene takes on the given backend: particle state,
+// sprite buffers and frame images, on the GPU (`gpu`) and in RAM (`cpu`).
 struct MemoryEstimate {
   size_t gpu = 0, cpu = 0;
 };
 MemoryEstimate estimate_memory(const Scene& scene, Backend backend);
 
-// The GPU's memory (NVIDIA's GL_NVX_gpu_memory_info), or nullopt where the
-// driver does not say; and the machine's RAM.
+// The GPU's memory, all of it and what is free now (NVIDIA's
+// GL_NVX_gpu_memory_info), or nullopt where the driver does not say.
 std::optional<size_t> gpu_memory_bytes();
-size_t ram_bytes();
+std::optional<size_t> gpu_free_memory_bytes();
 
 // Throws FxError(invalid_scene) with a readable message when the estimate
-// does not fit in what the device (or RAM) can hold.
+// does not fit in the memory the device (or RAM) has free.
 void check_memory(const Scene& scene, Backend backend, bool software_gl);
-
-std::string format_bytes(double bytes);
 
 }  // namespace fxsim

@@ -45,7 +45,7 @@ const BadScene kBadScenes[] = {
     {"flat_region", R"({"fxsim": 1, "emitters": [{"type": "snow", "region": {"size": [1, 0, 1]}}]})", "/emitters/0/region/size", "each in 0.001..1000000"},
     {"bad_recycle", R"({"fxsim": 1, "emitters": [{"type": "snow", "recycle": "loop"}]})", "/emitters/0/recycle", "\"wrap\""},
     {"string_drag", R"({"fxsim": 1, "emitters": [{"type": "snow", "drag": "8"}]})", "/emitters/0/drag", "a number"},
-    {"missing_texture", R"({"fxsim": 1, "emitters": [{"type": "snow", "textures": ["nope.png"]}]})", "/emitters/0/textures/0", "not found"},
+    {"missing_texture", R"({"fxsim": 1, "emitters": [{"type": "snow", "textures": ["nope.png"]}]})", "/emitters/0/textures/0", "No such file"},
     {"duplicate_names", R"({"fxsim": 1, "emitters": [{"type": "snow", "name": "a"}, {"type": "snow", "name": "a"}]})", "/emitters/1/name", "unique"},
     {"duplicate_key", R"({"fxsim": 1, "seed": 1, "seed": 2, "emitters": [{"type": "snow"}]})", "/seed", "duplicate key"},
     {"negative_gust_period", R"({"fxsim": 1, "environment": {"wind": {"gust": {"amplitude": [1, 0, 0], "period": -1}}}, "emitters": [{"type": "snow"}]})", "/environment/wind/gust/period", "in 0.001..1000000"},

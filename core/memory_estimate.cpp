@@ -1,0 +1,70 @@
+#include "core/memory_estimate.h"
+
+#include <fmt/format.h>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+#include "core/exit_codes.h"
+#include "core/particle_system.h"
+#include "core/particles.h"
+
+namespace fxsim {
+
+namespace {
+// Read back, waiting in the writer's queue (2), being encoded.
+constexpr size_t kImagesInFlight = 4;
+}  // namespace
+
+size_t cpu_particle_bytes(const Scene& scene) {
+  size_t bytes = 0;
+  const bool ground = scene.environment.ground.has_value();
+  for (const auto& e : scene.emitters) {
+    const size_t n = size_t(e.max_particles);
+    size_t secondary = 0;  // slots of splashes or mist
+    if ((e.type == EmitterType::snow || e.type == EmitterType::rain) && e.precipitation.splash && ground)
+      secondary = n * size_t(e.precipitation.splash->count);
+    if (e.type == EmitterType::fountain && e.fountain.mist) secondary = n;
+    bytes += (n + secondary) * (particle_bytes() + sizeof(SpriteInstance));
+  }
+  return bytes;
+}
+
+size_t gl_image_bytes(const Scene& scene) {
+  const size_t pixels = size_t(scene.output.width) * size_t(scene.output.height);
+  return pixels * (size_t(scene.output.samples) * (4 + 4) + 4);  // RGBA8 + depth per sample, resolved RGBA8
+}
+
+size_t ram_image_bytes(const Scene& scene) {
+  const size_t pixels = size_t(scene.output.width) * size_t(scene.output.height);
+  return pixels * 4 * (kImagesInFlight + 1);  // + the PNG being built, at most about an image's size
+}
+
+size_t available_ram_bytes() {
+  std::ifstream meminfo("/proc/meminfo");
+  std::string line;
+  while (std::getline(meminfo, line)) {
+    std::istringstream fields(line);
+    std::string key;
+    size_t kilobytes = 0;
+    if (fields >> key >> kilobytes && key == "MemAvailable:") return kilobytes * 1024;
+  }
+  return size_t(sysconf(_SC_PHYS_PAGES)) * size_t(sysconf(_SC_PAGE_SIZE));
+}
+
+void check_ram(const Scene& scene, size_t needed, const std::string& hint) {
+  const size_t available = available_ram_bytes();
+  if (double(needed) <= 0.9 * double(available)) return;
+  throw FxError(ExitCode::invalid_scene,
+                fmt::format("{}: the render needs about {} of memory (particles and images), but only {} is available "
+                            "(lower max_particles or the image size{})",
+                            scene.file.string(), format_bytes(double(needed)), format_bytes(double(available)), hint));
+}
+
+std::string format_bytes(double bytes) {
+  if (bytes >= 1e9) return fmt::format("{:.1f} GB", bytes / 1e9);
+  if (bytes >= 1e6) return fmt::format("{:.1f} MB", bytes / 1e6);
+  return fmt::format("{:.0f} kB", bytes / 1e3);
+}
+
+}  // namespace fxsim

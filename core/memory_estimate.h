@@ -1,0 +1,32 @@
+#pragma once
+// How much memory a render of a scene needs, and how much the machine has
+// free: refusing a scene that cannot fit is better than being killed, or
+// swapping, halfway through a render.
+#include <cstddef>
+#include <string>
+
+#include "core/scene.h"
+
+namespace fxsim {
+
+// RAM a render takes on the CPU backend: every emitter's particle slots
+// (primary and secondary) and the sprites built from them each frame.
+size_t cpu_particle_bytes(const Scene& scene);
+
+// Frame images: on the GL, the multisampled colour and depth buffers and the
+// resolved image; in RAM, the images in flight (read back, queued, being
+// encoded) and the PNG being encoded.
+size_t gl_image_bytes(const Scene& scene);
+size_t ram_image_bytes(const Scene& scene);
+
+// Memory the system can give a new allocation without swapping (MemAvailable
+// of /proc/meminfo; the physical RAM where that cannot be read).
+size_t available_ram_bytes();
+
+// Throws SceneError-like FxError(invalid_scene) when `needed` bytes of RAM are
+// more than 90 % of what is available, with `hint` appended to the advice.
+void check_ram(const Scene& scene, size_t needed, const std::string& hint = {});
+
+std::string format_bytes(double bytes);
+
+}  // namespace fxsim
