@@ -68,6 +68,7 @@ Image FrameTarget::read() const {
   glBindFramebuffer(GL_READ_FRAMEBUFFER, draw_fbo_.get());
   glBindFramebuffer(GL_DRAW_FRAMEBUFFER, resolve_fbo_.get());
   glBlitFramebuffer(0, 0, width_, height_, 0, 0, width_, height_, GL_COLOR_BUFFER_BIT, GL_NEAREST);
+  wait_for_gl("drawing the frame");
   glBindFramebuffer(GL_READ_FRAMEBUFFER, resolve_fbo_.get());
   Image image{width_, height_, std::vector<uint8_t>(size_t(width_) * size_t(height_) * 4)};
   glPixelStorei(GL_PACK_ALIGNMENT, 1);

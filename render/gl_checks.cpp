@@ -73,4 +73,18 @@ void check_gl(const std::string& what) {
   throw FxError(ExitCode::no_gl, fmt::format("{}: the GL failed ({}); nothing was written for it", what, list));
 }
 
+void wait_for_gl(const std::string& what) {
+  GLsync fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+  if (!fence) return check_gl(what);
+  GLbitfield flags = GL_SYNC_FLUSH_COMMANDS_BIT;  // the first wait must also submit the work
+  GLenum result = GL_TIMEOUT_EXPIRED;
+  while (result == GL_TIMEOUT_EXPIRED) {
+    result = glClientWaitSync(fence, flags, 1'000'000'000ull);
+    flags = 0;
+  }
+  glDeleteSync(fence);
+  if (result == GL_WAIT_FAILED) throw FxError(ExitCode::no_gl, fmt::format("{}: waiting for the GL failed", what));
+  check_gl(what);
+}
+
 }  // namespace fxsim

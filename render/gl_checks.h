@@ -17,4 +17,11 @@ void capture_gl_errors();
 // other error as FxError(no_gl). `what` says what was being done.
 void check_gl(const std::string& what);
 
+// Waits until the GL has finished everything queued so far. NVIDIA's driver
+// gives up silently on a single blocking wait (glFinish, or the wait inside
+// glReadPixels) that lasts too long: a 1080p frame of 10^9 rain streaks
+// (about 18 s of drawing on an H200) then read back as all zeros, with no GL
+// error. Waiting on a fence in one-second steps has no such limit.
+void wait_for_gl(const std::string& what);
+
 }  // namespace fxsim
