@@ -5,6 +5,8 @@
 #include <optional>
 #include <string>
 
+#include "core/diagnostics.h"
+
 namespace fxsim {
 
 struct RenderOptions {
@@ -43,5 +45,8 @@ int run_bench(const BenchOptions& options);
 int run_validate(const std::string& scene, const std::string& backend);
 int run_info(std::optional<int> device);
 int run_compare(const CompareOptions& options);
+
+// Prints a scene's problems, one per line, then how many there are; returns 65.
+int report_scene_error(const SceneError& e, const std::string& scene_file);
 
 }  // namespace fxsim

@@ -88,6 +88,8 @@ int main(int argc, char** argv) {
     if (*info_cmd) return run_info(info_device);
     if (*compare_cmd) return run_compare(compare);
     if (*bench_cmd) return run_bench(bench);
+  } catch (const SceneError& e) {
+    return report_scene_error(e, render.scene);
   } catch (const FxError& e) {
     std::fprintf(stderr, "fxsim: %s\n", e.what());
     return int(e.code());

@@ -25,7 +25,10 @@ namespace fxsim {
 namespace {
 
 // On Ctrl-C or a kill, the frame being written must not be left half-written.
+// A commit in progress (a frame renamed into place and its lines appended) is
+// let finish first, so the text outputs cover exactly the frames on disk.
 extern "C" void on_interrupt(int signal) {
+  wait_for_commit();
   remove_partial_output();
   _exit(128 + signal);
 }
@@ -97,8 +100,10 @@ int run_render(const RenderOptions& options) {
         prepare_output_folder(*job.path);
         remove_stale_partials(folder);
       }
-      write_file_atomically(*job.path, encode_png(job.image));
     }
+    const std::vector<uint8_t> png = job.path ? encode_png(job.image) : std::vector<uint8_t>();
+    const CommitSection section;
+    if (job.path) write_file_atomically(*job.path, png);
     if (stats_out && !job.stats.empty()) stats_out->append(job.stats);
     if (hashes_out && !job.hashes.empty()) hashes_out->append(job.hashes);
   });

@@ -27,10 +27,14 @@ int run_validate(const std::string& scene_file, const std::string& backend) {
                backend == "gpu" ? "GPU (in RAM)" : "CPU");
     return 0;
   } catch (const SceneError& e) {
-    for (const auto& line : e.lines()) std::fprintf(stderr, "%s\n", line.c_str());
-    std::fprintf(stderr, "%s: %zu problem%s\n", scene_file.c_str(), e.total(), e.total() == 1 ? "" : "s");
-    return int(e.code());
+    return report_scene_error(e, scene_file);
   }
+}
+
+int report_scene_error(const SceneError& e, const std::string& scene_file) {
+  for (const auto& line : e.lines()) std::fprintf(stderr, "%s\n", line.c_str());
+  std::fprintf(stderr, "%s: %zu problem%s\n", scene_file.c_str(), e.total(), e.total() == 1 ? "" : "s");
+  return int(e.code());
 }
 
 }  // namespace fxsim

@@ -188,8 +188,9 @@ void ObjectReader::finish() {
   for (const auto& [key, value] : node_->items()) {
     if (std::binary_search(accepted_.begin(), accepted_.end(), key)) continue;
     const std::string near = nearest_word(key, accepted_);
+    const std::string shown = key.size() > 60 ? key.substr(0, 57) + "..." : key;
     error(child(key),
-          "unknown key \"" + key + "\"" + (near.empty() ? std::string() : " (did you mean \"" + near + "\"?)"),
+          "unknown key \"" + shown + "\"" + (near.empty() ? std::string() : " (did you mean \"" + near + "\"?)"),
           true);
   }
 }

@@ -1,5 +1,7 @@
 #include "render/frame_writer.h"
 
+#include <csignal>
+#include <pthread.h>
 #include <utility>
 
 namespace fxsim {
@@ -36,6 +38,12 @@ void FrameWriter::finish() {
 }
 
 void FrameWriter::run() {
+  // Interrupts are handled by the other threads: the handler waits for this
+  // thread's commit in progress (CommitSection) and must not run on it.
+  sigset_t interrupts;
+  sigemptyset(&interrupts);
+  for (int s : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&interrupts, s);
+  pthread_sigmask(SIG_BLOCK, &interrupts, nullptr);
   std::unique_lock lock(mutex_);
   for (;;) {
     changed_.wait(lock, [&] { return stop_ || !queue_.empty(); });

@@ -1,6 +1,8 @@
 #include "render/output_files.h"
 
+#include <atomic>
 #include <cerrno>
+#include <ctime>
 #include <charconv>
 #include <csignal>
 #include <cstring>
@@ -24,6 +26,20 @@ const char* kind_of(mode_t mode) {
   return "not a regular file";
 }
 }  // namespace
+
+namespace {
+std::atomic<bool> g_committing{false};
+}  // namespace
+
+CommitSection::CommitSection() { g_committing = true; }
+CommitSection::~CommitSection() { g_committing = false; }
+
+void wait_for_commit() {
+  while (g_committing.load()) {
+    struct timespec pause {0, 1000000};
+    nanosleep(&pause, nullptr);
+  }
+}
 
 void check_output_path(const std::string& path) {
   struct stat st {};

@@ -14,6 +14,22 @@
 
 namespace fxsim {
 
+// While one lives, a frame and its text are being committed (the file renamed
+// into place, its lines appended): an interrupt waits for it to end, so that
+// the frames on disk and the lines of the text outputs always agree.
+class CommitSection {
+ public:
+  CommitSection();
+  ~CommitSection();
+  CommitSection(const CommitSection&) = delete;
+  CommitSection& operator=(const CommitSection&) = delete;
+};
+
+// For a signal handler: waits until no commit is in progress. Async-signal-safe.
+// The thread that commits must block the signals (FrameWriter's thread does),
+// or its own handler would wait for itself.
+void wait_for_commit();
+
 // Throws FxError(cannot_write) when `path` exists and is not a regular file.
 void check_output_path(const std::string& path);
 

@@ -1,6 +1,7 @@
-# Sourced by scripts/fxsim and scripts/test: installs the Debian packages fxsim
-# needs when any is missing (apt-get update first, as root or through sudo),
-# then configures and builds into build/. Build output is shown only on failure.
+# Sourced by scripts/fxsim, scripts/test, scripts/sanitize and scripts/fuzz:
+# installs the Debian packages fxsim needs when any is missing (apt-get update
+# first, as root or through sudo), then configures and builds into build/ (or
+# $FXSIM_BUILD_DIR with $FXSIM_CMAKE_ARGS). Build output is shown only on failure.
 set -euo pipefail
 
 FXSIM_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -10,10 +11,12 @@ FXSIM_PACKAGES=(
   libepoxy-dev libegl-dev libegl1 libegl-mesa0 libgl1-mesa-dri
   libgtest-dev
 )
+# For the sanitizer builds and fuzzing (scripts/test, scripts/sanitize, scripts/fuzz).
+FXSIM_TEST_PACKAGES=(clang libclang-rt-14-dev)
 
 fxsim_install_packages() {
   local missing=() p
-  for p in "${FXSIM_PACKAGES[@]}"; do
+  for p in "$@"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
   done
   [ ${#missing[@]} -eq 0 ] && return 0
@@ -28,14 +31,22 @@ fxsim_install_packages() {
 }
 
 fxsim_build() {
-  local log="$FXSIM_ROOT/build/build.log"
-  mkdir -p "$FXSIM_ROOT/build"
-  if [ ! -f "$FXSIM_ROOT/build/build.ninja" ]; then
-    cmake -S "$FXSIM_ROOT" -B "$FXSIM_ROOT/build" -G Ninja -DCMAKE_BUILD_TYPE=Release >"$log" 2>&1 ||
+  local dir="${FXSIM_BUILD_DIR:-$FXSIM_ROOT/build}"
+  local log="$dir/build.log"
+  mkdir -p "$dir"
+  if [ ! -f "$dir/build.ninja" ]; then
+    # shellcheck disable=SC2086  # FXSIM_CMAKE_ARGS is a list of words
+    cmake -S "$FXSIM_ROOT" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release ${FXSIM_CMAKE_ARGS:-} >"$log" 2>&1 ||
       { cat "$log" >&2; echo "fxsim: cmake configuration failed" >&2; exit 1; }
   fi
-  cmake --build "$FXSIM_ROOT/build" "$@" >"$log" 2>&1 ||
+  cmake --build "$dir" "$@" >"$log" 2>&1 ||
     { cat "$log" >&2; echo "fxsim: build failed" >&2; exit 1; }
 }
 
-fxsim_install_packages
+# The sanitizer build (scripts/sanitize, scripts/fuzz): clang, ASan + UBSan, libFuzzer.
+fxsim_build_sanitized() {
+  fxsim_install_packages "${FXSIM_TEST_PACKAGES[@]}"
+  CC=clang CXX=clang++ FXSIM_BUILD_DIR="$FXSIM_ROOT/build-sanitize" FXSIM_CMAKE_ARGS="-DFXSIM_SANITIZE=ON" fxsim_build "$@"
+}
+
+fxsim_install_packages "${FXSIM_PACKAGES[@]}"

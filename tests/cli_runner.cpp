@@ -34,9 +34,9 @@ TempDir::~TempDir() {
   if (!std::getenv("FXSIM_KEEP_TEST_FILES")) fs::remove_all(path_, ec);
 }
 
-CliResult run_fxsim(const std::string& arguments) {
+CliResult run_fxsim(const std::string& arguments, const std::string& prefix) {
   TempDir capture("capture");
-  const std::string command = std::string("'") + FXSIM_EXE + "' " + arguments + " >'" + (capture / "out").string() +
+  const std::string command = prefix + " '" + FXSIM_EXE + "' " + arguments + " >'" + (capture / "out").string() +
                               "' 2>'" + (capture / "err").string() + "' </dev/null";
   const int status = std::system(command.c_str());
   CliResult result;

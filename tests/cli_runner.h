@@ -10,8 +10,9 @@ struct CliResult {
   std::string out, err;
 };
 
-// `arguments` is appended to the executable's path as shell words.
-CliResult run_fxsim(const std::string& arguments);
+// `arguments` is appended to the executable's path as shell words; `prefix`
+// (e.g. "timeout 10") goes before it.
+CliResult run_fxsim(const std::string& arguments, const std::string& prefix = "");
 
 // A fresh, empty temporary folder for one test, removed when it goes out of scope.
 class TempDir {

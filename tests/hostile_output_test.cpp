@@ -1,0 +1,166 @@
+// Outputs that never clobber, and runs that stop cleanly: what `render` does
+// with output paths that are not regular files, standard output, a folder
+// that vanishes, files left by killed runs, and signals. Needs GL (renders).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli_runner.h"
+#include "core/exit_codes.h"
+#include "render/egl_context.h"
+#include "render/frame_target.h"
+
+using namespace fxsim;
+using namespace fxsim::test;
+namespace fs = std::filesystem;
+
+namespace {
+const std::string kScene = FXSIM_SOURCE_DIR "/scenes/snow.json";
+const std::string kSmall = " --width 48 --height 27 --quiet ";
+
+int count_lines(const std::string& text) { return int(std::count(text.begin(), text.end(), '\n')); }
+
+}  // namespace
+
+TEST(HostileOutput, AnOutputThatIsADirectoryIsNotReplaced) {
+  TempDir dir("out_dir");
+  fs::create_directories(dir / "f_0001.png" / "inside");
+  const CliResult r = run_fxsim("render '" + kScene + "' --frames 1" + kSmall + "-o '" + (dir / "f_####.png").string() + "'");
+  EXPECT_EQ(r.exit_code, 73) << r.err;
+  EXPECT_NE(r.err.find("exists and is a directory; fxsim replaces only regular files"), std::string::npos) << r.err;
+  EXPECT_TRUE(fs::is_directory(dir / "f_0001.png" / "inside"));
+}
+
+TEST(HostileOutput, ASymlinkIsNeitherReplacedNorWrittenThrough) {
+  TempDir dir("out_link");
+  write_text_file(dir / "precious.txt", "keep me");
+  fs::create_symlink(dir / "precious.txt", dir / "f_0001.png");
+  for (const std::string& option : {std::string("-o '") + (dir / "f_####.png").string() + "'",
+                                    "--stats '" + (dir / "f_0001.png").string() + "' -o '" + (dir / "g_#.png").string() + "'"}) {
+    const CliResult r = run_fxsim("render '" + kScene + "' --frames 1" + kSmall + option);
+    EXPECT_EQ(r.exit_code, 73) << r.err;
+    EXPECT_NE(r.err.find("is a symbolic link"), std::string::npos) << r.err;
+    EXPECT_TRUE(fs::is_symlink(dir / "f_0001.png"));
+    EXPECT_EQ(read_text_file(dir / "precious.txt"), "keep me");
+    EXPECT_FALSE(fs::exists(dir / "g_1.png"));
+  }
+}
+
+TEST(HostileOutput, AFifoOrADeviceIsRefusedWithoutBlocking) {
+  TempDir dir("out_fifo");
+  ASSERT_EQ(mkfifo((dir / "f_0001.png").c_str(), 0600), 0);
+  CliResult r = run_fxsim("render '" + kScene + "' --frames 1" + kSmall + "-o '" + (dir / "f_####.png").string() + "'", "timeout 20");
+  EXPECT_EQ(r.exit_code, 73) << r.err;
+  EXPECT_NE(r.err.find("is a FIFO"), std::string::npos) << r.err;
+  r = run_fxsim("render '" + kScene + "' --frames 1" + kSmall + "-o '" + (dir / "g.png").string() + "' --stats /dev/null");
+  EXPECT_EQ(r.exit_code, 73) << r.err;
+  EXPECT_NE(r.err.find("/dev/null: exists and is a device; fxsim replaces only regular files (use - for standard output)"),
+            std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "g.png"));
+}
+
+TEST(HostileOutput, StatisticsAndHashesGoToStandardOutputWithDash) {
+  TempDir dir("out_dash");
+  CliResult r = run_fxsim("render '" + kScene + "' --frames 1-3 --width 48 --height 27 -o '" +
+                          (dir / "f_#.png").string() + "' --stats -");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(count_lines(r.out), 3) << r.out;
+  EXPECT_EQ(r.out.rfind("{\"frame\":1,", 0), 0u) << r.out;
+  EXPECT_NE(r.err.find("rendered 3 frames"), std::string::npos) << "the summary moves to stderr: " << r.err;
+  EXPECT_FALSE(fs::exists("-"));
+  r = run_fxsim("render '" + kScene + "' --frames 2,4" + kSmall + "-o '" + (dir / "g_#.png").string() + "' --state-hashes -");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(count_lines(r.out), 4) << "a hash for every simulated frame: " << r.out;
+  EXPECT_EQ(run_fxsim("render '" + kScene + "' --stats - --state-hashes -").exit_code, 64);
+  r = run_fxsim("render '" + kScene + "' -o -");
+  EXPECT_EQ(r.exit_code, 64) << r.err;
+  EXPECT_NE(r.err.find("-o -"), std::string::npos);
+}
+
+TEST(HostileOutput, StaleTemporaryFilesOfDeadRunsAreRemoved) {
+  TempDir dir("out_stale");
+  // A pid above any pid_max belongs to no process; our own pid is alive.
+  write_text_file(dir / "f_0007.png.partial-2147483000", "half a frame");
+  const std::string alive = "f_0008.png.partial-" + std::to_string(getpid());
+  write_text_file(dir / alive, "being written");
+  write_text_file(dir / "notes.partial-x", "not ours");
+  const CliResult r = run_fxsim("render '" + kScene + "' --frames 1" + kSmall + "-o '" + (dir / "f_####.png").string() + "'");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "f_0007.png.partial-2147483000"));
+  EXPECT_TRUE(fs::exists(dir / alive));
+  EXPECT_TRUE(fs::exists(dir / "notes.partial-x"));
+  EXPECT_TRUE(fs::exists(dir / "f_0001.png"));
+}
+
+TEST(HostileOutput, AFolderThatVanishesStopsTheRenderWith73) {
+  TempDir dir("out_vanish");
+  // The folder is removed once the second frame is on disk; the render must
+  // not recreate it and carry on as if nothing happened.
+  const std::string script = "'" + std::string(FXSIM_EXE) + "' render '" FXSIM_SOURCE_DIR
+                             "/scenes/fountain-ring.json' --width 48 --height 27 --quiet -o '" +
+                             (dir / "out/f_####.png").string() + "' 2>'" + (dir / "err").string() +
+                             "' & pid=$!; for i in $(seq 1 600); do [ -e '" + (dir / "out/f_0002.png").string() +
+                             "' ] && break; sleep 0.05; done; rm -rf '" + (dir / "out").string() + "'; wait $pid; exit $?";
+  write_text_file(dir / "vanish.sh", script);
+  const int status = std::system(("bash '" + (dir / "vanish.sh").string() + "'").c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 73) << read_text_file(dir / "err");
+  EXPECT_NE(read_text_file(dir / "err").find("the output folder no longer exists"), std::string::npos)
+      << read_text_file(dir / "err");
+  EXPECT_FALSE(fs::exists(dir / "out"));
+}
+
+class Interrupt : public ::testing::TestWithParam<int> {};
+
+TEST_P(Interrupt, KeepsWholeFramesAndTheirStatisticsAndHashes) {
+  // The signal comes in the middle of the 96 frames: every PNG left must be
+  // complete (its IEND chunk at the end), no temporary file may remain, and the
+  // statistics and hashes must have a line for exactly the frames written.
+  const int signal = GetParam();
+  TempDir dir("interrupt");
+  const std::string command = "timeout --preserve-status -s " + std::to_string(signal) + " 3 '" + std::string(FXSIM_EXE) +
+                              "' render '" FXSIM_SOURCE_DIR "/scenes/fountain-ring.json' --quiet -o '" +
+                              (dir / "f_####.png").string() + "' --stats '" + (dir / "s.jsonl").string() +
+                              "' --state-hashes '" + (dir / "h.txt").string() + "'";
+  const int status = std::system(command.c_str());
+  ASSERT_TRUE(WIFEXITED(status)) << status;
+  EXPECT_EQ(WEXITSTATUS(status), 128 + signal);
+  int frames = 0;
+  for (const auto& entry : fs::directory_iterator(dir.path())) {
+    const std::string name = entry.path().filename().string();
+    EXPECT_EQ(name.find(".partial"), std::string::npos) << name;
+    if (entry.path().extension() != ".png") continue;
+    const std::string bytes = read_text_file(entry.path());
+    ASSERT_GE(bytes.size(), 12u) << name;
+    EXPECT_EQ(bytes.substr(bytes.size() - 8, 4), "IEND") << name;
+    ++frames;
+  }
+  EXPECT_GT(frames, 0);
+  EXPECT_LT(frames, 96);  // it really was interrupted
+  EXPECT_EQ(count_lines(read_text_file(dir / "s.jsonl")), frames);
+  EXPECT_EQ(count_lines(read_text_file(dir / "h.txt")), frames);
+}
+
+INSTANTIATE_TEST_SUITE_P(Signals, Interrupt, ::testing::Values(SIGINT, SIGTERM, SIGHUP), [](const auto& p) {
+  return std::string(p.param == SIGINT ? "SIGINT" : p.param == SIGTERM ? "SIGTERM" : "SIGHUP");
+});
+
+TEST(HostileOutput, AnImageLargerThanTheGlCanDrawNamesTheLimit) {
+  const auto context = EglContext::create(std::nullopt, 3, 3);
+  GLint limit = 0;
+  glGetIntegerv(GL_MAX_RENDERBUFFER_SIZE, &limit);
+  try {
+    check_image_size(int(limit) + 1, 16);
+    FAIL() << "accepted a width beyond GL_MAX_RENDERBUFFER_SIZE " << limit;
+  } catch (const FxError& e) {
+    EXPECT_EQ(e.code(), ExitCode::invalid_scene);
+    EXPECT_NE(std::string(e.what()).find("GL_MAX_RENDERBUFFER_SIZE " + std::to_string(limit)), std::string::npos) << e.what();
+  }
+  EXPECT_NO_THROW(check_image_size(int(limit), 16));
+}
