@@ -42,9 +42,14 @@ FrameTarget::FrameTarget(int width, int height, int samples) : width_(width), he
   glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, color_.get());
   glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, depth_.get());
   check_gl(fmt::format("allocating the {}×{} image with {} samples per pixel", width, height, samples));
+  // Within the size limits a GL can still refuse a buffer that is too large in
+  // bytes (llvmpipe: 16384×16384 with 4 samples is 4 GiB): the image, not the GL, is the problem.
   if (const GLenum status = glCheckFramebufferStatus(GL_FRAMEBUFFER); status != GL_FRAMEBUFFER_COMPLETE)
-    throw FxError(ExitCode::no_gl, fmt::format("the GL cannot render to a {}×{} multisampled sRGB framebuffer "
-                                               "(status 0x{:x})", width, height, status));
+    throw FxError(ExitCode::invalid_scene,
+                  fmt::format("the GL cannot make a {}×{} image with {} samples per pixel ({} MB; framebuffer status "
+                              "0x{:x}, incomplete): lower the image size or output.samples",
+                              width, height, samples, size_t(width) * size_t(height) * size_t(samples) * 8 / 1000000,
+                              status));
 
   resolved_ = GlRenderbuffer(gl_gen(glGenRenderbuffers));
   glBindRenderbuffer(GL_RENDERBUFFER, resolved_.get());
@@ -54,12 +59,14 @@ FrameTarget::FrameTarget(int width, int height, int samples) : width_(width), he
   glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, resolved_.get());
   check_gl(fmt::format("allocating the {}×{} resolved image", width, height));
   if (const GLenum status = glCheckFramebufferStatus(GL_FRAMEBUFFER); status != GL_FRAMEBUFFER_COMPLETE)
-    throw FxError(ExitCode::no_gl, fmt::format("the GL cannot resolve into a {}×{} sRGB framebuffer (status 0x{:x})",
-                                               width, height, status));
+    throw FxError(ExitCode::invalid_scene, fmt::format("the GL cannot make a {}×{} image (framebuffer status 0x{:x}, "
+                                                       "incomplete): lower the image size", width, height, status));
 }
 
 void FrameTarget::bind_for_drawing() const {
   glBindFramebuffer(GL_FRAMEBUFFER, draw_fbo_.get());
+  if (const GLenum status = glCheckFramebufferStatus(GL_FRAMEBUFFER); status != GL_FRAMEBUFFER_COMPLETE)
+    throw FxError(ExitCode::no_gl, fmt::format("the frame's framebuffer became incomplete (status 0x{:x})", status));
   glViewport(0, 0, width_, height_);
   glEnable(GL_FRAMEBUFFER_SRGB);
 }

@@ -164,3 +164,20 @@ TEST(HostileOutput, AnImageLargerThanTheGlCanDrawNamesTheLimit) {
   }
   EXPECT_NO_THROW(check_image_size(int(limit), 16));
 }
+
+TEST(HostileOutput, AnImageTooLargeInBytesForTheGlIsAnInvalidSceneNotAMissingGl) {
+  // Within every size limit, 16384×16384 with 4 samples is 4 GiB of
+  // framebuffer, which llvmpipe refuses (the framebuffer is incomplete).
+  TempDir dir("huge_image");
+  const CliResult r = run_fxsim("render '" + kScene + "' --frames 1 --width 16384 --height 16384 -o '" +
+                                (dir / "out/f.png").string() + "' --stats '" + (dir / "s.jsonl").string() + "'");
+  if (r.exit_code == 0) GTEST_SKIP() << "this GL can hold a 16384×16384 image with 4 samples";
+  EXPECT_EQ(r.exit_code, 65) << r.err;
+  // On a machine with less free memory the memory check refuses it first, also with 65.
+  const bool by_gl = r.err.find("cannot make a 16384×16384 image with 4 samples per pixel") != std::string::npos &&
+                     r.err.find("lower the image size or output.samples") != std::string::npos;
+  const bool by_memory = r.err.find("of memory (particles and images)") != std::string::npos;
+  EXPECT_TRUE(by_gl || by_memory) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "out"));
+  EXPECT_FALSE(fs::exists(dir / "s.jsonl"));
+}
