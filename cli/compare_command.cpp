@@ -5,7 +5,7 @@
 
 #include "cli/commands.h"
 #include "core/exit_codes.h"
-#include "render/image_compare.h"
+#include "core/image_compare.h"
 
 namespace fxsim {
 

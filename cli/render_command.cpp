@@ -16,7 +16,8 @@
 #include "render/egl_context.h"
 #include "render/frame_writer.h"
 #include "render/gpu_backend.h"
-#include "render/image.h"
+#include "core/image.h"
+#include "render/atomic_file.h"
 #include "render/output_files.h"
 #include "render/renderer.h"
 

@@ -3,7 +3,7 @@
 // into a single-sample sRGB buffer and read back as 8-bit RGBA. Blending
 // happens in linear light (GL_FRAMEBUFFER_SRGB); the bytes read back are sRGB.
 #include "render/gl_objects.h"
-#include "render/image.h"
+#include "core/image.h"
 
 namespace fxsim {
 

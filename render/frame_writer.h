@@ -15,7 +15,8 @@
 #include <string>
 #include <thread>
 
-#include "render/image.h"
+#include "core/image.h"
+#include "render/atomic_file.h"
 
 namespace fxsim {
 

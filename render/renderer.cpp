@@ -3,10 +3,10 @@
 #include "core/explosion.h"
 #include <fmt/format.h>
 
-#include "render/fireball_images.h"
+#include "core/fireball_images.h"
 #include "render/gl_checks.h"
-#include "render/particle_images.h"
-#include "render/snowflake_image.h"
+#include "core/particle_images.h"
+#include "core/snowflake_image.h"
 
 namespace fxsim {
 

@@ -8,7 +8,7 @@
 #include "render/frame_target.h"
 #include "render/gl_objects.h"
 #include "render/ground_pass.h"
-#include "render/image.h"
+#include "core/image.h"
 #include "render/sprite_pass.h"
 
 namespace fxsim {

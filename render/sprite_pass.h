@@ -13,7 +13,7 @@
 #include "core/particle_system.h"
 #include "core/scene.h"
 #include "render/gl_objects.h"
-#include "render/image.h"
+#include "core/image.h"
 
 namespace fxsim {
 

@@ -9,7 +9,7 @@
 #include "core/fire.h"
 #include "core/scene_parser.h"
 #include "core/simulation.h"
-#include "render/billboard.h"
+#include "core/billboard.h"
 
 using namespace fxsim;
 

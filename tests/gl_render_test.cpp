@@ -6,11 +6,12 @@
 #include "core/color.h"
 #include "core/scene_parser.h"
 #include "core/simulation.h"
+#include "core/exit_codes.h"
 #include "render/egl_context.h"
 #include "render/frame_target.h"
 #include "render/renderer.h"
 #include "render/sprite_pass.h"
-#include "render/streak_geometry.h"
+#include "core/streak_geometry.h"
 
 using namespace fxsim;
 
@@ -156,4 +157,18 @@ TEST_F(GlTest, EffectsLeaveNoTraceBeforeTheirStartOrAfterTheirDuration) {
     if (frame == 36) EXPECT_NE(expected.rgba, actual.rgba) << "the effects are shown while they last";
     else EXPECT_EQ(expected.rgba, actual.rgba) << "frame " << frame;
   }
+}
+
+TEST(GlLimits, AnImageLargerThanTheGlCanDrawNamesTheLimit) {
+  const auto context = EglContext::create(std::nullopt, 3, 3);
+  GLint limit = 0;
+  glGetIntegerv(GL_MAX_RENDERBUFFER_SIZE, &limit);
+  try {
+    check_image_size(int(limit) + 1, 16);
+    FAIL() << "accepted a width beyond GL_MAX_RENDERBUFFER_SIZE " << limit;
+  } catch (const FxError& e) {
+    EXPECT_EQ(e.code(), ExitCode::invalid_scene);
+    EXPECT_NE(std::string(e.what()).find("GL_MAX_RENDERBUFFER_SIZE " + std::to_string(limit)), std::string::npos) << e.what();
+  }
+  EXPECT_NO_THROW(check_image_size(int(limit), 16));
 }

@@ -26,7 +26,7 @@
 #include "render/gpu_backend.h"
 #include "render/gpu_fountain.h"
 #include "render/gpu_precipitation.h"
-#include "render/image_compare.h"
+#include "core/image_compare.h"
 
 using namespace fxsim;
 using namespace fxsim::test;

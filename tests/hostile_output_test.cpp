@@ -1,22 +1,20 @@
 // Outputs that never clobber, and runs that stop cleanly: what `render` does
 // with output paths that are not regular files, standard output, a folder
-// that vanishes, files left by killed runs, and signals. Needs GL (renders).
+// that vanishes, files left by killed runs, and signals. Runs the executable
+// (which needs a GL at run time, llvmpipe in CI).
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli_runner.h"
-#include "core/exit_codes.h"
-#include "render/egl_context.h"
-#include "render/frame_target.h"
 
-using namespace fxsim;
 using namespace fxsim::test;
 namespace fs = std::filesystem;
 
@@ -102,12 +100,12 @@ TEST(HostileOutput, AFolderThatVanishesStopsTheRenderWith73) {
   TempDir dir("out_vanish");
   // The folder is removed once the second frame is on disk; the render must
   // not recreate it and carry on as if nothing happened.
-  const std::string script = "'" + std::string(FXSIM_EXE) + "' render '" FXSIM_SOURCE_DIR
-                             "/scenes/fountain-ring.json' --width 48 --height 27 --quiet -o '" +
-                             (dir / "out/f_####.png").string() + "' 2>'" + (dir / "err").string() +
-                             "' & pid=$!; for i in $(seq 1 600); do [ -e '" + (dir / "out/f_0002.png").string() +
-                             "' ] && break; sleep 0.05; done; rm -rf '" + (dir / "out").string() + "'; wait $pid; exit $?";
-  write_text_file(dir / "vanish.sh", script);
+  std::ostringstream script;
+  script << "'" << FXSIM_EXE << "' render '" << FXSIM_SOURCE_DIR << "/scenes/fountain-ring.json' --width 48 "
+         << "--height 27 --quiet -o '" << (dir / "out/f_####.png").string() << "' 2>'" << (dir / "err").string()
+         << "' & pid=$!\nfor i in $(seq 1 600); do [ -e '" << (dir / "out/f_0002.png").string()
+         << "' ] && break; sleep 0.05; done\nrm -rf '" << (dir / "out").string() << "'\nwait $pid\nexit $?\n";
+  write_text_file(dir / "vanish.sh", script.str());
   const int status = std::system(("bash '" + (dir / "vanish.sh").string() + "'").c_str());
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 73) << read_text_file(dir / "err");
@@ -150,20 +148,6 @@ TEST_P(Interrupt, KeepsWholeFramesAndTheirStatisticsAndHashes) {
 INSTANTIATE_TEST_SUITE_P(Signals, Interrupt, ::testing::Values(SIGINT, SIGTERM, SIGHUP), [](const auto& p) {
   return std::string(p.param == SIGINT ? "SIGINT" : p.param == SIGTERM ? "SIGTERM" : "SIGHUP");
 });
-
-TEST(HostileOutput, AnImageLargerThanTheGlCanDrawNamesTheLimit) {
-  const auto context = EglContext::create(std::nullopt, 3, 3);
-  GLint limit = 0;
-  glGetIntegerv(GL_MAX_RENDERBUFFER_SIZE, &limit);
-  try {
-    check_image_size(int(limit) + 1, 16);
-    FAIL() << "accepted a width beyond GL_MAX_RENDERBUFFER_SIZE " << limit;
-  } catch (const FxError& e) {
-    EXPECT_EQ(e.code(), ExitCode::invalid_scene);
-    EXPECT_NE(std::string(e.what()).find("GL_MAX_RENDERBUFFER_SIZE " + std::to_string(limit)), std::string::npos) << e.what();
-  }
-  EXPECT_NO_THROW(check_image_size(int(limit), 16));
-}
 
 TEST(HostileOutput, AnImageTooLargeInBytesForTheGlIsAnInvalidSceneNotAMissingGl) {
   // Within every size limit, 16384×16384 with 4 samples is 4 GiB of

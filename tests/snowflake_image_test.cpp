@@ -3,7 +3,7 @@
 #include <cmath>
 #include <algorithm>
 
-#include "render/snowflake_image.h"
+#include "core/snowflake_image.h"
 
 using namespace fxsim;
 

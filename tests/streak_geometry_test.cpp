@@ -5,7 +5,7 @@
 #include <glm/gtc/matrix_transform.hpp>
 
 #include "core/camera_path.h"
-#include "render/streak_geometry.h"
+#include "core/streak_geometry.h"
 
 using namespace fxsim;
 

@@ -4,7 +4,7 @@
 // all drops: soft across, tapered at both ends) and a soft round droplet.
 #include <cstdint>
 
-#include "render/image.h"
+#include "core/image.h"
 
 namespace fxsim {
 

@@ -1,4 +1,4 @@
-#include "render/billboard.h"
+#include "core/billboard.h"
 
 #include <glm/geometric.hpp>
 #include <glm/mat3x3.hpp>

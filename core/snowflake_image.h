@@ -6,7 +6,7 @@
 // distance field with soft edges and a faint glow, supersampled. Pure CPU code.
 #include <cstdint>
 
-#include "render/image.h"
+#include "core/image.h"
 
 namespace fxsim {
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "core/color.h"
-#include "render/image.h"
+#include "core/image.h"
 
 namespace fxsim {
 

@@ -1,4 +1,4 @@
-#include "render/image_compare.h"
+#include "core/image_compare.h"
 
 #include <algorithm>
 #include <cstdlib>

@@ -1,4 +1,4 @@
-#include "render/particle_images.h"
+#include "core/particle_images.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "render/streak_geometry.h"
+#include "core/streak_geometry.h"
 
 #include <cmath>
 #include <glm/geometric.hpp>

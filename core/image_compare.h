@@ -1,6 +1,6 @@
 #pragma once
 // Image comparison for golden tests and `fxsim compare`.
-#include "render/image.h"
+#include "core/image.h"
 
 namespace fxsim {
 

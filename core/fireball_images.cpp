@@ -1,4 +1,4 @@
-#include "render/fireball_images.h"
+#include "core/fireball_images.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "render/snowflake_image.h"
+#include "core/snowflake_image.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "render/image.h"
+#include "render/atomic_file.h"
 
 #include <atomic>
 #include <cerrno>
@@ -6,8 +6,6 @@
 #include <cstring>
 #include <fcntl.h>
 #include <fmt/format.h>
-#include <stb_image_resize.h>
-#include <stb_image_write.h>
 #include <unistd.h>
 
 #include "core/exit_codes.h"
@@ -21,18 +19,6 @@ namespace {
 char g_partial_path[4096];
 std::atomic<bool> g_partial_active{false};
 }  // namespace
-
-std::vector<uint8_t> encode_png(const Image& image) {
-  std::vector<uint8_t> out;
-  stbi_write_png_to_func(
-      [](void* context, void* data, int size) {
-        auto* bytes = static_cast<std::vector<uint8_t>*>(context);
-        bytes->insert(bytes->end(), static_cast<uint8_t*>(data), static_cast<uint8_t*>(data) + size);
-      },
-      &out, image.width, image.height, 4, image.rgba.data(), image.width * 4);
-  if (out.empty()) throw FxError(ExitCode::internal, "PNG encoding failed");
-  return out;
-}
 
 void write_file_atomically(const std::filesystem::path& path, const std::vector<uint8_t>& bytes) {
   check_output_path(path.string());
@@ -73,13 +59,6 @@ void write_file_atomically(const std::filesystem::path& path, const std::vector<
 
 void remove_partial_output() {
   if (g_partial_active.load()) ::unlink(g_partial_path);
-}
-
-Image resize_image(const Image& image, int width, int height) {
-  if (image.width == width && image.height == height) return image;
-  Image out{width, height, std::vector<uint8_t>(size_t(width) * size_t(height) * 4)};
-  stbir_resize_uint8_srgb(image.rgba.data(), image.width, image.height, 0, out.rgba.data(), width, height, 0, 4, 3, 0);
-  return out;
 }
 
 }  // namespace fxsim
