@@ -1,10 +1,9 @@
+// info: the EGL devices, the context fxsim gets on the chosen one, and what
+// the GPU backend could use there.
 #include <fmt/format.h>
 
 #include "cli/commands.h"
-#include "render/egl_context.h"
-#include "render/gpu_backend.h"
-
-#include <epoxy/gl.h>
+#include "render/gl_session.h"
 
 namespace fxsim {
 
@@ -14,23 +13,23 @@ int run_info(std::optional<int> device) {
   for (const auto& d : devices)
     fmt::print("  [{}] {}{}{}\n", d.index, d.name, d.software ? " (software)" : "",
                d.cuda_device ? fmt::format(" (CUDA device {})", *d.cuda_device) : "");
-  const auto context = EglContext::create(device, 3, 3);
-  const GlInfo& info = context->info();
+  const GlSession session(device, BackendChoice::automatic);
+  const GlInfo& info = session.context().info();
+  const GlLimits limits = gl_limits(session.context());
   fmt::print("using:       {}\n", info.platform);
   fmt::print("GL vendor:   {}\n", info.vendor);
   fmt::print("GL renderer: {}\n", info.renderer);
   fmt::print("GL version:  {}\n", info.version);
-  const bool compute = info.major * 10 + info.minor >= 43;
-  fmt::print("GPU backend: {}\n", compute ? (context->software() ? "available (software GL: `auto` picks cpu)" : "available")
-                                            : "not available (needs OpenGL 4.3)");
-  if (compute) {
-    GLint64 block = 0;
-    GLint groups = 0;
-    glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &block);
-    glGetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_COUNT, 0, &groups);
-    fmt::print("limits:      storage block {}, {} work groups\n", format_bytes(double(block)), groups);
-  }
-  if (const auto memory = gpu_memory_bytes()) fmt::print("GPU memory:  {}\n", format_bytes(double(*memory)));
+  fmt::print("GPU backend: {}\n", !limits.compute                          ? "not available (needs OpenGL 4.3)"
+                                  : session.backend() == Backend::gpu      ? "available (`auto` picks it)"
+                                                                           : "available (software GL: `auto` picks cpu)");
+  fmt::print("images:      at most {} pixels a side\n", limits.max_image_side);
+  if (limits.compute)
+    fmt::print("limits:      storage block {}, {} work groups\n", format_bytes(double(limits.storage_block_bytes)),
+               limits.work_groups);
+  if (limits.gpu_memory)
+    fmt::print("GPU memory:  {} ({} free)\n", format_bytes(double(*limits.gpu_memory)),
+               format_bytes(double(limits.gpu_free_memory.value_or(0))));
   return 0;
 }
 

@@ -23,7 +23,7 @@ void FrameWriter::rethrow_locked() {
   if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
 }
 
-void FrameWriter::submit(FrameJob job) {
+void FrameWriter::submit(FrameRecord job) {
   std::unique_lock lock(mutex_);
   changed_.wait(lock, [&] { return queue_.size() < depth_ || error_; });
   rethrow_locked();
@@ -48,7 +48,7 @@ void FrameWriter::run() {
   for (;;) {
     changed_.wait(lock, [&] { return stop_ || !queue_.empty(); });
     if (queue_.empty()) return;  // stop requested and nothing left
-    FrameJob job = std::move(queue_.front());
+    FrameRecord job = std::move(queue_.front());
     queue_.pop_front();
     busy_ = true;
     lock.unlock();

@@ -1,40 +1,29 @@
 #pragma once
-// Commits frames on a background thread, so PNG compression of one frame
-// overlaps the simulation and drawing of the next. Jobs are committed in the
-// order they were submitted: the frame's file (written atomically), then the
-// text that belongs to it (its statistics line, the state hashes up to it),
-// so an interrupted run has text for exactly the frames on disk. At most
-// `depth` jobs wait; an error in the writer is rethrown by the next submit()
-// or by finish(), and nothing after the failed job is committed.
+// The frame loop's commit thread: frames are handed to the sinks on it, in the
+// order they were submitted, so PNG compression of one frame overlaps the
+// simulation and drawing of the next. At most `depth` frames wait; an error
+// there is rethrown by the next submit() or by finish(), and nothing after the
+// failed frame is committed.
 #include <condition_variable>
 #include <deque>
 #include <exception>
 #include <functional>
 #include <mutex>
-#include <optional>
-#include <string>
 #include <thread>
 
-#include "core/image.h"
-#include "render/atomic_file.h"
+#include "render/frame_sinks.h"
 
 namespace fxsim {
 
-struct FrameJob {
-  std::optional<std::string> path;  // the frame's file; none for text alone
-  Image image;
-  std::string stats, hashes;        // lines to append once the frame is on disk
-};
-
 class FrameWriter {
  public:
-  using Commit = std::function<void(FrameJob&)>;
+  using Commit = std::function<void(FrameRecord&)>;
   explicit FrameWriter(Commit commit, size_t depth = 2);
   ~FrameWriter();  // waits for queued jobs; errors there are dropped (call finish() to see them)
   FrameWriter(const FrameWriter&) = delete;
   FrameWriter& operator=(const FrameWriter&) = delete;
 
-  void submit(FrameJob job);
+  void submit(FrameRecord job);
   // Waits until every submitted job is committed; rethrows the first error.
   void finish();
 
@@ -46,7 +35,7 @@ class FrameWriter {
   size_t depth_;
   std::mutex mutex_;
   std::condition_variable changed_;
-  std::deque<FrameJob> queue_;
+  std::deque<FrameRecord> queue_;
   bool busy_ = false, stop_ = false;
   std::exception_ptr error_;
   std::thread thread_;

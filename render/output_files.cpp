@@ -91,6 +91,15 @@ std::optional<TextOutput> TextOutput::open(const std::optional<std::string>& pat
 
 TextOutput::TextOutput(TextOutput&& other) noexcept : fd_(std::exchange(other.fd_, -1)), name_(std::move(other.name_)) {}
 
+TextOutput& TextOutput::operator=(TextOutput&& other) noexcept {
+  if (this != &other) {
+    if (fd_ > 2) ::close(fd_);
+    fd_ = std::exchange(other.fd_, -1);
+    name_ = std::move(other.name_);
+  }
+  return *this;
+}
+
 TextOutput::~TextOutput() {
   if (fd_ > 2) ::close(fd_);
 }

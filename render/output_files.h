@@ -49,7 +49,7 @@ class TextOutput {
   // Checks the path and opens it; nothing when `path` is empty.
   static std::optional<TextOutput> open(const std::optional<std::string>& path);
   TextOutput(TextOutput&& other) noexcept;
-  TextOutput& operator=(TextOutput&&) = delete;
+  TextOutput& operator=(TextOutput&& other) noexcept;
   ~TextOutput();
   void append(std::string_view text);
   bool is_stdout() const { return fd_ == 1; }

@@ -1,0 +1,113 @@
+#include "render/benchmarks.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <epoxy/gl.h>
+#include <vector>
+
+#include "render/gl_checks.h"
+#include "render/gpu_kernels.h"
+
+namespace fxsim {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+}  // namespace
+
+int steady_frame(const Scene& scene) {
+  return scene.emitters[0].type == EmitterType::fountain ? int(2.5 * scene.output.fps) : 1;
+}
+
+double time_steps(const Scene& scene, int threads, int steps, const SystemFactory& factory, bool gpu) {
+  Simulation sim(scene, threads, factory);
+  int frame = steady_frame(scene);
+  sim.advance_to_frame(frame);  // warm up: steady state, arrays paged in, shaders compiled
+  if (gpu) wait_for_gl("stepping");
+  double best = 1e30;
+  for (int rep = 0; rep < 3; ++rep) {
+    const auto t = Clock::now();
+    frame += steps;
+    sim.advance_to_frame(frame);
+    if (gpu) wait_for_gl("stepping");
+    best = std::min(best, seconds_since(t) / steps);
+  }
+  return best;
+}
+
+double cpu_copy_bandwidth(size_t bytes) {
+  std::vector<char> a(bytes, 1), b(bytes, 2);
+  double best = 1e30;
+  for (int rep = 0; rep < 5; ++rep) {
+    const auto t = Clock::now();
+    std::memcpy(b.data(), a.data(), bytes);
+    best = std::min(best, seconds_since(t));
+    a[size_t(rep)] = b[bytes - 1 - size_t(rep)];
+  }
+  return 2.0 * double(bytes) / best;
+}
+
+double gpu_copy_bandwidth(size_t bytes) {
+  GLint64 block_limit = 0;
+  glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &block_limit);
+  const size_t block = std::min<size_t>(size_t(block_limit) / 16 * 16, size_t(1) << 30);
+  bytes = std::max<size_t>(bytes / 16 * 16, 1 << 20);
+  const GlProgram copy = link_compute(R"(#version 430
+layout(local_size_x = 256) in;
+layout(std430, binding = 0) readonly buffer Src { uvec4 src[]; };
+layout(std430, binding = 1) writeonly buffer Dst { uvec4 dst[]; };
+uniform uint u_count;
+void main() {
+  uint stride = gl_NumWorkGroups.x * 256u;
+  for (uint i = gl_GlobalInvocationID.x; i < u_count; i += stride) dst[i] = src[i];
+}
+)");
+  std::vector<GlBuffer> from, to;
+  for (size_t done = 0; done < bytes; done += block) {
+    const size_t n = std::min(block, bytes - done);
+    for (auto* list : {&from, &to}) {
+      list->emplace_back(gl_gen(glGenBuffers));
+      glBindBuffer(GL_SHADER_STORAGE_BUFFER, list->back().get());
+      glBufferData(GL_SHADER_STORAGE_BUFFER, GLsizeiptr(n), nullptr, GL_DYNAMIC_COPY);
+    }
+  }
+  glUseProgram(copy.get());
+  const auto pass = [&] {
+    for (size_t k = 0; k < from.size(); ++k) {
+      const size_t n = std::min(block, bytes - k * block);
+      glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, from[k].get());
+      glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, to[k].get());
+      dispatch(copy, n / 16);
+    }
+  };
+  pass();
+  wait_for_gl("copying");
+  double best = 1e30;
+  for (int rep = 0; rep < 5; ++rep) {
+    const auto t = Clock::now();
+    for (int k = 0; k < 4; ++k) pass();
+    wait_for_gl("copying");
+    best = std::min(best, seconds_since(t) / 4);
+  }
+  return 2.0 * double(bytes) / best;
+}
+FrameTimes time_frames(Simulation& simulation, Renderer& renderer, int frames, bool gpu) {
+  const int first = simulation.frame();
+  renderer.render(simulation);  // warm up: shader compilation, first upload
+  FrameTimes times;
+  for (int f = first + 1; f <= first + frames; ++f) {
+    auto t = Clock::now();
+    simulation.advance_to_frame(f);
+    if (gpu) wait_for_gl("stepping");
+    times.step += seconds_since(t);
+    t = Clock::now();
+    renderer.render(simulation);  // ends with the read-back: the GPU is drained
+    times.draw += seconds_since(t);
+  }
+  times.step /= frames;
+  times.draw /= frames;
+  return times;
+}
+
+}  // namespace fxsim

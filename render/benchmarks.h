@@ -1,0 +1,35 @@
+#pragma once
+// The measurements behind `fxsim bench`, each with the baseline it is compared
+// with measured in the same run. GPU timings start and stop with the GL's
+// queue drained.
+#include <cstddef>
+
+#include "core/scene.h"
+#include "core/simulation.h"
+#include "render/renderer.h"
+
+namespace fxsim {
+
+// The frame at which a bench scene is in its steady state: snow and rain start
+// full (prewarm); a fountain needs its first drops to land (2.5 s).
+int steady_frame(const Scene& scene);
+
+// Seconds per step, best of 3 repetitions of `steps` steps, after warming up
+// to the steady frame. `gpu`: the systems come from `factory` and the clock
+// waits for the GL.
+double time_steps(const Scene& scene, int threads, int steps, const SystemFactory& factory, bool gpu);
+
+// Bytes per second of a plain copy of `bytes` (read + write counted), best of
+// several: on the CPU with memcpy, on the GPU with a compute shader copying
+// 16-byte words between buffers (in blocks the driver allows).
+double cpu_copy_bandwidth(size_t bytes);
+double gpu_copy_bandwidth(size_t bytes);
+
+// Per-frame seconds of stepping and of drawing with read-back, over `frames`
+// frames after the simulation's current one (the first drawn frame warms up).
+struct FrameTimes {
+  double step = 0, draw = 0;
+};
+FrameTimes time_frames(Simulation& simulation, Renderer& renderer, int frames, bool gpu);
+
+}  // namespace fxsim

@@ -1,0 +1,55 @@
+#include "render/frame_sinks.h"
+
+#include <fmt/format.h>
+
+#include "core/frame_output.h"
+#include "render/atomic_file.h"
+
+namespace fxsim {
+
+PngSequenceSink::PngSequenceSink(std::string pattern, int first_frame)
+    : pattern_(std::move(pattern)), first_path_(frame_path(pattern_, first_frame)) {
+  check_output_path(first_path_.string());
+}
+
+void PngSequenceSink::start() {
+  prepare_output_folder(first_path_);
+  remove_stale_partials(first_path_.parent_path());
+  folders_.insert(first_path_.parent_path());
+}
+
+void PngSequenceSink::prepare(const FrameRecord& record) { png_ = encode_png(record.image); }
+
+void PngSequenceSink::commit(const FrameRecord& record) {
+  const std::filesystem::path path = frame_path(pattern_, record.frame);
+  // A '#' in the folder part gives each frame its own folder: made on first
+  // use. A folder made earlier that is gone now stops the render
+  // (write_file_atomically refuses to recreate it).
+  if (folders_.insert(path.parent_path()).second) {
+    prepare_output_folder(path);
+    remove_stale_partials(path.parent_path());
+  }
+  write_file_atomically(path, png_);
+}
+
+StatisticsSink::StatisticsSink(std::string path) : path_(std::move(path)) {
+  if (path_ != "-") check_output_path(path_);
+}
+
+void StatisticsSink::start() { out_ = TextOutput::open(path_); }
+
+void StatisticsSink::commit(const FrameRecord& record) { out_->append(to_json_line(record.stats) + "\n"); }
+
+StateHashSink::StateHashSink(std::string path) : path_(std::move(path)) {
+  if (path_ != "-") check_output_path(path_);
+}
+
+void StateHashSink::start() { out_ = TextOutput::open(path_); }
+
+void StateHashSink::commit(const FrameRecord& record) {
+  std::string lines;
+  for (const auto& [frame, hash] : record.hashes) lines += fmt::format("{} {:016x}\n", frame, hash);
+  out_->append(lines);
+}
+
+}  // namespace fxsim

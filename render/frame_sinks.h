@@ -1,0 +1,88 @@
+#pragma once
+// Where rendered frames go. The frame loop hands every frame, in order, to each
+// sink on its commit thread: first prepare() (slow work, such as encoding),
+// then commit() (the quick step that makes the output whole: a rename, an
+// appended line). Commits of one frame happen inside one CommitSection, so an
+// interrupt leaves every sink's output consistent with the same frames.
+//
+// A sink's constructor only checks (nothing is created, so a refused render
+// writes nothing); start() creates its files once every check has passed.
+// New outputs (EXR, video, masks, manifests) are new sinks.
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/image.h"
+#include "core/stats.h"
+#include "render/output_files.h"
+
+namespace fxsim {
+
+// One rendered frame as the sinks receive it.
+struct FrameRecord {
+  int frame = 0;
+  Image image;
+  FrameStats stats;
+  // (frame, state hash) of every frame simulated since the previous record,
+  // this one included: hashes cover frames that are not drawn too.
+  std::vector<std::pair<int, uint64_t>> hashes;
+};
+
+class FrameSink {
+ public:
+  virtual ~FrameSink() = default;
+  virtual bool wants_hashes() const { return false; }
+  virtual bool writes_stdout() const { return false; }
+  virtual void start() {}
+  virtual void prepare(const FrameRecord&) {}
+  virtual void commit(const FrameRecord& record) = 0;
+};
+
+// One PNG per frame at a path pattern ('#' runs are the frame number).
+class PngSequenceSink : public FrameSink {
+ public:
+  // Refuses (73) a first frame path that is not a regular file.
+  PngSequenceSink(std::string pattern, int first_frame);
+  void start() override;
+  void prepare(const FrameRecord& record) override;
+  void commit(const FrameRecord& record) override;
+
+ private:
+  std::string pattern_;
+  std::filesystem::path first_path_;
+  std::set<std::filesystem::path> folders_;  // made or checked already
+  std::vector<uint8_t> png_;                  // the frame being committed, encoded
+};
+
+// The statistics of every drawn frame as JSON Lines (docs/scene-format.md).
+class StatisticsSink : public FrameSink {
+ public:
+  explicit StatisticsSink(std::string path);  // "-": standard output
+  bool writes_stdout() const override { return path_ == "-"; }
+  void start() override;
+  void commit(const FrameRecord& record) override;
+
+ private:
+  std::string path_;
+  std::optional<TextOutput> out_;
+};
+
+// "frame hash" for every simulated frame (what the golden tests compare).
+class StateHashSink : public FrameSink {
+ public:
+  explicit StateHashSink(std::string path);  // "-": standard output
+  bool wants_hashes() const override { return true; }
+  bool writes_stdout() const override { return path_ == "-"; }
+  void start() override;
+  void commit(const FrameRecord& record) override;
+
+ private:
+  std::string path_;
+  std::optional<TextOutput> out_;
+};
+
+}  // namespace fxsim

@@ -1,0 +1,60 @@
+#include "render/gl_session.h"
+
+#include <epoxy/gl.h>
+#include <fmt/format.h>
+
+#include "core/exit_codes.h"
+
+namespace fxsim {
+
+namespace {
+bool has_compute(const EglContext& context) { return context.info().major * 10 + context.info().minor >= 43; }
+}  // namespace
+
+BackendChoice parse_backend_choice(const std::string& name) {
+  if (name == "cpu") return BackendChoice::cpu;
+  if (name == "gpu") return BackendChoice::gpu;
+  if (name == "auto") return BackendChoice::automatic;
+  throw FxError(ExitCode::usage, fmt::format("--backend {}: expected cpu, gpu or auto", name));
+}
+
+Backend choose_backend(BackendChoice requested, const EglContext& context) {
+  if (requested == BackendChoice::gpu) return Backend::gpu;
+  if (requested == BackendChoice::automatic && !context.software() && has_compute(context)) return Backend::gpu;
+  return Backend::cpu;
+}
+
+GlSession::GlSession(std::optional<int> device, BackendChoice requested)
+    : context_(EglContext::create(device, requested == BackendChoice::gpu ? 4 : 3, 3)),
+      backend_(choose_backend(requested, *context_)) {}
+
+SystemFactory GlSession::system_factory() {
+  if (backend_ == Backend::cpu) return {};
+  if (!kernels_) kernels_.emplace();
+  return gpu_system_factory(*kernels_);
+}
+
+std::string GlSession::describe() const {
+  return context_->info().renderer + (backend_ == Backend::gpu ? " (GPU backend)" : " (CPU backend)");
+}
+
+GlLimits gl_limits(const EglContext& context) {
+  GlLimits limits;
+  limits.compute = has_compute(context);
+  GLint side = 0;
+  glGetIntegerv(GL_MAX_RENDERBUFFER_SIZE, &side);
+  limits.max_image_side = side;
+  if (limits.compute) {
+    GLint64 block = 0;
+    GLint groups = 0;
+    glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &block);
+    glGetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_COUNT, 0, &groups);
+    limits.storage_block_bytes = size_t(block);
+    limits.work_groups = groups;
+  }
+  limits.gpu_memory = gpu_memory_bytes();
+  limits.gpu_free_memory = gpu_free_memory_bytes();
+  return limits;
+}
+
+}  // namespace fxsim

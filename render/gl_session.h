@@ -1,0 +1,55 @@
+#pragma once
+// The GL side of a command: the headless context, and the one rule that
+// decides where particles are stepped. render, bench and info all ask it, so
+// they agree on what `auto` means.
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "core/simulation.h"
+#include "render/egl_context.h"
+#include "render/gpu_backend.h"
+#include "render/gpu_kernels.h"
+
+namespace fxsim {
+
+enum class BackendChoice { cpu, gpu, automatic };
+
+// Throws FxError(usage) for anything but "cpu", "gpu" or "auto".
+BackendChoice parse_backend_choice(const std::string& name);
+
+// gpu when asked for; `automatic`: gpu on a hardware GPU with OpenGL 4.3
+// compute shaders, cpu on a software GL (llvmpipe), where the CPU is faster.
+Backend choose_backend(BackendChoice requested, const EglContext& context);
+
+class GlSession {
+ public:
+  // Makes the context (OpenGL 4.3 when the GPU backend is asked for, so that
+  // a device without it is refused, exit 69) and decides the backend.
+  GlSession(std::optional<int> device, BackendChoice requested);
+  const EglContext& context() const { return *context_; }
+  Backend backend() const { return backend_; }
+  // The systems to build the simulation with: the GPU's when the backend is
+  // gpu (its kernels compiled on first use), the CPU's otherwise.
+  SystemFactory system_factory();
+  // "llvmpipe (LLVM 15.0.6, 256 bits) (CPU backend)"
+  std::string describe() const;
+
+ private:
+  std::unique_ptr<EglContext> context_;
+  Backend backend_;
+  std::optional<GpuKernels> kernels_;
+};
+
+// What `fxsim info` reports of the current context.
+struct GlLimits {
+  bool compute = false;            // OpenGL 4.3 compute shaders
+  size_t storage_block_bytes = 0;  // GL_MAX_SHADER_STORAGE_BLOCK_SIZE
+  int work_groups = 0;             // GL_MAX_COMPUTE_WORK_GROUP_COUNT (x)
+  int max_image_side = 0;          // GL_MAX_RENDERBUFFER_SIZE
+  std::optional<size_t> gpu_memory, gpu_free_memory;
+};
+GlLimits gl_limits(const EglContext& context);
+
+}  // namespace fxsim
