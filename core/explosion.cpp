@@ -41,7 +41,7 @@ float ExplosionSystem::progress() const {
   return float(std::clamp((now_ - start_) / duration, 0.0, 1.0));
 }
 
-void ExplosionSystem::begin(double t, const CameraPose&, ThreadPool&) {
+void ExplosionSystem::begin(double t, const CameraPose&) {
   start_ = now_ = t;
   debris_->clear();
   // Sparks out in every direction, most of them upward, at 1..2.5 × scale m/s.
@@ -67,15 +67,16 @@ void ExplosionSystem::step(const StepContext& ctx) {
   debris_->step(ctx, wind_);
 }
 
-void ExplosionSystem::add_stats(FrameStats& out, bool active, ThreadPool& pool) const {
+void ExplosionSystem::take_stats(FrameStats& out, bool active) {
   EmitterStats ball;
   label(ball, settings_.name, "explosion", active);
   out.emitters.push_back(ball);
   if (explosion_.debris > 0) {
-    EmitterStats d = debris_->stats(pool);
+    EmitterStats d = debris_->stats();
     label(d, settings_.name + ".debris", "debris", active);
     out.emitters.push_back(std::move(d));
   }
+  reset_counters();
 }
 
 void ExplosionSystem::hash_state(StateHasher& hasher) const {
@@ -83,7 +84,7 @@ void ExplosionSystem::hash_state(StateHasher& hasher) const {
   if (explosion_.debris > 0) hasher.add_store(debris_->state(), debris_->state().capacity());
 }
 
-void ExplosionSystem::add_sprites(const CameraPose& camera, std::vector<SpriteBatch>& out, ThreadPool&) const {
+void ExplosionSystem::add_sprites(const CameraPose& camera, std::vector<SpriteBatch>& out) {
   const float distance = glm::length(explosion_.position - camera.position);
   const float p = progress();
   SpriteBatch ball;

@@ -16,15 +16,14 @@ namespace fxsim {
 class ExplosionSystem : public ParticleSystem {
  public:
   ExplosionSystem(const EmitterSettings& settings, size_t emitter_index, const WindField& wind,
-                  const PoolMaker& make_pool = make_cpu_pool);
+                  const PoolMaker& make_pool);
 
-  void begin(double t, const CameraPose& camera, ThreadPool& pool) override;
+  void begin(double t, const CameraPose& camera) override;
   void step(const StepContext& ctx) override;
   void end() override;
-  void add_stats(FrameStats& out, bool active, ThreadPool& pool) const override;
-  void add_sprites(const CameraPose& camera, std::vector<SpriteBatch>& out, ThreadPool& pool) const override;
+  void take_stats(FrameStats& out, bool active) override;
+  void add_sprites(const CameraPose& camera, std::vector<SpriteBatch>& out) override;
   void hash_state(StateHasher& hasher) const override;
-  void reset_counters() override { debris_->reset_counters(); }
 
   // Progress 0..1 through the duration, and the fireball's size and opacity then.
   static float diameter(float progress, float scale);
@@ -33,6 +32,7 @@ class ExplosionSystem : public ParticleSystem {
   const ParticlePool& debris() const { return *debris_; }
 
  private:
+  void reset_counters() { debris_->reset_counters(); }  // births and deaths since the last take_stats
   const EmitterSettings& settings_;
   const ExplosionParams& explosion_;
   uint32_t emitter_index_;

@@ -49,7 +49,7 @@ FireSystem::FireSystem(const EmitterSettings& settings, size_t emitter_index, co
       grid_(fire_.rows, fire_.columns, fire_.max_intensity, fire_.seed_fraction),
       embers_(make_pool(ember_rules(), size_t(std::max<int64_t>(1, settings.max_particles)))) {}
 
-void FireSystem::begin(double t, const CameraPose&, ThreadPool&) {
+void FireSystem::begin(double t, const CameraPose&) {
   start_ = t;
   updates_ = 0;
   embers_thrown_ = 0;
@@ -104,15 +104,16 @@ void FireSystem::step(const StepContext& ctx) {
   for (; embers_thrown_ < embers_due; ++embers_thrown_) throw_ember(ctx);
 }
 
-void FireSystem::add_stats(FrameStats& out, bool active, ThreadPool& pool) const {
+void FireSystem::take_stats(FrameStats& out, bool active) {
   EmitterStats fire;  // no particles: live 0, just whether it is shown
   label(fire, settings_.name, "fire", active);
   out.emitters.push_back(fire);
   if (fire_.embers > 0) {
-    EmitterStats e = embers_->stats(pool);
+    EmitterStats e = embers_->stats();
     label(e, settings_.name + ".embers", "embers", active);
     out.emitters.push_back(std::move(e));
   }
+  reset_counters();
 }
 
 void FireSystem::hash_state(StateHasher& hasher) const {
@@ -121,7 +122,7 @@ void FireSystem::hash_state(StateHasher& hasher) const {
   if (fire_.embers > 0) hasher.add_store(embers_->state(), embers_->state().capacity());
 }
 
-void FireSystem::add_sprites(const CameraPose& camera, std::vector<SpriteBatch>& out, ThreadPool&) const {
+void FireSystem::add_sprites(const CameraPose& camera, std::vector<SpriteBatch>& out) {
   const float distance = glm::length(fire_.position + glm::vec3(0, fire_.size.y * 0.5f, 0) - camera.position);
   if (fire_.embers > 0) {
     SpriteBatch sparks;

@@ -83,21 +83,21 @@ float flame_mask(float u, float v);
 class FireSystem : public ParticleSystem {
  public:
   FireSystem(const EmitterSettings& settings, size_t emitter_index, const WindField& wind,
-             const PoolMaker& make_pool = make_cpu_pool);
+             const PoolMaker& make_pool);
 
-  void begin(double t, const CameraPose& camera, ThreadPool& pool) override;
+  void begin(double t, const CameraPose& camera) override;
   void step(const StepContext& ctx) override;
   void end() override;
-  void add_stats(FrameStats& out, bool active, ThreadPool& pool) const override;
-  void add_sprites(const CameraPose& camera, std::vector<SpriteBatch>& out, ThreadPool& pool) const override;
+  void take_stats(FrameStats& out, bool active) override;
+  void add_sprites(const CameraPose& camera, std::vector<SpriteBatch>& out) override;
   void hash_state(StateHasher& hasher) const override;
-  void reset_counters() override;
 
   const FireGrid& grid() const { return grid_; }
   uint64_t updates() const { return updates_; }
   const ParticlePool& embers() const { return *embers_; }
 
  private:
+  void reset_counters();  // births and deaths since the last take_stats
   void throw_ember(const StepContext& ctx);
   void update_grid(uint64_t number);  // one update, its random seeds keyed by `number`
 

@@ -43,8 +43,9 @@ uint64_t FountainSystem::emitted_by(double rate, int64_t steps, double steps_per
 }
 
 FountainSystem::FountainSystem(const EmitterSettings& settings, size_t emitter_index, const WindField& wind,
-                               const OutputSettings& output)
+                               const OutputSettings& output, ThreadPool& threads)
     : settings_(settings), fountain_(settings.fountain), emitter_index_(uint32_t(emitter_index)), wind_(wind),
+      threads_(threads),
       steps_per_second_(output.fps * output.substeps), exposure_(float(0.5 / output.fps)),
       store_(size_t(settings.max_particles)) {
   std::fill(store_.age.begin(), store_.age.end(), -1.0f);
@@ -58,11 +59,11 @@ FountainSystem::FountainSystem(const EmitterSettings& settings, size_t emitter_i
     rules.fade_in = std::min(0.3f, m.lifetime * 0.2f);
     // A drop turns into the mist of its own slot: no ordering between drops is
     // needed, the same on any thread count, on the CPU or the GPU.
-    mist_.emplace(rules, store_.capacity());
+    mist_.emplace(rules, store_.capacity(), threads_);
   }
 }
 
-void FountainSystem::begin(double t, const CameraPose&, ThreadPool&) {
+void FountainSystem::begin(double t, const CameraPose&) {
   // The step count is set by the first step; t is a step boundary.
   first_step_ = -1;
   (void)t;
@@ -94,7 +95,7 @@ void FountainSystem::step(const StepContext& ctx) {
       mist_chance[k] = fountain_.mist->probability * s * s * ctx.dt;
     }
   std::vector<int64_t> deaths(chunk_count(store_.capacity()), 0), misted(deaths.size(), 0), replaced(deaths.size(), 0);
-  for_chunks(ctx.pool, store_.capacity(), [&](size_t begin, size_t end, size_t chunk) {
+  for_chunks(threads_, store_.capacity(), [&](size_t begin, size_t end, size_t chunk) {
     for (size_t i = begin; i < end; ++i) {
       const AgingStep::Result result = aging(store_, i);
       deaths[chunk] += result == AgingStep::died;
@@ -154,7 +155,7 @@ void FountainSystem::emit(const StepContext& ctx) {
   const glm::vec3 uniform_wind = wind_.uniform_part(ctx.t0);
   const double start_time = double(first_step_) / steps_per_second_;
   std::vector<int64_t> replaced(chunk_count(total - skipped), 0);
-  for_chunks(ctx.pool, total - skipped, [&](size_t begin, size_t end, size_t chunk) {
+  for_chunks(threads_, total - skipped, [&](size_t begin, size_t end, size_t chunk) {
     for (size_t n = begin; n < end; ++n) {
       const uint64_t offset = skipped + n;  // position among this step's drops
       const size_t b = size_t(std::upper_bound(starts.begin(), starts.end(), offset) - starts.begin()) - 1;
@@ -198,17 +199,18 @@ void FountainSystem::emit(const StepContext& ctx) {
   died_ += int64_t(skipped);
 }
 
-void FountainSystem::add_stats(FrameStats& out, bool active, ThreadPool& pool) const {
-  EmitterStats s = particle_stats_of_live_slots(store_, pool);
+void FountainSystem::take_stats(FrameStats& out, bool active) {
+  EmitterStats s = particle_stats_of_live_slots(store_, threads_);
   label(s, settings_.name, to_string(settings_.type), active);
   s.spawned = spawned_;
   s.died = died_;
   out.emitters.push_back(std::move(s));
   if (mist_) {
-    EmitterStats m = mist_->stats(pool);
+    EmitterStats m = mist_->stats();
     label(m, settings_.name + ".mist", "mist", active);
     out.emitters.push_back(std::move(m));
   }
+  reset_counters();
 }
 
 void FountainSystem::hash_state(StateHasher& hasher) const {
@@ -216,7 +218,7 @@ void FountainSystem::hash_state(StateHasher& hasher) const {
   if (mist_) hasher.add_store(mist_->store(), mist_->store().capacity());
 }
 
-void FountainSystem::add_sprites(const CameraPose& camera, std::vector<SpriteBatch>& out, ThreadPool& pool) const {
+void FountainSystem::add_sprites(const CameraPose& camera, std::vector<SpriteBatch>& out) {
   glm::vec3 center(0);
   for (const Nozzle& n : fountain_.nozzles) center += n.position;
   center /= float(std::max<size_t>(1, fountain_.nozzles.size()));
@@ -236,13 +238,13 @@ void FountainSystem::add_sprites(const CameraPose& camera, std::vector<SpriteBat
   // Slot order, skipping empty slots: count per chunk, then fill in place.
   const size_t n = store_.capacity();
   std::vector<size_t> counts(chunk_count(n), 0);
-  for_chunks(pool, n, [&](size_t begin, size_t end, size_t chunk) {
+  for_chunks(threads_, n, [&](size_t begin, size_t end, size_t chunk) {
     for (size_t i = begin; i < end; ++i) counts[chunk] += store_.age[i] >= 0;
   });
   std::vector<size_t> offsets(counts.size() + 1, 0);
   for (size_t c = 0; c < counts.size(); ++c) offsets[c + 1] = offsets[c] + counts[c];
   drops.sprites.resize(offsets.back());
-  for_chunks(pool, n, [&](size_t begin, size_t end, size_t chunk) {
+  for_chunks(threads_, n, [&](size_t begin, size_t end, size_t chunk) {
     size_t at = offsets[chunk];
     for (size_t i = begin; i < end; ++i) {
       if (store_.age[i] < 0) continue;

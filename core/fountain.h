@@ -51,15 +51,14 @@ class FountainSystem : public ParticleSystem {
   }
 
   FountainSystem(const EmitterSettings& settings, size_t emitter_index, const WindField& wind,
-                 const OutputSettings& output);
+                 const OutputSettings& output, ThreadPool& threads);
 
-  void begin(double t, const CameraPose& camera, ThreadPool& pool) override;
+  void begin(double t, const CameraPose& camera) override;
   void step(const StepContext& ctx) override;
   void end() override;
-  void add_stats(FrameStats& out, bool active, ThreadPool& pool) const override;
-  void add_sprites(const CameraPose& camera, std::vector<SpriteBatch>& out, ThreadPool& pool) const override;
+  void take_stats(FrameStats& out, bool active) override;
+  void add_sprites(const CameraPose& camera, std::vector<SpriteBatch>& out) override;
   void hash_state(StateHasher& hasher) const override;
-  void reset_counters() override;
 
   const ParticleStore& drops() const { return store_; }
   const ParticlePool* mist() const { return mist_ ? &*mist_ : nullptr; }
@@ -68,6 +67,7 @@ class FountainSystem : public ParticleSystem {
   static uint64_t emitted_by(double rate, int64_t steps, double steps_per_second);
 
  private:
+  void reset_counters();  // births and deaths since the last take_stats
   void emit(const StepContext& ctx);
   // Drop i becomes the mist of slot i; returns whether older mist there was replaced.
   bool turn_into_mist(size_t i);
@@ -76,6 +76,7 @@ class FountainSystem : public ParticleSystem {
   const FountainParams& fountain_;
   uint32_t emitter_index_;
   const WindField& wind_;
+  ThreadPool& threads_;
   double steps_per_second_;     // fps × substeps
   float exposure_;               // drops are stretched along half a frame of travel
   ParticleStore store_;

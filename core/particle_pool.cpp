@@ -8,11 +8,14 @@
 
 namespace fxsim {
 
-std::unique_ptr<ParticlePool> make_cpu_pool(const PoolRules& rules, size_t capacity) {
-  return std::make_unique<ParticlePool>(rules, capacity);
+PoolMaker cpu_pool_maker(ThreadPool& threads) {
+  return [&threads](const PoolRules& rules, size_t capacity) {
+    return std::make_unique<ParticlePool>(rules, capacity, threads);
+  };
 }
 
-ParticlePool::ParticlePool(const PoolRules& rules, size_t capacity) : rules_(rules), store_(capacity) {
+ParticlePool::ParticlePool(const PoolRules& rules, size_t capacity, ThreadPool& threads)
+    : rules_(rules), threads_(threads), store_(capacity) {
   std::fill(store_.age.begin(), store_.age.end(), -1.0f);
 }
 
@@ -67,20 +70,20 @@ AgingStep::Result AgingStep::operator()(ParticleStore& store, size_t i) const {
 void ParticlePool::step(const StepContext& ctx, const WindField& wind) {
   const AgingStep aging(ctx, wind, rules_);
   std::vector<int64_t> deaths(chunk_count(store_.capacity()), 0);
-  for_chunks(ctx.pool, store_.capacity(), [&](size_t begin, size_t end, size_t chunk) {
+  for_chunks(threads_, store_.capacity(), [&](size_t begin, size_t end, size_t chunk) {
     for (size_t i = begin; i < end; ++i) deaths[chunk] += aging(store_, i) == AgingStep::died;
   });
   for (int64_t d : deaths) died_ += d;
 }
 
-EmitterStats ParticlePool::stats(ThreadPool& pool) const {
-  EmitterStats s = particle_stats_of_live_slots(store_, pool);
+EmitterStats ParticlePool::stats() {
+  EmitterStats s = particle_stats_of_live_slots(store_, threads_);
   s.spawned = spawned_;
   s.died = died_;
   return s;
 }
 
-void ParticlePool::add_sprites(SpriteBatch& batch, float exposure, glm::vec3 eye_velocity) const {
+void ParticlePool::add_sprites(SpriteBatch& batch, float exposure, glm::vec3 eye_velocity) {
   for (size_t i = 0; i < store_.capacity(); ++i) {
     const float age = store_.age[i];
     if (age < 0) continue;

@@ -50,7 +50,7 @@ class AgingStep {
 // the state and uses store() only to receive the births the CPU decides).
 class ParticlePool {
  public:
-  ParticlePool(const PoolRules& rules, size_t capacity);
+  ParticlePool(const PoolRules& rules, size_t capacity, ThreadPool& threads);
   virtual ~ParticlePool() = default;
 
   // Takes the next slot for a new particle (reusing the oldest when full) and
@@ -68,11 +68,12 @@ class ParticlePool {
   virtual void step(const StepContext& ctx, const WindField& wind);
   virtual void clear();  // every particle dies
 
-  virtual EmitterStats stats(ThreadPool& pool) const;
+  // Statistics of the live particles, with births and deaths since reset_counters().
+  virtual EmitterStats stats();
   // Sprites for the live particles, in slot order: alpha fades over the life,
   // the size grows as the rules say, and the quad stretches along the travel
   // during `exposure` seconds relative to the eye (0: round).
-  virtual void add_sprites(SpriteBatch& batch, float exposure, glm::vec3 eye_velocity) const;
+  virtual void add_sprites(SpriteBatch& batch, float exposure, glm::vec3 eye_velocity);
   // The current state, for hashing (a backend that keeps it elsewhere copies it here first).
   virtual const ParticleStore& state() const { return store_; }
 
@@ -83,6 +84,7 @@ class ParticlePool {
 
  protected:
   PoolRules rules_;
+  ThreadPool& threads_;
   ParticleStore store_;
   uint64_t added_ = 0;
   int64_t spawned_ = 0, died_ = 0;
@@ -94,5 +96,6 @@ namespace fxsim {
 // Makes the pool of an effect's secondary particles (embers, debris): the CPU
 // pool unless a backend supplies its own.
 using PoolMaker = std::function<std::unique_ptr<ParticlePool>(const PoolRules& rules, size_t capacity)>;
-std::unique_ptr<ParticlePool> make_cpu_pool(const PoolRules& rules, size_t capacity);
+// The CPU pools, running on `threads`.
+PoolMaker cpu_pool_maker(ThreadPool& threads);
 }  // namespace fxsim

@@ -27,7 +27,6 @@ struct StepContext {
   glm::vec3 gravity;
   std::optional<float> ground;  // height of the ground plane, if any
   const CameraPose& camera;     // the camera at t1
-  ThreadPool& pool;
 };
 
 // One textured quad. `stretch` (world space) elongates the quad along its
@@ -48,6 +47,8 @@ static_assert(sizeof(SpriteInstance) == 48, "mirrored by the sprite vertex layou
 // secondary ones (splashes, mist, debris, embers) with their own texture.
 enum class SpriteLook { primary, secondary };
 
+struct DeviceInstances;
+
 struct SpriteBatch {
   size_t emitter = 0;  // index into Scene::emitters: its colour, blend, billboard and textures
   SpriteLook look = SpriteLook::primary;
@@ -58,10 +59,10 @@ struct SpriteBatch {
   // top; replaces the emitter's textures for this batch.
   std::shared_ptr<const std::vector<uint8_t>> dynamic_texture;
   int dynamic_width = 0, dynamic_height = 0;
-  // GPU backend: the instances already sit in this GL buffer (a name the
-  // renderer draws from directly) instead of in `sprites`.
-  uint32_t gpu_instances = 0;
-  size_t gpu_count = 0;
+  // GPU backend: the instances already lie in GPU memory (a handle the
+  // renderer's backend defines, opaque here) instead of in `sprites`.
+  const DeviceInstances* device_instances = nullptr;
+  size_t device_count = 0;
   std::vector<SpriteInstance> sprites;
   float distance = 0;  // from the camera, for back-to-front ordering of effects
 };
@@ -72,15 +73,16 @@ class ParticleSystem {
  public:
   virtual ~ParticleSystem() = default;
   // The effect appears at time t (its `start`).
-  virtual void begin(double t, const CameraPose& camera, ThreadPool& pool) = 0;
+  virtual void begin(double t, const CameraPose& camera) = 0;
   virtual void step(const StepContext& ctx) = 0;
   // The effect is removed (its `duration` is over): every particle dies.
   virtual void end() = 0;
-  virtual void add_stats(FrameStats& out, bool active, ThreadPool& pool) const = 0;
-  virtual void add_sprites(const CameraPose& camera, std::vector<SpriteBatch>& out, ThreadPool& pool) const = 0;
+  // Appends this frame's statistics; births and deaths are those since the
+  // previous call (the counts are reset).
+  virtual void take_stats(FrameStats& out, bool active) = 0;
+  // Appends what to draw (a GPU system builds its instances here).
+  virtual void add_sprites(const CameraPose& camera, std::vector<SpriteBatch>& out) = 0;
   virtual void hash_state(StateHasher& hasher) const = 0;
-  // Births and deaths since the last call (then reset): the per-frame counts of the statistics.
-  virtual void reset_counters() = 0;
 };
 
 }  // namespace fxsim

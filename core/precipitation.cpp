@@ -28,8 +28,9 @@ float wrap_axis(float x, float h) {
 }  // namespace
 
 PrecipitationSystem::PrecipitationSystem(const EmitterSettings& settings, size_t emitter_index, const WindField& wind,
-                                         const Environment& environment, double fps)
+                                         const Environment& environment, double fps, ThreadPool& threads)
     : settings_(settings), snow_(settings.precipitation), emitter_index_(uint32_t(emitter_index)), wind_(wind),
+      threads_(threads),
       half_(settings.precipitation.region.size * 0.5f), store_(size_t(settings.max_particles)),
       exposure_(float(settings.precipitation.streak / fps)) {
   if (environment.ground) ground_ = environment.ground->height;
@@ -37,7 +38,7 @@ PrecipitationSystem::PrecipitationSystem(const EmitterSettings& settings, size_t
   if (snow_.splash && environment.ground && snow_.splash->count > 0) {
     PoolRules rules;
     rules.lifetime = snow_.splash->lifetime;  // ballistic: no drag
-    splash_.emplace(rules, size_t(settings.max_particles) * size_t(snow_.splash->count));
+    splash_.emplace(rules, size_t(settings.max_particles) * size_t(snow_.splash->count), threads_);
   }
 }
 
@@ -119,13 +120,13 @@ void PrecipitationSystem::birth(size_t slot, double t, const Frame& frame, Birth
   store_.sway_z[slot] = std::sin(heading);
 }
 
-void PrecipitationSystem::begin(double t, const CameraPose& camera, ThreadPool& pool) {
+void PrecipitationSystem::begin(double t, const CameraPose& camera) {
   live_ = 0;
   emission_carry_ = 0;
   if (!snow_.prewarm) return;
   const Frame frame = region_frame(camera);
   const size_t n = store_.capacity();
-  for_chunks(pool, n, [&](size_t begin, size_t end, size_t) {
+  for_chunks(threads_, n, [&](size_t begin, size_t end, size_t) {
     for (size_t i = begin; i < end; ++i) {
       store_.generation[i] = 0;
       birth(i, t, frame, Birth::anywhere);
@@ -158,7 +159,7 @@ void PrecipitationSystem::step(const StepContext& ctx) {
   const bool splashing = splash_ && ctx.ground;
   if (splash_) splash_->step(ctx, wind_);
   std::vector<int64_t> reborn(chunk_count(live_), 0), thrown(chunk_count(live_), 0), replaced(chunk_count(live_), 0);
-  for_chunks(ctx.pool, live_, [&](size_t begin, size_t end, size_t chunk) {
+  for_chunks(threads_, live_, [&](size_t begin, size_t end, size_t chunk) {
     int64_t reborn_here = 0;
     for (size_t i = begin; i < end; ++i) {
       const glm::vec3 start = store_.position(i);
@@ -213,7 +214,7 @@ void PrecipitationSystem::step(const StepContext& ctx) {
     const size_t wanted = size_t(emission_carry_);
     emission_carry_ -= double(wanted);
     const size_t first = live_, last = std::min(store_.capacity(), live_ + wanted);
-    for_chunks(ctx.pool, last - first, [&](size_t begin, size_t end, size_t) {
+    for_chunks(threads_, last - first, [&](size_t begin, size_t end, size_t) {
       for (size_t i = first + begin; i < first + end; ++i) {
         store_.generation[i] = 0;
         birth(i, ctx.t1, frame, Birth::top);
@@ -224,17 +225,18 @@ void PrecipitationSystem::step(const StepContext& ctx) {
   }
 }
 
-void PrecipitationSystem::add_stats(FrameStats& out, bool active, ThreadPool& pool) const {
-  EmitterStats s = particle_stats(store_, live_, pool);
+void PrecipitationSystem::take_stats(FrameStats& out, bool active) {
+  EmitterStats s = particle_stats(store_, live_, threads_);
   label(s, settings_.name, to_string(settings_.type), active);
   s.spawned = spawned_;
   s.died = died_;
   out.emitters.push_back(std::move(s));
   if (splash_) {
-    EmitterStats splash = splash_->stats(pool);
+    EmitterStats splash = splash_->stats();
     label(splash, settings_.name + ".splash", "splash", active);
     out.emitters.push_back(std::move(splash));
   }
+  reset_counters();
 }
 
 void PrecipitationSystem::hash_state(StateHasher& hasher) const {
@@ -242,7 +244,7 @@ void PrecipitationSystem::hash_state(StateHasher& hasher) const {
   if (splash_) hasher.add_store(splash_->store(), splash_->store().capacity());
 }
 
-void PrecipitationSystem::add_sprites(const CameraPose& camera, std::vector<SpriteBatch>& out, ThreadPool& pool) const {
+void PrecipitationSystem::add_sprites(const CameraPose& camera, std::vector<SpriteBatch>& out) {
   SpriteBatch batch;
   batch.emitter = emitter_index_;
   const Frame frame = region_frame(camera);
@@ -254,7 +256,7 @@ void PrecipitationSystem::add_sprites(const CameraPose& camera, std::vector<Spri
   const float reach = frame.reach(forward, half_);
   const bool exp_depth = snow_.depth_scale == DepthScale::exp && reach > 0;
   const float alpha = 1.0f;
-  for_chunks(pool, live_, [&](size_t begin, size_t end, size_t) {
+  for_chunks(threads_, live_, [&](size_t begin, size_t end, size_t) {
     for (size_t i = begin; i < end; ++i) {
       const glm::vec3 p = store_.position(i);
       float size = store_.size[i];

@@ -33,15 +33,14 @@ namespace fxsim {
 class PrecipitationSystem : public ParticleSystem {
  public:
   PrecipitationSystem(const EmitterSettings& settings, size_t emitter_index, const WindField& wind,
-                      const Environment& environment, double fps);
+                      const Environment& environment, double fps, ThreadPool& threads);
 
-  void begin(double t, const CameraPose& camera, ThreadPool& pool) override;
+  void begin(double t, const CameraPose& camera) override;
   void step(const StepContext& ctx) override;
   void end() override;
-  void add_stats(FrameStats& out, bool active, ThreadPool& pool) const override;
-  void add_sprites(const CameraPose& camera, std::vector<SpriteBatch>& out, ThreadPool& pool) const override;
+  void take_stats(FrameStats& out, bool active) override;
+  void add_sprites(const CameraPose& camera, std::vector<SpriteBatch>& out) override;
   void hash_state(StateHasher& hasher) const override;
-  void reset_counters() override;
 
   const ParticleStore& particles() const { return store_; }
   size_t live() const { return live_; }
@@ -61,6 +60,7 @@ class PrecipitationSystem : public ParticleSystem {
   static double fill_rate(const EmitterSettings& settings, glm::vec3 gravity);
 
  private:
+  void reset_counters();  // births and deaths since the last take_stats
   enum class Birth { anywhere, top };
   void birth(size_t slot, double t, const Frame& frame, Birth where);
 
@@ -68,6 +68,7 @@ class PrecipitationSystem : public ParticleSystem {
   const PrecipitationParams& snow_;
   uint32_t emitter_index_;
   const WindField& wind_;
+  ThreadPool& threads_;
   glm::vec3 half_;  // half the region's size
   ParticleStore store_;
   size_t live_ = 0;             // slots [0, live_) hold flakes

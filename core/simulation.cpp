@@ -11,16 +11,17 @@
 namespace fxsim {
 
 namespace {
-std::unique_ptr<ParticleSystem> make_system(const Scene& scene, size_t index, const WindField& wind) {
+std::unique_ptr<ParticleSystem> make_system(const Scene& scene, size_t index, const WindField& wind,
+                                            ThreadPool& threads) {
   const EmitterSettings& e = scene.emitters[index];
   switch (e.type) {
     case EmitterType::snow:
     case EmitterType::rain:
-      return std::make_unique<PrecipitationSystem>(e, index, wind, scene.environment, scene.output.fps);
+      return std::make_unique<PrecipitationSystem>(e, index, wind, scene.environment, scene.output.fps, threads);
     case EmitterType::fountain:
-      return std::make_unique<FountainSystem>(e, index, wind, scene.output);
-    case EmitterType::fire: return std::make_unique<FireSystem>(e, index, wind);
-    case EmitterType::explosion: return std::make_unique<ExplosionSystem>(e, index, wind);
+      return std::make_unique<FountainSystem>(e, index, wind, scene.output, threads);
+    case EmitterType::fire: return std::make_unique<FireSystem>(e, index, wind, cpu_pool_maker(threads));
+    case EmitterType::explosion: return std::make_unique<ExplosionSystem>(e, index, wind, cpu_pool_maker(threads));
   }
   throw std::logic_error("emitter type without a simulation: " + std::string(to_string(e.type)));
 }
@@ -30,15 +31,15 @@ Simulation::Simulation(const Scene& scene, int threads, const SystemFactory& fac
     : scene_(scene), pool_(threads), wind_(scene.environment.wind, scene.seed) {
   for (size_t i = 0; i < scene_.emitters.size(); ++i) {
     std::unique_ptr<ParticleSystem> system;
-    if (factory) system = factory(scene_, i, wind_);
-    systems_.push_back(system ? std::move(system) : make_system(scene_, i, wind_));
+    if (factory) system = factory(scene_, i, wind_, pool_);
+    systems_.push_back(system ? std::move(system) : make_system(scene_, i, wind_, pool_));
   }
   active_.assign(systems_.size(), false);
   finished_.assign(systems_.size(), false);
   // Effects that start at time 0 are there before the first step.
   for (size_t i = 0; i < systems_.size(); ++i) {
     if (scene_.emitters[i].start <= 0) {
-      systems_[i]->begin(0.0, camera_at(scene_.camera, 0.0), pool_);
+      systems_[i]->begin(0.0, camera_at(scene_.camera, 0.0));
       active_[i] = true;
     }
   }
@@ -56,14 +57,14 @@ void Simulation::step_once() {
   const CameraPose camera = camera_at(scene_.camera, t1);
   std::optional<float> ground;
   if (scene_.environment.ground) ground = scene_.environment.ground->height;
-  const StepContext ctx{step_, t0, t1, float(dt), wind_, scene_.environment.gravity, ground, camera, pool_};
+  const StepContext ctx{step_, t0, t1, float(dt), wind_, scene_.environment.gravity, ground, camera};
   for (size_t i = 0; i < systems_.size(); ++i) {
     const EmitterSettings& e = scene_.emitters[i];
     if (active_[i]) systems_[i]->step(ctx);
     // Lifetimes are decided at step boundaries: an effect is shown in the frames
     // whose time lies in [start, start + duration).
     if (!active_[i] && !finished_[i] && t1 >= e.start) {
-      systems_[i]->begin(t1, camera, pool_);
+      systems_[i]->begin(t1, camera);
       active_[i] = true;
     }
     if (active_[i] && e.duration && t1 >= e.start + *e.duration) {
@@ -87,8 +88,7 @@ FrameStats Simulation::take_stats() {
   out.frame = frame_;
   out.time = time();
   for (size_t i = 0; i < systems_.size(); ++i) {
-    systems_[i]->add_stats(out, active_[i], pool_);
-    systems_[i]->reset_counters();
+    systems_[i]->take_stats(out, active_[i]);
   }
   return out;
 }
@@ -99,11 +99,11 @@ uint64_t Simulation::state_hash() const {
   return hasher.value();
 }
 
-std::vector<SpriteBatch> Simulation::sprites() const {
+std::vector<SpriteBatch> Simulation::sprites() {
   const CameraPose cam = camera();
   std::vector<SpriteBatch> batches;
   for (size_t i = 0; i < systems_.size(); ++i)
-    if (active_[i]) systems_[i]->add_sprites(cam, batches, pool_);
+    if (active_[i]) systems_[i]->add_sprites(cam, batches);
   // Back to front; ties keep the scene's order, so the result is deterministic.
   std::stable_sort(batches.begin(), batches.end(),
                    [](const SpriteBatch& a, const SpriteBatch& b) { return a.distance > b.distance; });

@@ -15,8 +15,8 @@ namespace fxsim {
 
 // Makes the system of emitter `index` for another backend (the GPU), or
 // returns null to leave that emitter to the CPU.
-using SystemFactory =
-    std::function<std::unique_ptr<ParticleSystem>(const Scene& scene, size_t index, const WindField& wind)>;
+using SystemFactory = std::function<std::unique_ptr<ParticleSystem>(const Scene& scene, size_t index,
+                                                                     const WindField& wind, ThreadPool& threads)>;
 
 class Simulation {
  public:
@@ -34,16 +34,16 @@ class Simulation {
   // Statistics of the current frame: births and deaths since the previous call.
   FrameStats take_stats();
   uint64_t state_hash() const;
-  std::vector<SpriteBatch> sprites() const;  // back to front
+  std::vector<SpriteBatch> sprites();  // back to front
 
-  ThreadPool& pool() const { return pool_; }
+  const ThreadPool& pool() const { return pool_; }
   const ParticleSystem& system(size_t emitter) const { return *systems_[emitter]; }
 
  private:
   void step_once();
 
   Scene scene_;  // a copy: the systems keep references into it
-  mutable ThreadPool pool_;
+  ThreadPool pool_;
   WindField wind_;
   std::vector<std::unique_ptr<ParticleSystem>> systems_;
   std::vector<bool> active_, finished_;

@@ -15,11 +15,12 @@
 namespace fxsim {
 
 SystemFactory gpu_system_factory(GpuKernels& kernels) {
-  return [&kernels](const Scene& scene, size_t index, const WindField& wind) -> std::unique_ptr<ParticleSystem> {
+  return [&kernels](const Scene& scene, size_t index, const WindField& wind,
+                    ThreadPool& threads) -> std::unique_ptr<ParticleSystem> {
     const EmitterSettings& e = scene.emitters[index];
-    if (e.type == EmitterType::fire) return std::make_unique<FireSystem>(e, index, wind, gpu_pool_maker(kernels));
+    if (e.type == EmitterType::fire) return std::make_unique<FireSystem>(e, index, wind, gpu_pool_maker(kernels, threads));
     if (e.type == EmitterType::explosion)
-      return std::make_unique<ExplosionSystem>(e, index, wind, gpu_pool_maker(kernels));
+      return std::make_unique<ExplosionSystem>(e, index, wind, gpu_pool_maker(kernels, threads));
     if (e.type == EmitterType::fountain) return std::make_unique<GpuFountain>(e, index, wind, scene.output, kernels);
     return std::make_unique<GpuPrecipitation>(e, index, wind, scene.environment, scene.output.fps, kernels);
   };

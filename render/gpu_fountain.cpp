@@ -199,7 +199,7 @@ GpuFountain::GpuFountain(const EmitterSettings& settings, size_t emitter_index, 
   glBufferData(GL_SHADER_STORAGE_BUFFER, sizeof zeros, zeros, GL_DYNAMIC_COPY);
 }
 
-void GpuFountain::begin(double, const CameraPose&, ThreadPool&) {
+void GpuFountain::begin(double, const CameraPose&) {
   first_step_ = -1;
   emitted_ = 0;
 }
@@ -295,7 +295,7 @@ void GpuFountain::step(const StepContext& ctx) {
   emitted_ += total;
 }
 
-void GpuFountain::collect_counts() const {
+void GpuFountain::collect_counts() {
   uint32_t counts[4] = {};
   glBindBuffer(GL_SHADER_STORAGE_BUFFER, counters_.get());
   glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, sizeof counts, counts);
@@ -312,7 +312,7 @@ void GpuFountain::reset_counters() {
   spawned_ = died_ = mist_spawned_ = mist_died_ = 0;
 }
 
-void GpuFountain::add_stats(FrameStats& out, bool active, ThreadPool&) const {
+void GpuFountain::take_stats(FrameStats& out, bool active) {
   collect_counts();
   EmitterStats s = kernels_.stats(drops_, drops_.capacity, true);
   label(s, settings_.name, to_string(settings_.type), active);
@@ -322,11 +322,12 @@ void GpuFountain::add_stats(FrameStats& out, bool active, ThreadPool&) const {
   if (mist_) {
     EmitterStats m = kernels_.stats(mist_->store(), mist_->store().capacity, true);
     label(m, settings_.name + ".mist", "mist", active);
-    mist_died_ += const_cast<GpuPool&>(*mist_).take_deaths();
+    mist_died_ += mist_->take_deaths();
     m.spawned = mist_spawned_;
     m.died = mist_died_;
     out.emitters.push_back(std::move(m));
   }
+  reset_counters();
 }
 
 void GpuFountain::hash_state(StateHasher& hasher) const {
@@ -340,7 +341,7 @@ void GpuFountain::hash_state(StateHasher& hasher) const {
   }
 }
 
-void GpuFountain::add_sprites(const CameraPose& camera, std::vector<SpriteBatch>& out, ThreadPool&) const {
+void GpuFountain::add_sprites(const CameraPose& camera, std::vector<SpriteBatch>& out) {
   glm::vec3 center(0);
   for (const Nozzle& n : fountain_.nozzles) center += n.position;
   center /= float(std::max<size_t>(1, fountain_.nozzles.size()));

@@ -18,19 +18,19 @@ class GpuFountain : public ParticleSystem {
   GpuFountain(const EmitterSettings& settings, size_t emitter_index, const WindField& wind,
               const OutputSettings& output, GpuKernels& kernels);
 
-  void begin(double t, const CameraPose& camera, ThreadPool& pool) override;
+  void begin(double t, const CameraPose& camera) override;
   void step(const StepContext& ctx) override;
   void end() override;
-  void add_stats(FrameStats& out, bool active, ThreadPool& pool) const override;
-  void add_sprites(const CameraPose& camera, std::vector<SpriteBatch>& out, ThreadPool& pool) const override;
+  void take_stats(FrameStats& out, bool active) override;
+  void add_sprites(const CameraPose& camera, std::vector<SpriteBatch>& out) override;
   void hash_state(StateHasher& hasher) const override;
-  void reset_counters() override;
 
   void read_drops(ParticleStore& out) const { drops_.read(out); }
   static size_t bytes_needed(const EmitterSettings& settings);
 
  private:
-  void collect_counts() const;
+  void reset_counters();  // births and deaths since the last take_stats
+  void collect_counts();
 
   const EmitterSettings& settings_;
   const FountainParams& fountain_;
@@ -46,8 +46,8 @@ class GpuFountain : public ParticleSystem {
   GlBuffer nozzles_, bursts_, counters_;
   int64_t first_step_ = -1;
   uint64_t emitted_ = 0;
-  mutable int64_t spawned_ = 0, died_ = 0, mist_spawned_ = 0, mist_died_ = 0;
-  mutable SpriteBuffers sprites_, mist_sprites_;
+  int64_t spawned_ = 0, died_ = 0, mist_spawned_ = 0, mist_died_ = 0;
+  SpriteBuffers sprites_, mist_sprites_;
 };
 
 }  // namespace fxsim

@@ -322,31 +322,30 @@ EmitterStats GpuKernels::stats(const GpuStore& store, size_t count, bool only_li
 void GpuKernels::add_sprite_batches(const GpuStore& store, size_t count, const SpriteBuild& how,
                                     SpriteBuffers& buffers, const SpriteBatch& like, std::vector<SpriteBatch>& out) {
   buffers.pages.resize(store.page_count());
-  buffers.bytes.resize(store.page_count(), 0);
   for (size_t page = 0; page < store.page_count() && page * store.page_capacity < count; ++page) {
     const size_t n = std::min(store.page_size(page), count - page * store.page_capacity);
-    build_sprites(store, page, n, how, buffers.pages[page], buffers.bytes[page]);
+    build_sprites(store, page, n, how, buffers.pages[page]);
     SpriteBatch batch = like;
-    batch.gpu_instances = buffers.pages[page].get();
-    batch.gpu_count = n;
+    batch.device_instances = &buffers.pages[page];
+    batch.device_count = n;
     out.push_back(std::move(batch));
   }
 }
 
 void GpuKernels::build_sprites(const GpuStore& store, size_t page, size_t count, const SpriteBuild& how,
-                               GlBuffer& instances, size_t& instance_capacity) {
+                               DeviceInstances& instances) {
   const GlProgram& program = sprites_;
   const size_t bytes = std::max<size_t>(count, 1) * sizeof(SpriteInstance);
-  if (!instances.get()) instances = GlBuffer(gl_gen(glGenBuffers));
-  if (bytes > instance_capacity) {
-    glBindBuffer(GL_SHADER_STORAGE_BUFFER, instances.get());
+  if (!instances.buffer.get()) instances.buffer = GlBuffer(gl_gen(glGenBuffers));
+  if (bytes > instances.capacity_bytes) {
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, instances.buffer.get());
     glBufferData(GL_SHADER_STORAGE_BUFFER, GLsizeiptr(bytes), nullptr, GL_DYNAMIC_COPY);
     check_gl(fmt::format("allocating {} of GPU sprite buffers", format_bytes(double(bytes))));
-    instance_capacity = bytes;
+    instances.capacity_bytes = bytes;
   }
   glUseProgram(program.get());
   store.bind(program, "P", 0, page);
-  glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, instances.get());
+  glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, instances.buffer.get());
   glUniform1f(uniform(program, "u_exposure"), how.exposure);
   glUniform3fv(uniform(program, "u_eye_velocity"), 1, glm::value_ptr(how.eye_velocity));
   glUniform1i(uniform(program, "u_spin"), how.spin_with_phase);

@@ -14,6 +14,7 @@
 #include "core/particles.h"
 #include "core/stats.h"
 #include "core/wind.h"
+#include "render/device_instances.h"
 #include "render/gl_objects.h"
 
 namespace fxsim {
@@ -78,8 +79,7 @@ struct SpriteBuild {
 };
 // Instance buffers for a store's pages, kept from frame to frame.
 struct SpriteBuffers {
-  std::vector<GlBuffer> pages;
-  std::vector<size_t> bytes;
+  std::vector<DeviceInstances> pages;
 };
 
 // The shared kernels, compiled once per context.
@@ -93,8 +93,8 @@ class GpuKernels {
   // Sprite instances (render's SpriteInstance layout) for the first `count`
   // slots of one page: empty slots (age < 0 when `only_live`) become
   // zero-sized and draw nothing.
-  void build_sprites(const GpuStore& store, size_t page, size_t count, const SpriteBuild& how, GlBuffer& instances,
-                     size_t& instance_capacity);
+  void build_sprites(const GpuStore& store, size_t page, size_t count, const SpriteBuild& how,
+                     DeviceInstances& instances);
   // Builds the sprites of slots [0, count) page by page and appends one batch
   // per page, each a copy of `like` drawing from that page's instances.
   void add_sprite_batches(const GpuStore& store, size_t count, const SpriteBuild& how, SpriteBuffers& buffers,

@@ -30,16 +30,16 @@ void main() {
 }
 }  // namespace
 
-PoolMaker gpu_pool_maker(GpuKernels& kernels) {
-  return [&kernels](const PoolRules& rules, size_t capacity) -> std::unique_ptr<ParticlePool> {
+PoolMaker gpu_pool_maker(GpuKernels& kernels, ThreadPool& threads) {
+  return [&kernels, &threads](const PoolRules& rules, size_t capacity) -> std::unique_ptr<ParticlePool> {
     // Sparks are drawn as one batch: a pool larger than one storage page stays on the CPU.
-    if (capacity > GpuStore::max_page_capacity()) return make_cpu_pool(rules, capacity);
-    return std::make_unique<GpuParticlePool>(rules, capacity, kernels);
+    if (capacity > GpuStore::max_page_capacity()) return cpu_pool_maker(threads)(rules, capacity);
+    return std::make_unique<GpuParticlePool>(rules, capacity, kernels, threads);
   };
 }
 
-GpuParticlePool::GpuParticlePool(const PoolRules& rules, size_t capacity, GpuKernels& kernels)
-    : ParticlePool(rules, capacity), kernels_(kernels), gpu_(rules, capacity, GpuStore::max_page_capacity()),
+GpuParticlePool::GpuParticlePool(const PoolRules& rules, size_t capacity, GpuKernels& kernels, ThreadPool& threads)
+    : ParticlePool(rules, capacity, threads), kernels_(kernels), gpu_(rules, capacity, GpuStore::max_page_capacity()),
       scatter_(link_compute(scatter_source())), staging_(gl_gen(glGenBuffers)), counter_(gl_gen(glGenBuffers)),
       readback_(capacity) {
   const uint32_t zero = 0;
@@ -107,7 +107,7 @@ void GpuParticlePool::reset_counters() {
   gpu_died_ = 0;
 }
 
-EmitterStats GpuParticlePool::stats(ThreadPool&) const {
+EmitterStats GpuParticlePool::stats() {
   flush();
   EmitterStats s = kernels_.stats(gpu_.store(), gpu_.store().capacity, true);
   uint32_t replaced = 0;
@@ -121,7 +121,7 @@ EmitterStats GpuParticlePool::stats(ThreadPool&) const {
   return s;
 }
 
-void GpuParticlePool::add_sprites(SpriteBatch& batch, float exposure, glm::vec3 eye_velocity) const {
+void GpuParticlePool::add_sprites(SpriteBatch& batch, float exposure, glm::vec3 eye_velocity) {
   flush();
   SpriteBuild how;
   how.only_live = true;
@@ -131,9 +131,9 @@ void GpuParticlePool::add_sprites(SpriteBatch& batch, float exposure, glm::vec3 
   how.fade_in = rules_.fade_in;
   how.grown_size = rules_.grown_size;
   const GpuStore& s = gpu_.store();
-  kernels_.build_sprites(s, 0, s.page_size(0), how, instances_, instance_bytes_);
-  batch.gpu_instances = instances_.get();
-  batch.gpu_count = s.page_size(0);
+  kernels_.build_sprites(s, 0, s.page_size(0), how, instances_);
+  batch.device_instances = &instances_;
+  batch.device_count = s.page_size(0);
 }
 
 const ParticleStore& GpuParticlePool::state() const {

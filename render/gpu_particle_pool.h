@@ -13,30 +13,32 @@ namespace fxsim {
 
 class GpuParticlePool : public ParticlePool {
  public:
-  GpuParticlePool(const PoolRules& rules, size_t capacity, GpuKernels& kernels);
+  GpuParticlePool(const PoolRules& rules, size_t capacity, GpuKernels& kernels, ThreadPool& threads);
 
   size_t add() override;
   void step(const StepContext& ctx, const WindField& wind) override;
   void clear() override;
-  EmitterStats stats(ThreadPool& pool) const override;
-  void add_sprites(SpriteBatch& batch, float exposure, glm::vec3 eye_velocity) const override;
+  EmitterStats stats() override;
+  void add_sprites(SpriteBatch& batch, float exposure, glm::vec3 eye_velocity) override;
   const ParticleStore& state() const override;
   void reset_counters() override;
 
  private:
-  void flush() const;  // uploads the births made since the last flush
+  // Uploads the births made since the last flush. Const because reading the
+  // state back (state(), for hashes) must see them too: the staged births are
+  // a write-behind buffer, not part of the pool's observable state.
+  void flush() const;
 
   GpuKernels& kernels_;
-  mutable GpuPool gpu_;
+  GpuPool gpu_;
   GlProgram scatter_;
-  mutable GlBuffer staging_, counter_;
+  GlBuffer staging_, counter_;
   mutable std::vector<uint32_t> pending_;
-  mutable ParticleStore readback_;
-  mutable int64_t gpu_died_ = 0;
-  mutable GlBuffer instances_;
-  mutable size_t instance_bytes_ = 0;
+  mutable ParticleStore readback_;  // state()'s copy of the GPU's particles
+  int64_t gpu_died_ = 0;
+  DeviceInstances instances_;
 };
 
-PoolMaker gpu_pool_maker(GpuKernels& kernels);
+PoolMaker gpu_pool_maker(GpuKernels& kernels, ThreadPool& threads);
 
 }  // namespace fxsim

@@ -276,7 +276,7 @@ void GpuPrecipitation::run(int mode, size_t first, size_t count, double t, const
   }
 }
 
-void GpuPrecipitation::begin(double t, const CameraPose& camera, ThreadPool&) {
+void GpuPrecipitation::begin(double t, const CameraPose& camera) {
   live_ = 0;
   emission_carry_ = 0;
   if (!params_.prewarm) return;
@@ -305,7 +305,7 @@ void GpuPrecipitation::step(const StepContext& ctx) {
   }
 }
 
-void GpuPrecipitation::collect_counts() const {
+void GpuPrecipitation::collect_counts() {
   uint32_t counts[4] = {};
   glBindBuffer(GL_SHADER_STORAGE_BUFFER, counters_.get());
   glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, sizeof counts, counts);
@@ -323,7 +323,7 @@ void GpuPrecipitation::reset_counters() {
   spawned_ = died_ = splash_spawned_ = splash_died_ = 0;
 }
 
-void GpuPrecipitation::add_stats(FrameStats& out, bool active, ThreadPool&) const {
+void GpuPrecipitation::take_stats(FrameStats& out, bool active) {
   collect_counts();
   EmitterStats s = kernels_.stats(store_, live_, false);
   label(s, settings_.name, to_string(settings_.type), active);
@@ -334,10 +334,11 @@ void GpuPrecipitation::add_stats(FrameStats& out, bool active, ThreadPool&) cons
     EmitterStats d = kernels_.stats(splash_->store(), splash_->store().capacity, true);
     label(d, settings_.name + ".splash", "splash", active);
     d.spawned = splash_spawned_;
-    d.died = splash_died_ + const_cast<GpuPool&>(*splash_).take_deaths();
+    d.died = splash_died_ + splash_->take_deaths();
     splash_died_ = d.died;
     out.emitters.push_back(std::move(d));
   }
+  reset_counters();
 }
 
 void GpuPrecipitation::hash_state(StateHasher& hasher) const {
@@ -351,7 +352,7 @@ void GpuPrecipitation::hash_state(StateHasher& hasher) const {
   }
 }
 
-void GpuPrecipitation::add_sprites(const CameraPose& camera, std::vector<SpriteBatch>& out, ThreadPool&) const {
+void GpuPrecipitation::add_sprites(const CameraPose& camera, std::vector<SpriteBatch>& out) {
   const PrecipitationSystem::Frame frame = PrecipitationSystem::region_frame(params_, camera);
   const float distance = glm::length(frame.center - camera.position);
   if (splash_) {

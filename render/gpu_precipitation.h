@@ -18,13 +18,12 @@ class GpuPrecipitation : public ParticleSystem {
   GpuPrecipitation(const EmitterSettings& settings, size_t emitter_index, const WindField& wind,
                    const Environment& environment, double fps, GpuKernels& kernels);
 
-  void begin(double t, const CameraPose& camera, ThreadPool& pool) override;
+  void begin(double t, const CameraPose& camera) override;
   void step(const StepContext& ctx) override;
   void end() override;
-  void add_stats(FrameStats& out, bool active, ThreadPool& pool) const override;
-  void add_sprites(const CameraPose& camera, std::vector<SpriteBatch>& out, ThreadPool& pool) const override;
+  void take_stats(FrameStats& out, bool active) override;
+  void add_sprites(const CameraPose& camera, std::vector<SpriteBatch>& out) override;
   void hash_state(StateHasher& hasher) const override;
-  void reset_counters() override;
 
   // Readbacks for parity tests.
   void read_particles(ParticleStore& out) const { store_.read(out); }
@@ -35,8 +34,9 @@ class GpuPrecipitation : public ParticleSystem {
   static size_t bytes_needed(const EmitterSettings& settings, bool ground);
 
  private:
+  void reset_counters();  // births and deaths since the last take_stats
   void run(int mode, size_t first, size_t count, double t, const CameraPose& camera, const StepContext* ctx);
-  void collect_counts() const;
+  void collect_counts();
 
   const EmitterSettings& settings_;
   const PrecipitationParams& params_;
@@ -51,8 +51,8 @@ class GpuPrecipitation : public ParticleSystem {
   GlProgram program_;
   GlBuffer counters_;  // reborn, droplets thrown, droplets replaced
   size_t live_ = 0;
-  mutable int64_t spawned_ = 0, died_ = 0, splash_spawned_ = 0, splash_died_ = 0;
-  mutable SpriteBuffers sprites_, splash_sprites_;
+  int64_t spawned_ = 0, died_ = 0, splash_spawned_ = 0, splash_died_ = 0;
+  SpriteBuffers sprites_, splash_sprites_;
 };
 
 }  // namespace fxsim

@@ -53,7 +53,7 @@ Renderer::Renderer(const Scene& scene, int width, int height)
   }
 }
 
-Image Renderer::render(const Simulation& simulation) {
+Image Renderer::render(Simulation& simulation) {
   const CameraPose camera = simulation.camera();
   const float aspect = float(target_.width()) / float(target_.height());
   target_.bind_for_drawing();

@@ -20,7 +20,7 @@ std::vector<Image> emitter_texture_layers(const EmitterSettings& emitter, Sprite
 class Renderer {
  public:
   Renderer(const Scene& scene, int width, int height);
-  Image render(const Simulation& simulation);
+  Image render(Simulation& simulation);
 
  private:
   const Scene& scene_;

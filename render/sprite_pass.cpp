@@ -3,6 +3,7 @@
 #include <glm/gtc/type_ptr.hpp>
 #include <cstddef>
 
+#include "render/device_instances.h"
 #include "render/shader.h"
 
 namespace fxsim {
@@ -159,11 +160,11 @@ void SpritePass::begin_frame(const CameraPose& camera, int width, int height) {
 }
 
 void SpritePass::draw(const SpriteBatch& batch, const EmitterSettings& emitter, const GlTexture& texture) {
-  const size_t count = batch.gpu_instances ? batch.gpu_count : batch.sprites.size();
+  const size_t count = batch.device_instances ? batch.device_count : batch.sprites.size();
   if (count == 0) return;
   glBindVertexArray(vao_.get());
-  if (batch.gpu_instances) {
-    glBindBuffer(GL_ARRAY_BUFFER, batch.gpu_instances);  // built on the GPU: drawn where it lies
+  if (batch.device_instances) {
+    glBindBuffer(GL_ARRAY_BUFFER, batch.device_instances->buffer.get());  // built on the GPU: drawn where it lies
   } else {
     glBindBuffer(GL_ARRAY_BUFFER, instances_.get());
     const size_t bytes = batch.sprites.size() * sizeof(SpriteInstance);
