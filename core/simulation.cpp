@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "core/explosion.h"
-#include "core/fire.h"
-#include "core/fountain.h"
-#include "core/precipitation.h"
+#include "core/effects/explosion/explosion.h"
+#include "core/effects/fire/fire.h"
+#include "core/effects/fountain/fountain.h"
+#include "core/effects/precipitation/precipitation.h"
 
 namespace fxsim {
 

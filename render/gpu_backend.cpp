@@ -6,11 +6,11 @@
 #include "core/exit_codes.h"
 #include "core/particle_system.h"
 #include "core/particles.h"
-#include "core/explosion.h"
-#include "core/fire.h"
-#include "render/gpu_fountain.h"
+#include "core/effects/explosion/explosion.h"
+#include "core/effects/fire/fire.h"
+#include "render/effects/gpu_fountain.h"
 #include "render/gpu_particle_pool.h"
-#include "render/gpu_precipitation.h"
+#include "render/effects/gpu_precipitation.h"
 
 namespace fxsim {
 

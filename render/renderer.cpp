@@ -1,12 +1,12 @@
 #include "render/renderer.h"
 
-#include "core/explosion.h"
+#include "core/effects/explosion/explosion.h"
 #include <fmt/format.h>
 
-#include "core/fireball_images.h"
+#include "core/effects/explosion/fireball_images.h"
 #include "render/gl_checks.h"
 #include "core/particle_images.h"
-#include "core/snowflake_image.h"
+#include "core/effects/precipitation/snowflake_image.h"
 
 namespace fxsim {
 

@@ -5,8 +5,8 @@
 #include <glm/geometric.hpp>
 
 #include "core/diagnostics.h"
-#include "core/explosion.h"
-#include "core/fire.h"
+#include "core/effects/explosion/explosion.h"
+#include "core/effects/fire/fire.h"
 #include "core/scene_parser.h"
 #include "core/simulation.h"
 #include "core/billboard.h"

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/fountain.h"
+#include "core/effects/fountain/fountain.h"
 #include "core/scene_parser.h"
 #include "core/simulation.h"
 

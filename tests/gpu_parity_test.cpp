@@ -16,16 +16,16 @@
 #include <filesystem>
 
 #include "cli_runner.h"
-#include "core/explosion.h"
-#include "core/fire.h"
-#include "core/fountain.h"
-#include "core/precipitation.h"
+#include "core/effects/explosion/explosion.h"
+#include "core/effects/fire/fire.h"
+#include "core/effects/fountain/fountain.h"
+#include "core/effects/precipitation/precipitation.h"
 #include "core/scene_parser.h"
 #include "core/simulation.h"
 #include "render/egl_context.h"
 #include "render/gpu_backend.h"
-#include "render/gpu_fountain.h"
-#include "render/gpu_precipitation.h"
+#include "render/effects/gpu_fountain.h"
+#include "render/effects/gpu_precipitation.h"
 #include "core/image_compare.h"
 
 using namespace fxsim;

@@ -6,7 +6,7 @@
 
 #include "core/scene_parser.h"
 #include "core/simulation.h"
-#include "core/precipitation.h"
+#include "core/effects/precipitation/precipitation.h"
 #include "core/wind.h"
 
 #include <algorithm>

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <algorithm>
 
-#include "core/snowflake_image.h"
+#include "core/effects/precipitation/snowflake_image.h"
 
 using namespace fxsim;
 

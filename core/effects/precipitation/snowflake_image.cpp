@@ -1,4 +1,4 @@
-#include "core/snowflake_image.h"
+#include "core/effects/precipitation/snowflake_image.h"
 
 #include <algorithm>
 #include <cmath>

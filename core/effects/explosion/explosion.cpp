@@ -1,4 +1,4 @@
-#include "core/explosion.h"
+#include "core/effects/explosion/explosion.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "render/gpu_precipitation.h"
+#include "render/effects/gpu_precipitation.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "core/fireball_images.h"
+#include "core/effects/explosion/fireball_images.h"
 
 #include <algorithm>
 #include <cmath>

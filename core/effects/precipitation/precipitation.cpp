@@ -1,4 +1,4 @@
-#include "core/precipitation.h"
+#include "core/effects/precipitation/precipitation.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "core/fountain.h"
+#include "core/effects/fountain/fountain.h"
 
 #include <algorithm>
 #include <cmath>

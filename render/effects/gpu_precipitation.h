@@ -6,7 +6,7 @@
 #include <optional>
 
 #include "core/particle_system.h"
-#include "core/precipitation.h"
+#include "core/effects/precipitation/precipitation.h"
 #include "core/scene.h"
 #include "render/gpu_kernels.h"
 #include "render/gpu_pool.h"

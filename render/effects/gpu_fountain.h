@@ -5,7 +5,7 @@
 // mist of their own slot, and steps the mist (a GpuPool).
 #include <optional>
 
-#include "core/fountain.h"
+#include "core/effects/fountain/fountain.h"
 #include "core/particle_system.h"
 #include "core/scene.h"
 #include "render/gpu_kernels.h"

@@ -1,4 +1,4 @@
-#include "core/fire.h"
+#include "core/effects/fire/fire.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "render/gpu_fountain.h"
+#include "render/effects/gpu_fountain.h"
 
 #include <algorithm>
 #include <cmath>
