@@ -17,17 +17,9 @@ constexpr size_t kImagesInFlight = 4;
 }  // namespace
 
 size_t cpu_particle_bytes(const Scene& scene) {
-  size_t bytes = 0;
-  const bool ground = scene.environment.ground.has_value();
-  for (const auto& e : scene.emitters) {
-    const size_t n = size_t(e.max_particles);
-    size_t secondary = 0;  // slots of splashes or mist
-    if ((e.type == EmitterType::snow || e.type == EmitterType::rain) && e.precipitation.splash && ground)
-      secondary = n * size_t(e.precipitation.splash->count);
-    if (e.type == EmitterType::fountain && e.fountain.mist) secondary = n;
-    bytes += (n + secondary) * (particle_bytes() + sizeof(SpriteInstance));
-  }
-  return bytes;
+  size_t slots = 0;
+  for (const auto& e : scene.emitters) slots += effect_slots(e, scene.environment).total();
+  return slots * (particle_bytes() + sizeof(SpriteInstance));
 }
 
 size_t gl_image_bytes(const Scene& scene) {

@@ -43,9 +43,6 @@ struct SpriteInstance {
 };
 static_assert(sizeof(SpriteInstance) == 48, "mirrored by the sprite vertex layout");
 
-// Which of an emitter's looks a batch is drawn with: its own particles, or its
-// secondary ones (splashes, mist, debris, embers) with their own texture.
-enum class SpriteLook { primary, secondary };
 
 struct DeviceInstances;
 

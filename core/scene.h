@@ -12,6 +12,7 @@
 #include <glm/vec3.hpp>
 
 #include "core/color.h"
+#include "core/effects/registry.h"
 
 namespace fxsim {
 
@@ -69,97 +70,8 @@ struct Environment {
   WindSettings wind;
 };
 
-enum class EmitterType { snow, rain, fountain, fire, explosion };
-enum class BlendMode { alpha, additive };
-enum class BillboardMode { screen, viewpoint, axial };
-enum class Recycle { wrap, respawn };
-enum class Motion { wind, constant };
-enum class DepthScale { perspective, exp };
-
-struct Region {
-  glm::vec3 center{0, 5, 0};
-  glm::vec3 size{20, 10, 20};
-};
-
-struct Sway {
-  float amplitude = 0.3f;  // m
-  float frequency = 0.8f;  // Hz
-};
-
-struct Splash {
-  int count = 4;          // droplets per drop that reaches the ground
-  float speed = 1.5f;     // m/s, about
-  float size = 0.02f;     // m
-  float lifetime = 0.25f; // s
-};
-
-// Precipitation: snow's keys; rain shares most of them (docs/scene-format.md).
-struct PrecipitationParams {
-  Region region;
-  bool follow_camera = false;
-  Recycle recycle = Recycle::wrap;
-  bool prewarm = true;
-  Motion motion = Motion::wind;
-  glm::vec3 velocity{0, -1, 0};
-  glm::vec3 velocity_variation{0.3f, 0.2f, 0.3f};
-  float drag = 8;
-  float gravity_scale = 1;
-  Sway sway;
-  DepthScale depth_scale = DepthScale::perspective;
-  float depth_k = 1;
-  int shapes = 6;
-  std::vector<std::filesystem::path> textures;  // absolute, resolved against the scene file
-  // Rain only.
-  std::optional<Splash> splash;
-  float streak = 0;  // exposure in frames: drops are drawn as their travel over streak / fps seconds
-};
-
-struct Nozzle {
-  glm::vec3 position{0};
-  glm::vec3 direction{0, 1, 0};  // normalised
-  float speed = 8;               // m/s
-  float speed_variation = 0.02f; // each drop's speed is speed × (1 + v × r), r in (-1, 1) (extension)
-  float spread = 3;              // degrees, half-angle of the cone of directions
-  float radius = 0.03f;          // m, jet thickness
-  double rate = 20000;           // drops per second
-};
-
-struct Mist {
-  float probability = 0.4f;  // per second at 8 m/s, scaled by (speed / 8)²
-  float drag = 3;
-  float size = 0.25f;
-  float opacity = 0.06f;
-  float lifetime = 2.5f;
-};
-
-struct FountainParams {
-  std::vector<Nozzle> nozzles;  // the `nozzles` list, then those the `ring` adds
-  float drag = 0.1f;
-  float gravity_scale = 1;
-  std::optional<Mist> mist = Mist{};
-};
-
-struct FireParams {
-  glm::vec3 position{0};        // centre of the plane's bottom edge
-  glm::vec2 size{1, 1.5f};      // width, height (m)
-  int rows = 48, columns = 32;  // the grid: m rows (row m is the bottom), n columns
-  float max_intensity = 255;
-  float seed_fraction = 0.667f; // middle fraction of the bottom row re-seeded each update
-  double update_rate = 30;      // grid updates per second
-  double embers = 0;            // sparks per second
-};
-
-struct ExplosionParams {
-  glm::vec3 position{0, 1, 0};
-  float scale = 2;                     // final diameter (m)
-  std::optional<std::filesystem::path> texture;  // a flipbook PNG instead of the procedural fireball
-  int flipbook_rows = 1, flipbook_columns = 1;
-  Color key_color{{1, 1, 1, 1}};       // keyed out of `texture`
-  int debris = 0;                      // sparks thrown out at `start`
-};
-
 struct EmitterSettings {
-  EmitterType type = EmitterType::snow;
+  EmitterParams params;  // the type's own parameters: its type is the variant's alternative
   std::string name;
   uint64_t seed = 0;
   int64_t max_particles = 0;
@@ -171,10 +83,15 @@ struct EmitterSettings {
   float size_variation = 0;
   BlendMode blend = BlendMode::alpha;
   BillboardMode billboard = BillboardMode::screen;
-  PrecipitationParams precipitation;  // for snow and rain
-  FountainParams fountain;            // for fountain
-  FireParams fire;                    // for fire
-  ExplosionParams explosion;          // for explosion
+
+  template <class P>
+  bool is() const { return std::holds_alternative<P>(params); }
+  template <class P>
+  const P& as() const { return std::get<P>(params); }
+  // Snow's or rain's parameters (both are precipitation); throws for another type.
+  const PrecipitationParams& precipitation() const;
+  bool is_precipitation() const { return is<SnowParams>() || is<RainParams>(); }
+  const char* type_name() const;
 };
 
 struct Scene {
@@ -187,7 +104,5 @@ struct Scene {
 
   double step_seconds() const { return 1.0 / (output.fps * output.substeps); }
 };
-
-const char* to_string(EmitterType type);
 
 }  // namespace fxsim

@@ -47,6 +47,8 @@ class ObjectReader {
   ObjectReader(const Json* node, std::string pointer, std::vector<Diagnostic>& out);
 
   const std::string& pointer() const { return pointer_; }
+  // Where problems go: a nested object's reader shares them.
+  std::vector<Diagnostic>& diagnostics() { return out_; }
   std::string child(const std::string& key) const;
   bool present(const std::string& key);  // also marks the key as accepted
   const Json* raw(const std::string& key);

@@ -3,36 +3,16 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "core/effects/explosion/explosion.h"
-#include "core/effects/fire/fire.h"
-#include "core/effects/fountain/fountain.h"
-#include "core/effects/precipitation/precipitation.h"
 
 namespace fxsim {
 
-namespace {
-std::unique_ptr<ParticleSystem> make_system(const Scene& scene, size_t index, const WindField& wind,
-                                            ThreadPool& threads) {
-  const EmitterSettings& e = scene.emitters[index];
-  switch (e.type) {
-    case EmitterType::snow:
-    case EmitterType::rain:
-      return std::make_unique<PrecipitationSystem>(e, index, wind, scene.environment, scene.output.fps, threads);
-    case EmitterType::fountain:
-      return std::make_unique<FountainSystem>(e, index, wind, scene.output, threads);
-    case EmitterType::fire: return std::make_unique<FireSystem>(e, index, wind, cpu_pool_maker(threads));
-    case EmitterType::explosion: return std::make_unique<ExplosionSystem>(e, index, wind, cpu_pool_maker(threads));
-  }
-  throw std::logic_error("emitter type without a simulation: " + std::string(to_string(e.type)));
-}
-}  // namespace
 
 Simulation::Simulation(const Scene& scene, int threads, const SystemFactory& factory)
     : scene_(scene), pool_(threads), wind_(scene.environment.wind, scene.seed) {
   for (size_t i = 0; i < scene_.emitters.size(); ++i) {
     std::unique_ptr<ParticleSystem> system;
     if (factory) system = factory(scene_, i, wind_, pool_);
-    systems_.push_back(system ? std::move(system) : make_system(scene_, i, wind_, pool_));
+    systems_.push_back(system ? std::move(system) : make_cpu_system(scene_, i, wind_, pool_));
   }
   active_.assign(systems_.size(), false);
   finished_.assign(systems_.size(), false);

@@ -17,7 +17,7 @@ double seconds_since(Clock::time_point t) { return std::chrono::duration<double>
 }  // namespace
 
 int steady_frame(const Scene& scene) {
-  return scene.emitters[0].type == EmitterType::fountain ? int(2.5 * scene.output.fps) : 1;
+  return scene.emitters[0].is<FountainParams>() ? int(2.5 * scene.output.fps) : 1;
 }
 
 double time_steps(const Scene& scene, int threads, int steps, const SystemFactory& factory, bool gpu) {

@@ -14,15 +14,50 @@
 
 namespace fxsim {
 
+namespace {
+// The GPU counterpart of each effect type. A type without one (the generic
+// overload) runs on the CPU under the GPU backend too: a stated fallback,
+// never another type's system.
+struct GpuSystems {
+  const Scene& scene;
+  size_t index;
+  const WindField& wind;
+  ThreadPool& threads;
+  GpuKernels& kernels;
+  const EmitterSettings& e() const { return scene.emitters[index]; }
+
+  std::unique_ptr<ParticleSystem> operator()(const SnowParams&) const { return precipitation(); }
+  std::unique_ptr<ParticleSystem> operator()(const RainParams&) const { return precipitation(); }
+  std::unique_ptr<ParticleSystem> operator()(const FountainParams&) const {
+    return std::make_unique<GpuFountain>(e(), index, wind, scene.output, kernels);
+  }
+  // Fire and explosions have no particles of their own: their sparks' pools are the GPU's.
+  std::unique_ptr<ParticleSystem> operator()(const FireParams&) const {
+    return std::make_unique<FireSystem>(e(), index, wind, gpu_pool_maker(kernels, threads));
+  }
+  std::unique_ptr<ParticleSystem> operator()(const ExplosionParams&) const {
+    return std::make_unique<ExplosionSystem>(e(), index, wind, gpu_pool_maker(kernels, threads));
+  }
+  template <class Other>
+  std::unique_ptr<ParticleSystem> operator()(const Other&) const { return nullptr; }
+
+  std::unique_ptr<ParticleSystem> precipitation() const {
+    return std::make_unique<GpuPrecipitation>(e(), index, wind, scene.environment, scene.output.fps, kernels);
+  }
+};
+
+// Whether an effect's slots live on the GPU (stepped there) or only its sparks' pools do.
+struct SlotsOnGpu {
+  bool operator()(const FireParams&) const { return false; }
+  bool operator()(const ExplosionParams&) const { return false; }
+  template <class Other>
+  bool operator()(const Other&) const { return true; }
+};
+}  // namespace
+
 SystemFactory gpu_system_factory(GpuKernels& kernels) {
-  return [&kernels](const Scene& scene, size_t index, const WindField& wind,
-                    ThreadPool& threads) -> std::unique_ptr<ParticleSystem> {
-    const EmitterSettings& e = scene.emitters[index];
-    if (e.type == EmitterType::fire) return std::make_unique<FireSystem>(e, index, wind, gpu_pool_maker(kernels, threads));
-    if (e.type == EmitterType::explosion)
-      return std::make_unique<ExplosionSystem>(e, index, wind, gpu_pool_maker(kernels, threads));
-    if (e.type == EmitterType::fountain) return std::make_unique<GpuFountain>(e, index, wind, scene.output, kernels);
-    return std::make_unique<GpuPrecipitation>(e, index, wind, scene.environment, scene.output.fps, kernels);
+  return [&kernels](const Scene& scene, size_t index, const WindField& wind, ThreadPool& threads) {
+    return std::visit(GpuSystems{scene, index, wind, threads, kernels}, scene.emitters[index].params);
   };
 }
 
@@ -34,17 +69,12 @@ MemoryEstimate estimate_memory(const Scene& scene, Backend backend) {
     m.cpu += cpu_particle_bytes(scene);
     return m;
   }
-  const bool ground = scene.environment.ground.has_value();
+  const size_t per_slot = particle_bytes() + sizeof(SpriteInstance);
   for (const auto& e : scene.emitters) {
-    const size_t n = size_t(e.max_particles);
-    if (e.type == EmitterType::fountain) {
-      m.gpu += GpuFountain::bytes_needed(e);
-    } else if (e.type == EmitterType::fire || e.type == EmitterType::explosion) {
-      m.gpu += n * (particle_bytes() + sizeof(SpriteInstance));  // the spark pool
-      m.cpu += n * particle_bytes() * 2;                           // its staging and read-back stores
-    } else {
-      m.gpu += GpuPrecipitation::bytes_needed(e, ground);
-    }
+    const SlotPlan slots = effect_slots(e, scene.environment);
+    m.gpu += slots.total() * per_slot;
+    // Spark pools are born on the CPU: their staging and read-back stores stay in RAM.
+    if (!std::visit(SlotsOnGpu{}, e.params)) m.cpu += slots.total() * particle_bytes() * 2;
   }
   return m;
 }

@@ -1,55 +1,16 @@
 #include "render/renderer.h"
 
-#include "core/effects/explosion/explosion.h"
 #include <fmt/format.h>
 
-#include "core/effects/explosion/fireball_images.h"
 #include "render/gl_checks.h"
-#include "core/particle_images.h"
-#include "core/effects/precipitation/snowflake_image.h"
 
 namespace fxsim {
-
-namespace {
-constexpr int kFlakeTexels = 64;
-
-Image premultiplied(Image image) {
-  for (size_t i = 0; i < image.rgba.size(); i += 4)
-    for (int c = 0; c < 3; ++c) image.rgba[i + c] = uint8_t((image.rgba[i + c] * image.rgba[i + 3] + 127) / 255);
-  return image;
-}
-}  // namespace
-
-std::vector<Image> emitter_texture_layers(const EmitterSettings& emitter, SpriteLook look) {
-  std::vector<Image> layers;
-  if (emitter.type == EmitterType::explosion && look == SpriteLook::primary) {
-    const ExplosionParams& x = emitter.explosion;
-    if (x.texture) return keyed_flipbook(read_png(*x.texture), x.flipbook_rows, x.flipbook_columns, x.key_color);
-    return fireball_flipbook(kFireballFrames, 96, emitter.seed);
-  }
-  if (emitter.type == EmitterType::fire && look == SpriteLook::primary) return {droplet_image(8)};  // unused: the grid is drawn
-  if (emitter.type == EmitterType::fountain)
-    return {look == SpriteLook::primary ? droplet_image(32) : mist_image(64, emitter.seed)};
-  if (look == SpriteLook::secondary) return {droplet_image(32)};
-  if (!emitter.precipitation.textures.empty()) {
-    for (const auto& path : emitter.precipitation.textures) {
-      Image image = read_png(path);
-      if (!layers.empty()) image = resize_image(image, layers.front().width, layers.front().height);
-      layers.push_back(premultiplied(std::move(image)));
-    }
-    return layers;
-  }
-  if (emitter.type == EmitterType::rain) return {rain_streak_image(16, 64)};
-  for (int shape = 0; shape < emitter.precipitation.shapes; ++shape)
-    layers.push_back(snowflake_image(kFlakeTexels, emitter.seed, uint32_t(shape)));
-  return layers;
-}
 
 Renderer::Renderer(const Scene& scene, int width, int height)
     : scene_(scene), target_(width, height, scene.output.samples) {
   for (const auto& emitter : scene.emitters) {
-    textures_.push_back(make_texture_array(emitter_texture_layers(emitter, SpriteLook::primary)));
-    secondary_textures_.push_back(make_texture_array(emitter_texture_layers(emitter, SpriteLook::secondary)));
+    textures_.push_back(make_texture_array(effect_looks(emitter, SpriteLook::primary)));
+    secondary_textures_.push_back(make_texture_array(effect_looks(emitter, SpriteLook::secondary)));
   }
 }
 

@@ -13,10 +13,6 @@
 
 namespace fxsim {
 
-// The texture layers of an emitter's look: its user PNGs (premultiplied,
-// resized to the first one's size) or its procedural shapes.
-std::vector<Image> emitter_texture_layers(const EmitterSettings& emitter, SpriteLook look);
-
 class Renderer {
  public:
   Renderer(const Scene& scene, int width, int height);

@@ -157,7 +157,7 @@ TEST(Fountain, DropsDieBelowTheGroundOrAfterTenSeconds) {
 TEST(Fountain, RingShorthandPlacesTiltedNozzles) {
   const Scene scene = fountain_scene(R"({"type": "fountain",
       "ring": {"count": 4, "radius": 2, "center": [1, 0.5, 0], "tilt": 30, "speed": 6, "rate": 10}})");
-  const auto& nozzles = scene.emitters[0].fountain.nozzles;
+  const auto& nozzles = scene.emitters[0].as<FountainParams>().nozzles;
   ASSERT_EQ(nozzles.size(), 4u);
   EXPECT_NEAR(nozzles[0].position.x, 3.0f, 1e-5f);
   EXPECT_NEAR(nozzles[1].position.z, 2.0f, 1e-5f);

@@ -84,9 +84,9 @@ TEST_P(GpuParity, ParticlesAndStatisticsMatchTheCpu) {
     const ParticleStore* mine = nullptr;
     size_t count = 0;
     ParticleStore back(size_t(scene.emitters[i].max_particles));
-    if (scene.emitters[i].type == EmitterType::fire || scene.emitters[i].type == EmitterType::explosion) {
+    if (scene.emitters[i].is<FireParams>() || scene.emitters[i].is<ExplosionParams>()) {
       // Embers and debris: the pools' states (the GPU's read back).
-      const bool fire = scene.emitters[i].type == EmitterType::fire;
+      const bool fire = scene.emitters[i].is<FireParams>();
       const ParticlePool& c = fire ? dynamic_cast<const FireSystem&>(cpu.system(i)).embers()
                                    : dynamic_cast<const ExplosionSystem&>(cpu.system(i)).debris();
       const ParticlePool& g = fire ? dynamic_cast<const FireSystem&>(gpu.system(i)).embers()
@@ -94,7 +94,7 @@ TEST_P(GpuParity, ParticlesAndStatisticsMatchTheCpu) {
       back = g.state();
       mine = &c.state();
       count = mine->capacity();
-    } else if (scene.emitters[i].type == EmitterType::fountain) {
+    } else if (scene.emitters[i].is<FountainParams>()) {
       const auto& c = dynamic_cast<const FountainSystem&>(cpu.system(i));
       dynamic_cast<const GpuFountain&>(gpu.system(i)).read_drops(back);
       mine = &c.drops();

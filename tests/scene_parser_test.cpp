@@ -37,13 +37,13 @@ TEST(SceneParser, FillsTheDocumentedDefaults) {
   EXPECT_FLOAT_EQ(e.opacity, 0.9f);
   EXPECT_EQ(e.blend, BlendMode::alpha);
   EXPECT_EQ(e.billboard, BillboardMode::screen);
-  EXPECT_EQ(e.precipitation.region.size, glm::vec3(20, 10, 20));
-  EXPECT_EQ(e.precipitation.recycle, Recycle::wrap);
-  EXPECT_TRUE(e.precipitation.prewarm);
-  EXPECT_EQ(e.precipitation.motion, Motion::wind);
-  EXPECT_FLOAT_EQ(e.precipitation.drag, 8);
-  EXPECT_FLOAT_EQ(e.precipitation.sway.amplitude, 0.3f);
-  EXPECT_EQ(e.precipitation.shapes, 6);
+  EXPECT_EQ(e.precipitation().region.size, glm::vec3(20, 10, 20));
+  EXPECT_EQ(e.precipitation().recycle, Recycle::wrap);
+  EXPECT_TRUE(e.precipitation().prewarm);
+  EXPECT_EQ(e.precipitation().motion, Motion::wind);
+  EXPECT_FLOAT_EQ(e.precipitation().drag, 8);
+  EXPECT_FLOAT_EQ(e.precipitation().sway.amplitude, 0.3f);
+  EXPECT_EQ(e.precipitation().shapes, 6);
 }
 
 TEST(SceneParser, ReadsColoursInEveryForm) {
@@ -85,13 +85,13 @@ TEST(SceneParser, ReadsEveryEmitterType) {
       {"type": "explosion", "scale": 3}]})", "s.json", ".");
   ASSERT_EQ(s.emitters.size(), 5u);
   EXPECT_EQ(s.emitters[1].max_particles, 50000);
-  EXPECT_FLOAT_EQ(s.emitters[1].precipitation.drag, 1.3f);
-  EXPECT_EQ(s.emitters[2].fountain.nozzles.size(), 1u);
-  EXPECT_EQ(s.emitters[3].fire.rows, 10);
-  EXPECT_EQ(s.emitters[3].fire.size, glm::vec2(2, 3));
+  EXPECT_FLOAT_EQ(s.emitters[1].precipitation().drag, 1.3f);
+  EXPECT_EQ(s.emitters[2].as<FountainParams>().nozzles.size(), 1u);
+  EXPECT_EQ(s.emitters[3].as<FireParams>().rows, 10);
+  EXPECT_EQ(s.emitters[3].as<FireParams>().size, glm::vec2(2, 3));
   EXPECT_EQ(s.emitters[3].blend, BlendMode::additive);
   EXPECT_EQ(s.emitters[4].billboard, BillboardMode::viewpoint);
-  EXPECT_FLOAT_EQ(s.emitters[4].explosion.scale, 3.0f);
+  EXPECT_FLOAT_EQ(s.emitters[4].as<ExplosionParams>().scale, 3.0f);
 }
 
 TEST(SceneParser, RainRejectsSnowOnlyKeys) {

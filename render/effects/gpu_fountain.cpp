@@ -148,16 +148,11 @@ void main() {
 }
 }  // namespace
 
-size_t GpuFountain::bytes_needed(const EmitterSettings& settings) {
-  const size_t n = size_t(settings.max_particles);
-  return n * (particle_bytes() + sizeof(SpriteInstance)) * (settings.fountain.mist ? 2 : 1);
-}
-
 GpuFountain::GpuFountain(const EmitterSettings& settings, size_t emitter_index, const WindField& wind,
                          const OutputSettings& output, GpuKernels& kernels)
-    : settings_(settings), fountain_(settings.fountain), emitter_index_(uint32_t(emitter_index)), wind_(wind),
+    : settings_(settings), fountain_(settings.as<FountainParams>()), emitter_index_(uint32_t(emitter_index)), wind_(wind),
       steps_per_second_(output.fps * output.substeps), exposure_(float(0.5 / output.fps)),
-      drop_rules_(FountainSystem::drop_rules(settings.fountain)),
+      drop_rules_(FountainSystem::drop_rules(settings.as<FountainParams>())),
       kernels_(kernels),
       drops_(size_t(settings.max_particles), GpuStore::max_page_capacity()),
       step_program_(link_compute(step_source())), emit_program_(link_compute(emit_source())),
@@ -315,7 +310,7 @@ void GpuFountain::reset_counters() {
 void GpuFountain::take_stats(FrameStats& out, bool active) {
   collect_counts();
   EmitterStats s = kernels_.stats(drops_, drops_.capacity, true);
-  label(s, settings_.name, to_string(settings_.type), active);
+  label(s, settings_.name, settings_.type_name(), active);
   s.spawned = spawned_;
   s.died = died_;
   out.emitters.push_back(std::move(s));

@@ -26,7 +26,6 @@ class GpuFountain : public ParticleSystem {
   void hash_state(StateHasher& hasher) const override;
 
   void read_drops(ParticleStore& out) const { drops_.read(out); }
-  static size_t bytes_needed(const EmitterSettings& settings);
 
  private:
   void reset_counters();  // births and deaths since the last take_stats

@@ -175,25 +175,15 @@ void main() {
 
 namespace {
 size_t splash_count(const EmitterSettings& settings, const Environment& environment) {
-  const auto& splash = settings.precipitation.splash;
+  const auto& splash = settings.precipitation().splash;
   return splash && environment.ground ? size_t(splash->count) : 0;
 }
 }  // namespace
 
-size_t GpuPrecipitation::bytes_needed(const EmitterSettings& settings, bool ground) {
-  const size_t n = size_t(settings.max_particles);
-  size_t bytes = n * particle_bytes() + n * sizeof(SpriteInstance);
-  if (settings.precipitation.splash && ground) {
-    const size_t droplets = n * size_t(settings.precipitation.splash->count);
-    bytes += droplets * (particle_bytes() + sizeof(SpriteInstance));
-  }
-  return bytes;
-}
-
 GpuPrecipitation::GpuPrecipitation(const EmitterSettings& settings, size_t emitter_index, const WindField& wind,
                                    const Environment& environment, double fps, GpuKernels& kernels)
-    : settings_(settings), params_(settings.precipitation), emitter_index_(uint32_t(emitter_index)), wind_(wind),
-      exposure_(float(settings.precipitation.streak / fps)), kernels_(kernels),
+    : settings_(settings), params_(settings.precipitation()), emitter_index_(uint32_t(emitter_index)), wind_(wind),
+      exposure_(float(settings.precipitation().streak / fps)), kernels_(kernels),
       store_(size_t(settings.max_particles), GpuStore::max_page_capacity(splash_count(settings, environment))),
       program_(link_compute(precipitation_source())),
       counters_(gl_gen(glGenBuffers)) {
@@ -326,7 +316,7 @@ void GpuPrecipitation::reset_counters() {
 void GpuPrecipitation::take_stats(FrameStats& out, bool active) {
   collect_counts();
   EmitterStats s = kernels_.stats(store_, live_, false);
-  label(s, settings_.name, to_string(settings_.type), active);
+  label(s, settings_.name, settings_.type_name(), active);
   s.spawned = spawned_;
   s.died = died_;
   out.emitters.push_back(std::move(s));

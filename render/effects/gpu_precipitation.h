@@ -30,8 +30,6 @@ class GpuPrecipitation : public ParticleSystem {
   size_t live() const { return live_; }
   const GpuPool* splashes() const { return splash_ ? &*splash_ : nullptr; }
 
-  // GPU memory this emitter takes, for the estimate made before allocating.
-  static size_t bytes_needed(const EmitterSettings& settings, bool ground);
 
  private:
   void reset_counters();  // births and deaths since the last take_stats

@@ -22,7 +22,7 @@ PoolRules debris_rules(double duration) {
 
 ExplosionSystem::ExplosionSystem(const EmitterSettings& settings, size_t emitter_index, const WindField& wind,
                                  const PoolMaker& make_pool)
-    : settings_(settings), explosion_(settings.explosion), emitter_index_(uint32_t(emitter_index)), wind_(wind),
+    : settings_(settings), explosion_(settings.as<ExplosionParams>()), emitter_index_(uint32_t(emitter_index)), wind_(wind),
       debris_(make_pool(debris_rules(settings.duration.value_or(1.5)), size_t(std::max<int64_t>(1, settings.max_particles)))) {}
 
 float ExplosionSystem::diameter(float progress, float scale) {

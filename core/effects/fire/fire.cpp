@@ -45,7 +45,7 @@ PoolRules ember_rules() {
 
 FireSystem::FireSystem(const EmitterSettings& settings, size_t emitter_index, const WindField& wind,
                        const PoolMaker& make_pool)
-    : settings_(settings), fire_(settings.fire), emitter_index_(uint32_t(emitter_index)), wind_(wind),
+    : settings_(settings), fire_(settings.as<FireParams>()), emitter_index_(uint32_t(emitter_index)), wind_(wind),
       grid_(fire_.rows, fire_.columns, fire_.max_intensity, fire_.seed_fraction),
       embers_(make_pool(ember_rules(), size_t(std::max<int64_t>(1, settings.max_particles)))) {}
 

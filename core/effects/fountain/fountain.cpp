@@ -44,7 +44,7 @@ uint64_t FountainSystem::emitted_by(double rate, int64_t steps, double steps_per
 
 FountainSystem::FountainSystem(const EmitterSettings& settings, size_t emitter_index, const WindField& wind,
                                const OutputSettings& output, ThreadPool& threads)
-    : settings_(settings), fountain_(settings.fountain), emitter_index_(uint32_t(emitter_index)), wind_(wind),
+    : settings_(settings), fountain_(settings.as<FountainParams>()), emitter_index_(uint32_t(emitter_index)), wind_(wind),
       threads_(threads),
       steps_per_second_(output.fps * output.substeps), exposure_(float(0.5 / output.fps)),
       store_(size_t(settings.max_particles)) {
@@ -201,7 +201,7 @@ void FountainSystem::emit(const StepContext& ctx) {
 
 void FountainSystem::take_stats(FrameStats& out, bool active) {
   EmitterStats s = particle_stats_of_live_slots(store_, threads_);
-  label(s, settings_.name, to_string(settings_.type), active);
+  label(s, settings_.name, settings_.type_name(), active);
   s.spawned = spawned_;
   s.died = died_;
   out.emitters.push_back(std::move(s));

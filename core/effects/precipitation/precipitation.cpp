@@ -29,10 +29,10 @@ float wrap_axis(float x, float h) {
 
 PrecipitationSystem::PrecipitationSystem(const EmitterSettings& settings, size_t emitter_index, const WindField& wind,
                                          const Environment& environment, double fps, ThreadPool& threads)
-    : settings_(settings), snow_(settings.precipitation), emitter_index_(uint32_t(emitter_index)), wind_(wind),
+    : settings_(settings), snow_(settings.precipitation()), emitter_index_(uint32_t(emitter_index)), wind_(wind),
       threads_(threads),
-      half_(settings.precipitation.region.size * 0.5f), store_(size_t(settings.max_particles)),
-      exposure_(float(settings.precipitation.streak / fps)) {
+      half_(settings.precipitation().region.size * 0.5f), store_(size_t(settings.max_particles)),
+      exposure_(float(settings.precipitation().streak / fps)) {
   if (environment.ground) ground_ = environment.ground->height;
   emission_rate_ = fill_rate(settings, environment.gravity);
   if (snow_.splash && environment.ground && snow_.splash->count > 0) {
@@ -70,7 +70,7 @@ int64_t PrecipitationSystem::throw_splash(size_t drop, glm::vec3 hit, float grou
 double PrecipitationSystem::fill_rate(const EmitterSettings& settings, glm::vec3 gravity) {
   // Without prewarm the box fills from the top at the rate that keeps it full
   // once flakes have had time to fall through it.
-  const PrecipitationParams& p = settings.precipitation;
+  const PrecipitationParams& p = settings.precipitation();
   float fall_speed = std::fabs(p.velocity.y);
   if (p.motion == Motion::wind && p.drag > 0) fall_speed = std::fabs(gravity.y * p.gravity_scale / p.drag);
   fall_speed = std::max(fall_speed, 0.05f);
@@ -227,7 +227,7 @@ void PrecipitationSystem::step(const StepContext& ctx) {
 
 void PrecipitationSystem::take_stats(FrameStats& out, bool active) {
   EmitterStats s = particle_stats(store_, live_, threads_);
-  label(s, settings_.name, to_string(settings_.type), active);
+  label(s, settings_.name, settings_.type_name(), active);
   s.spawned = spawned_;
   s.died = died_;
   out.emitters.push_back(std::move(s));

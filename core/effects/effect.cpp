@@ -1,0 +1,33 @@
+#include "core/effects/effect.h"
+
+#include <fmt/format.h>
+
+#include "core/image.h"
+#include "core/limits.h"
+#include "core/scene_reader.h"
+
+namespace fxsim {
+
+size_t SlotPlan::total() const {
+  size_t n = particles;
+  for (const auto& pool : pools) n += pool.slots;
+  return n;
+}
+
+size_t SlotPlan::pool_slots(const std::string& suffix) const {
+  for (const auto& pool : pools)
+    if (pool.suffix == suffix) return pool.slots;
+  return 0;
+}
+
+std::filesystem::path ParseContext::texture(ObjectReader& r, const std::string& pointer, const std::string& written,
+                                            int* width, int* height) const {
+  std::filesystem::path path = written;
+  if (path.is_relative()) path = base_dir / path;
+  if (const std::string why = png_problem(path, width, height); !why.empty())
+    r.error(pointer, fmt::format("expected a PNG file of at most {}×{} pixels, got \"{}\" ({}), which cannot be "
+                                 "used: {}", kMaxTextureSide, kMaxTextureSide, written, path.string(), why));
+  return path;
+}
+
+}  // namespace fxsim

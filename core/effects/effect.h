@@ -1,0 +1,77 @@
+#pragma once
+// What an effect type is, declared in its own folder (pbrt's one Create per
+// family, Mitsuba's plugin-per-file): its parameters (a struct, defaults in its
+// initialisers), and an Effect<Params> descriptor with its name, the defaults
+// of the keys every emitter has, how its own keys are parsed, the slots it
+// needs, its CPU system and its textures. core/effects/registry.h lists every
+// type once; everything else dispatches through it.
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace fxsim {
+
+enum class BlendMode { alpha, additive };
+enum class BillboardMode { screen, viewpoint, axial };
+
+// Which of an emitter's looks a batch is drawn with: its own particles, or its
+// secondary ones (splashes, mist, debris, embers) with their own texture.
+enum class SpriteLook { primary, secondary };
+
+// The defaults of the keys every emitter has, per type.
+struct CommonDefaults {
+  int64_t max_particles;
+  const char* color;
+  double opacity;
+  double size;
+  BlendMode blend;
+  BillboardMode billboard;
+  bool sprite_size = true;  // false: `size` is the effect's own key (a fire's [width, height])
+};
+
+// The particle slots an emitter takes: its own, and each pool of secondary
+// particles (splashes, mist, embers, debris). Memory estimates for both
+// backends and the pools' capacities derive from it.
+struct SlotPlan {
+  struct Pool {
+    std::string suffix;  // statistics name: "<emitter>.<suffix>"
+    size_t slots = 0;
+  };
+  size_t particles = 0;
+  std::vector<Pool> pools;
+  size_t total() const;
+  size_t pool_slots(const std::string& suffix) const;  // 0 when there is no such pool
+};
+
+class ObjectReader;
+class ParticleSystem;
+class ThreadPool;
+class WindField;
+struct EmitterSettings;
+struct Environment;
+struct Image;
+struct Scene;
+
+// What an effect's parser may need besides the object it reads.
+struct ParseContext {
+  std::filesystem::path base_dir;  // relative texture paths resolve against it
+  // Checks a texture file as render will read it (regular, PNG, size, decodes);
+  // reports a problem at `pointer` and returns the resolved path.
+  std::filesystem::path texture(ObjectReader& r, const std::string& pointer, const std::string& written,
+                                int* width = nullptr, int* height = nullptr) const;
+};
+
+// Specialised by each effect type next to its parameters:
+//   static constexpr const char* name;
+//   static constexpr CommonDefaults defaults;
+//   static void parse(ObjectReader&, EmitterSettings&, Params&, const ParseContext&);
+//   static SlotPlan slots(const EmitterSettings&, const Environment&);
+//   static std::unique_ptr<ParticleSystem> make_cpu(const Scene&, size_t index, const WindField&, ThreadPool&);
+//   static std::vector<Image> looks(const EmitterSettings&, SpriteLook);
+template <class Params>
+struct Effect;
+
+}  // namespace fxsim

@@ -1,0 +1,38 @@
+#pragma once
+// Explosions: their parameters (defaults in the initialisers) and their
+// descriptor. An explosion lasts 1.5 s unless its `duration` says otherwise.
+#include <cstddef>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include <glm/vec2.hpp>
+#include <glm/vec3.hpp>
+
+#include "core/color.h"
+#include "core/effects/effect.h"
+
+namespace fxsim {
+
+struct ExplosionParams {
+  glm::vec3 position{0, 1, 0};
+  float scale = 2;                     // final diameter (m)
+  std::optional<std::filesystem::path> texture;  // a flipbook PNG instead of the procedural fireball
+  int flipbook_rows = 1, flipbook_columns = 1;
+  Color key_color{{1, 1, 1, 1}};       // keyed out of `texture`
+  int debris = 0;                      // sparks thrown out at `start`
+};
+
+template <>
+struct Effect<ExplosionParams> {
+  static constexpr const char* name = "explosion";
+  static constexpr CommonDefaults defaults{0, "#ffffff", 1.0, 0.04, BlendMode::alpha, BillboardMode::viewpoint};
+  static void parse(ObjectReader& r, EmitterSettings& e, ExplosionParams& p, const ParseContext& ctx);
+  static SlotPlan slots(const EmitterSettings& e, const Environment& environment);
+  static std::unique_ptr<ParticleSystem> make_cpu(const Scene& scene, size_t index, const WindField& wind,
+                                                  ThreadPool& threads);
+  static std::vector<Image> looks(const EmitterSettings& e, SpriteLook look);
+};
+
+}  // namespace fxsim

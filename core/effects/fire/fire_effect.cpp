@@ -1,0 +1,57 @@
+// Fire as an effect type: its keys, slots, CPU system and textures.
+#include <fmt/format.h>
+
+#include "core/effects/fire/fire.h"
+#include "core/particle_images.h"
+#include "core/scene.h"
+#include "core/scene_reader.h"
+#include "core/value_ranges.h"
+
+namespace fxsim {
+
+void Effect<FireParams>::parse(ObjectReader& r, EmitterSettings&, FireParams& f, const ParseContext&) {
+  f.position = r.vector("position", f.position, kCoordinate);
+  if (const Json* size = r.raw("size")) {
+    const auto side = [](const Json& v) { return v.is_number() && kExtent.contains(v.get<double>()); };
+    if (side(*size)) {
+      f.size = glm::vec2(size->get<float>());
+    } else if (size->is_array() && size->size() == 2 && side((*size)[0]) && side((*size)[1])) {
+      f.size = {(*size)[0].get<float>(), (*size)[1].get<float>()};
+    } else {
+      r.error(r.child("size"), "expected [width, height] in metres, each " + kExtent.text() + ", " + describe_json(*size));
+    }
+  }
+  if (const Json* grid = r.raw("grid")) {
+    const bool ok = grid->is_array() && grid->size() == 2 && (*grid)[0].is_number_integer() &&
+                    (*grid)[1].is_number_integer() && (*grid)[0].get<int64_t>() >= 2 &&
+                    (*grid)[0].get<int64_t>() <= 1024 && (*grid)[1].get<int64_t>() >= 3 &&
+                    (*grid)[1].get<int64_t>() <= 1024;
+    if (ok) {
+      f.rows = (*grid)[0].get<int>();
+      f.columns = (*grid)[1].get<int>();
+    } else {
+      r.error(r.child("grid"), "expected [rows, columns] with rows in 2..1024 and columns in 3..1024, " +
+                                   describe_json(*grid));
+    }
+  }
+  f.max_intensity = float(r.number("max_intensity", f.max_intensity, Range{1, 1e6}));
+  f.seed_fraction = float(r.number("seed_fraction", f.seed_fraction, kUnit));
+  f.update_rate = r.number("update_rate", f.update_rate, Range{1e-3, 1000});
+  f.embers = r.number("embers", f.embers, kRate);
+}
+
+SlotPlan Effect<FireParams>::slots(const EmitterSettings& e, const Environment&) {
+  // The grid has no particles; its embers are a pool (of at least one slot).
+  return {0, {{"embers", size_t(std::max<int64_t>(1, e.max_particles))}}};
+}
+
+std::unique_ptr<ParticleSystem> Effect<FireParams>::make_cpu(const Scene& scene, size_t index, const WindField& wind,
+                                                             ThreadPool& threads) {
+  return std::make_unique<FireSystem>(scene.emitters[index], index, wind, cpu_pool_maker(threads));
+}
+
+std::vector<Image> Effect<FireParams>::looks(const EmitterSettings&, SpriteLook) {
+  return {droplet_image(8)};  // embers; the flame is the grid, drawn from a texture made each frame
+}
+
+}  // namespace fxsim
