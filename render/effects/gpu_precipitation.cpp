@@ -173,27 +173,21 @@ void main() {
 }
 }  // namespace
 
-namespace {
-size_t splash_count(const EmitterSettings& settings, const Environment& environment) {
-  const auto& splash = settings.precipitation().splash;
-  return splash && environment.ground ? size_t(splash->count) : 0;
-}
-}  // namespace
-
 GpuPrecipitation::GpuPrecipitation(const EmitterSettings& settings, size_t emitter_index, const WindField& wind,
                                    const Environment& environment, double fps, GpuKernels& kernels)
     : settings_(settings), params_(settings.precipitation()), emitter_index_(uint32_t(emitter_index)), wind_(wind),
       exposure_(float(settings.precipitation().streak / fps)), kernels_(kernels),
-      store_(size_t(settings.max_particles), GpuStore::max_page_capacity(splash_count(settings, environment))),
+      store_(size_t(settings.max_particles),
+             GpuStore::max_page_capacity(PrecipitationSystem::splashes_per_drop(settings.precipitation(), environment))),
       program_(link_compute(precipitation_source())),
       counters_(gl_gen(glGenBuffers)) {
   if (environment.ground) ground_ = environment.ground->height;
   emission_rate_ = PrecipitationSystem::fill_rate(settings, environment.gravity);
-  if (params_.splash && environment.ground && params_.splash->count > 0) {
+  if (const size_t per_drop = PrecipitationSystem::splashes_per_drop(params_, environment)) {
     PoolRules rules;
     rules.lifetime = params_.splash->lifetime;
-    const size_t count = size_t(params_.splash->count);
-    splash_.emplace(rules, size_t(settings.max_particles) * count, store_.page_capacity * count);
+    // Drop i owns splash slots [i × per_drop, …): a drop page's splashes are one splash page.
+    splash_.emplace(rules, effect_slots(settings, environment).pool_slots("splash"), store_.page_capacity * per_drop);
   }
   const uint32_t zeros[4] = {0, 0, 0, 0};
   glBindBuffer(GL_SHADER_STORAGE_BUFFER, counters_.get());

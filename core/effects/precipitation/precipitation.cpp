@@ -35,11 +35,15 @@ PrecipitationSystem::PrecipitationSystem(const EmitterSettings& settings, size_t
       exposure_(float(settings.precipitation().streak / fps)) {
   if (environment.ground) ground_ = environment.ground->height;
   emission_rate_ = fill_rate(settings, environment.gravity);
-  if (snow_.splash && environment.ground && snow_.splash->count > 0) {
+  if (splashes_per_drop(snow_, environment) > 0) {
     PoolRules rules;
     rules.lifetime = snow_.splash->lifetime;  // ballistic: no drag
-    splash_.emplace(rules, size_t(settings.max_particles) * size_t(snow_.splash->count), threads_);
+    splash_.emplace(rules, effect_slots(settings, environment).pool_slots("splash"), threads_);
   }
+}
+
+size_t PrecipitationSystem::splashes_per_drop(const PrecipitationParams& params, const Environment& environment) {
+  return params.splash && environment.ground ? size_t(params.splash->count) : 0;
 }
 
 int64_t PrecipitationSystem::throw_splash(size_t drop, glm::vec3 hit, float ground, int64_t step) {

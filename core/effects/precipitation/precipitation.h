@@ -56,6 +56,10 @@ class PrecipitationSystem : public ParticleSystem {
   static Frame region_frame(const PrecipitationParams& params, const CameraPose& camera);
   Frame region_frame(const CameraPose& camera) const { return region_frame(snow_, camera); }
 
+  // Droplets a drop throws when it lands: splash.count where there is ground to
+  // land on, else 0 (no splash pool). The slot plan sizes the pool from it.
+  static size_t splashes_per_drop(const PrecipitationParams& params, const Environment& environment);
+
   // Flakes per second entering a box that starts empty (no prewarm).
   static double fill_rate(const EmitterSettings& settings, glm::vec3 gravity);
 

@@ -95,7 +95,8 @@ SlotPlan precipitation_slots(const EmitterSettings& e, const Environment& enviro
   SlotPlan plan{size_t(e.max_particles), {}};
   const PrecipitationParams& p = e.precipitation();
   // A drop owns the splash slots [i × count, (i + 1) × count): they are thrown only where there is ground.
-  if (p.splash && environment.ground) plan.pools.push_back({"splash", plan.particles * size_t(p.splash->count)});
+  if (const size_t per_drop = PrecipitationSystem::splashes_per_drop(p, environment))
+    plan.pools.push_back({"splash", plan.particles * per_drop});
   return plan;
 }
 
