@@ -23,7 +23,8 @@ PoolRules debris_rules(double duration) {
 ExplosionSystem::ExplosionSystem(const EmitterSettings& settings, size_t emitter_index, const WindField& wind,
                                  const PoolMaker& make_pool)
     : settings_(settings), explosion_(settings.as<ExplosionParams>()), emitter_index_(uint32_t(emitter_index)), wind_(wind),
-      debris_(make_pool(debris_rules(settings.duration.value_or(1.5)), size_t(std::max<int64_t>(1, settings.max_particles)))) {}
+      debris_(make_pool(debris_rules(settings.duration.value_or(ExplosionParams::default_duration)),
+                        Effect<ExplosionParams>::slots(settings, {}).pool_slots("debris"))) {}
 
 float ExplosionSystem::diameter(float progress, float scale) {
   // Fast at first, slowing as it reaches full size.
@@ -37,7 +38,7 @@ float ExplosionSystem::opacity(float progress) {
 }
 
 float ExplosionSystem::progress() const {
-  const double duration = settings_.duration.value_or(1.5);
+  const double duration = settings_.duration.value_or(ExplosionParams::default_duration);
   return float(std::clamp((now_ - start_) / duration, 0.0, 1.0));
 }
 

@@ -15,7 +15,7 @@ void Effect<ExplosionParams>::parse(ObjectReader& r, EmitterSettings& e, Explosi
   if (!e.duration) {
     if (const Json* d = r.raw("duration"); d && d->is_null())
       r.error(r.child("duration"), "expected a finite duration in seconds (> 0) for an explosion, got null");
-    e.duration = 1.5;
+    e.duration = ExplosionParams::default_duration;
   }
   x.position = r.vector("position", x.position, kCoordinate);
   x.scale = float(r.number("scale", x.scale, kExtent));

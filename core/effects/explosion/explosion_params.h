@@ -16,6 +16,7 @@
 namespace fxsim {
 
 struct ExplosionParams {
+  static constexpr double default_duration = 1.5;  // s, when the emitter gives no `duration`
   glm::vec3 position{0, 1, 0};
   float scale = 2;                     // final diameter (m)
   std::optional<std::filesystem::path> texture;  // a flipbook PNG instead of the procedural fireball

@@ -47,7 +47,7 @@ FireSystem::FireSystem(const EmitterSettings& settings, size_t emitter_index, co
                        const PoolMaker& make_pool)
     : settings_(settings), fire_(settings.as<FireParams>()), emitter_index_(uint32_t(emitter_index)), wind_(wind),
       grid_(fire_.rows, fire_.columns, fire_.max_intensity, fire_.seed_fraction),
-      embers_(make_pool(ember_rules(), size_t(std::max<int64_t>(1, settings.max_particles)))) {}
+      embers_(make_pool(ember_rules(), Effect<FireParams>::slots(settings, {}).pool_slots("embers"))) {}
 
 void FireSystem::begin(double t, const CameraPose&) {
   start_ = t;
