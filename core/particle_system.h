@@ -82,4 +82,14 @@ class ParticleSystem {
   virtual void hash_state(StateHasher& hasher) const = 0;
 };
 
+// The overrides every system declares, written once (each system's .cpp
+// implements them; the comments above say what each must do).
+#define FXSIM_PARTICLE_SYSTEM_OVERRIDES                                               \
+  void begin(double t, const CameraPose& camera) override;                           \
+  void step(const StepContext& ctx) override;                                        \
+  void end() override;                                                               \
+  void take_stats(FrameStats& out, bool active) override;                            \
+  void add_sprites(const CameraPose& camera, std::vector<SpriteBatch>& out) override; \
+  void hash_state(StateHasher& hasher) const override;
+
 }  // namespace fxsim

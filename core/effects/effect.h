@@ -64,14 +64,24 @@ struct ParseContext {
                                 int* width = nullptr, int* height = nullptr) const;
 };
 
-// Specialised by each effect type next to its parameters:
-//   static constexpr const char* name;
-//   static constexpr CommonDefaults defaults;
-//   static void parse(ObjectReader&, EmitterSettings&, Params&, const ParseContext&);
-//   static SlotPlan slots(const EmitterSettings&, const Environment&);
-//   static std::unique_ptr<ParticleSystem> make_cpu(const Scene&, size_t index, const WindField&, ThreadPool&);
-//   static std::vector<Image> looks(const EmitterSettings&, SpriteLook);
+// Specialised by each effect type next to its parameters, through
+// FXSIM_EFFECT(Params, "name", {common defaults}); its .cpp defines the four
+// functions.
 template <class Params>
 struct Effect;
+
+#define FXSIM_EFFECT(PARAMS, NAME, ...)                                                             \
+  template <>                                                                                       \
+  struct Effect<PARAMS> {                                                                           \
+    static constexpr const char* name = NAME;                                                       \
+    static constexpr CommonDefaults defaults __VA_ARGS__;                                           \
+    /* Reads the type's own keys (the common ones are read already). */                            \
+    static void parse(ObjectReader& r, EmitterSettings& e, PARAMS& p, const ParseContext& ctx);     \
+    static SlotPlan slots(const EmitterSettings& e, const Environment& environment);                \
+    static std::unique_ptr<ParticleSystem> make_cpu(const Scene& scene, size_t index, const WindField& wind, \
+                                                    ThreadPool& threads);                           \
+    /* The texture layers of the primary and secondary looks (premultiplied, equal sizes). */     \
+    static std::vector<Image> looks(const EmitterSettings& e, SpriteLook look);                    \
+  }
 
 }  // namespace fxsim

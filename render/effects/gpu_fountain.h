@@ -18,12 +18,7 @@ class GpuFountain : public ParticleSystem {
   GpuFountain(const EmitterSettings& settings, size_t emitter_index, const WindField& wind,
               const OutputSettings& output, GpuKernels& kernels);
 
-  void begin(double t, const CameraPose& camera) override;
-  void step(const StepContext& ctx) override;
-  void end() override;
-  void take_stats(FrameStats& out, bool active) override;
-  void add_sprites(const CameraPose& camera, std::vector<SpriteBatch>& out) override;
-  void hash_state(StateHasher& hasher) const override;
+  FXSIM_PARTICLE_SYSTEM_OVERRIDES
 
   void read_drops(ParticleStore& out) const { drops_.read(out); }
 

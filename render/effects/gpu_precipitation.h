@@ -18,12 +18,7 @@ class GpuPrecipitation : public ParticleSystem {
   GpuPrecipitation(const EmitterSettings& settings, size_t emitter_index, const WindField& wind,
                    const Environment& environment, double fps, GpuKernels& kernels);
 
-  void begin(double t, const CameraPose& camera) override;
-  void step(const StepContext& ctx) override;
-  void end() override;
-  void take_stats(FrameStats& out, bool active) override;
-  void add_sprites(const CameraPose& camera, std::vector<SpriteBatch>& out) override;
-  void hash_state(StateHasher& hasher) const override;
+  FXSIM_PARTICLE_SYSTEM_OVERRIDES
 
   // Readbacks for parity tests.
   void read_particles(ParticleStore& out) const { store_.read(out); }

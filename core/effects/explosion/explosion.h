@@ -18,12 +18,7 @@ class ExplosionSystem : public ParticleSystem {
   ExplosionSystem(const EmitterSettings& settings, size_t emitter_index, const WindField& wind,
                   const PoolMaker& make_pool);
 
-  void begin(double t, const CameraPose& camera) override;
-  void step(const StepContext& ctx) override;
-  void end() override;
-  void take_stats(FrameStats& out, bool active) override;
-  void add_sprites(const CameraPose& camera, std::vector<SpriteBatch>& out) override;
-  void hash_state(StateHasher& hasher) const override;
+  FXSIM_PARTICLE_SYSTEM_OVERRIDES
 
   // Progress 0..1 through the duration, and the fireball's size and opacity then.
   static float diameter(float progress, float scale);

@@ -25,15 +25,6 @@ struct ExplosionParams {
   int debris = 0;                      // sparks thrown out at `start`
 };
 
-template <>
-struct Effect<ExplosionParams> {
-  static constexpr const char* name = "explosion";
-  static constexpr CommonDefaults defaults{0, "#ffffff", 1.0, 0.04, BlendMode::alpha, BillboardMode::viewpoint};
-  static void parse(ObjectReader& r, EmitterSettings& e, ExplosionParams& p, const ParseContext& ctx);
-  static SlotPlan slots(const EmitterSettings& e, const Environment& environment);
-  static std::unique_ptr<ParticleSystem> make_cpu(const Scene& scene, size_t index, const WindField& wind,
-                                                  ThreadPool& threads);
-  static std::vector<Image> looks(const EmitterSettings& e, SpriteLook look);
-};
+FXSIM_EFFECT(ExplosionParams, "explosion", {0, "#ffffff", 1.0, 0.04, BlendMode::alpha, BillboardMode::viewpoint});
 
 }  // namespace fxsim

@@ -85,12 +85,7 @@ class FireSystem : public ParticleSystem {
   FireSystem(const EmitterSettings& settings, size_t emitter_index, const WindField& wind,
              const PoolMaker& make_pool);
 
-  void begin(double t, const CameraPose& camera) override;
-  void step(const StepContext& ctx) override;
-  void end() override;
-  void take_stats(FrameStats& out, bool active) override;
-  void add_sprites(const CameraPose& camera, std::vector<SpriteBatch>& out) override;
-  void hash_state(StateHasher& hasher) const override;
+  FXSIM_PARTICLE_SYSTEM_OVERRIDES
 
   const FireGrid& grid() const { return grid_; }
   uint64_t updates() const { return updates_; }

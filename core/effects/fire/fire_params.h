@@ -25,15 +25,6 @@ struct FireParams {
   double embers = 0;            // sparks per second
 };
 
-template <>
-struct Effect<FireParams> {
-  static constexpr const char* name = "fire";
-  static constexpr CommonDefaults defaults{4000, "#ffffff", 1.0, 0.03, BlendMode::additive, BillboardMode::screen, false};
-  static void parse(ObjectReader& r, EmitterSettings& e, FireParams& p, const ParseContext& ctx);
-  static SlotPlan slots(const EmitterSettings& e, const Environment& environment);
-  static std::unique_ptr<ParticleSystem> make_cpu(const Scene& scene, size_t index, const WindField& wind,
-                                                  ThreadPool& threads);
-  static std::vector<Image> looks(const EmitterSettings& e, SpriteLook look);
-};
+FXSIM_EFFECT(FireParams, "fire", {4000, "#ffffff", 1.0, 0.03, BlendMode::additive, BillboardMode::screen, false});
 
 }  // namespace fxsim

@@ -53,12 +53,7 @@ class FountainSystem : public ParticleSystem {
   FountainSystem(const EmitterSettings& settings, size_t emitter_index, const WindField& wind,
                  const OutputSettings& output, ThreadPool& threads);
 
-  void begin(double t, const CameraPose& camera) override;
-  void step(const StepContext& ctx) override;
-  void end() override;
-  void take_stats(FrameStats& out, bool active) override;
-  void add_sprites(const CameraPose& camera, std::vector<SpriteBatch>& out) override;
-  void hash_state(StateHasher& hasher) const override;
+  FXSIM_PARTICLE_SYSTEM_OVERRIDES
 
   const ParticleStore& drops() const { return store_; }
   const ParticlePool* mist() const { return mist_ ? &*mist_ : nullptr; }

@@ -39,15 +39,6 @@ struct FountainParams {
   std::optional<Mist> mist = Mist{};
 };
 
-template <>
-struct Effect<FountainParams> {
-  static constexpr const char* name = "fountain";
-  static constexpr CommonDefaults defaults{200000, "#cfe3ff", 0.6, 0.04, BlendMode::alpha, BillboardMode::screen};
-  static void parse(ObjectReader& r, EmitterSettings& e, FountainParams& p, const ParseContext& ctx);
-  static SlotPlan slots(const EmitterSettings& e, const Environment& environment);
-  static std::unique_ptr<ParticleSystem> make_cpu(const Scene& scene, size_t index, const WindField& wind,
-                                                  ThreadPool& threads);
-  static std::vector<Image> looks(const EmitterSettings& e, SpriteLook look);
-};
+FXSIM_EFFECT(FountainParams, "fountain", {200000, "#cfe3ff", 0.6, 0.04, BlendMode::alpha, BillboardMode::screen});
 
 }  // namespace fxsim

@@ -35,12 +35,7 @@ class PrecipitationSystem : public ParticleSystem {
   PrecipitationSystem(const EmitterSettings& settings, size_t emitter_index, const WindField& wind,
                       const Environment& environment, double fps, ThreadPool& threads);
 
-  void begin(double t, const CameraPose& camera) override;
-  void step(const StepContext& ctx) override;
-  void end() override;
-  void take_stats(FrameStats& out, bool active) override;
-  void add_sprites(const CameraPose& camera, std::vector<SpriteBatch>& out) override;
-  void hash_state(StateHasher& hasher) const override;
+  FXSIM_PARTICLE_SYSTEM_OVERRIDES
 
   const ParticleStore& particles() const { return store_; }
   size_t live() const { return live_; }

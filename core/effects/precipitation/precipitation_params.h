@@ -64,26 +64,8 @@ struct RainParams : PrecipitationParams {
   RainParams();  // rain's own defaults: faster, less drag, no sway, one shape, streaks
 };
 
-template <>
-struct Effect<SnowParams> {
-  static constexpr const char* name = "snow";
-  static constexpr CommonDefaults defaults{20000, "#ffffff", 0.9, 0.05, BlendMode::alpha, BillboardMode::screen};
-  static void parse(ObjectReader& r, EmitterSettings& e, SnowParams& p, const ParseContext& ctx);
-  static SlotPlan slots(const EmitterSettings& e, const Environment& environment);
-  static std::unique_ptr<ParticleSystem> make_cpu(const Scene& scene, size_t index, const WindField& wind,
-                                                  ThreadPool& threads);
-  static std::vector<Image> looks(const EmitterSettings& e, SpriteLook look);
-};
+FXSIM_EFFECT(SnowParams, "snow", {20000, "#ffffff", 0.9, 0.05, BlendMode::alpha, BillboardMode::screen});
 
-template <>
-struct Effect<RainParams> {
-  static constexpr const char* name = "rain";
-  static constexpr CommonDefaults defaults{50000, "#aab4c8", 0.35, 0.01, BlendMode::alpha, BillboardMode::screen};
-  static void parse(ObjectReader& r, EmitterSettings& e, RainParams& p, const ParseContext& ctx);
-  static SlotPlan slots(const EmitterSettings& e, const Environment& environment);
-  static std::unique_ptr<ParticleSystem> make_cpu(const Scene& scene, size_t index, const WindField& wind,
-                                                  ThreadPool& threads);
-  static std::vector<Image> looks(const EmitterSettings& e, SpriteLook look);
-};
+FXSIM_EFFECT(RainParams, "rain", {50000, "#aab4c8", 0.35, 0.01, BlendMode::alpha, BillboardMode::screen});
 
 }  // namespace fxsim
