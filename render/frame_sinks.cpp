@@ -32,19 +32,13 @@ void PngSequenceSink::commit(const FrameRecord& record) {
   write_file_atomically(path, png_);
 }
 
-StatisticsSink::StatisticsSink(std::string path) : path_(std::move(path)) {
+TextSink::TextSink(std::string path) : path_(std::move(path)) {
   if (path_ != "-") check_output_path(path_);
 }
 
-void StatisticsSink::start() { out_ = TextOutput::open(path_); }
+void TextSink::start() { out_ = TextOutput::open(path_); }
 
 void StatisticsSink::commit(const FrameRecord& record) { out_->append(to_json_line(record.stats) + "\n"); }
-
-StateHashSink::StateHashSink(std::string path) : path_(std::move(path)) {
-  if (path_ != "-") check_output_path(path_);
-}
-
-void StateHashSink::start() { out_ = TextOutput::open(path_); }
 
 void StateHashSink::commit(const FrameRecord& record) {
   std::string lines;

@@ -58,31 +58,31 @@ class PngSequenceSink : public FrameSink {
   std::vector<uint8_t> png_;                  // the frame being committed, encoded
 };
 
-// The statistics of every drawn frame as JSON Lines (docs/scene-format.md).
-class StatisticsSink : public FrameSink {
+// A text output, written line by line as frames are committed.
+class TextSink : public FrameSink {
  public:
-  explicit StatisticsSink(std::string path);  // "-": standard output
+  explicit TextSink(std::string path);  // "-": standard output; checked now, created by start()
   bool writes_stdout() const override { return path_ == "-"; }
   void start() override;
-  void commit(const FrameRecord& record) override;
 
- private:
+ protected:
   std::string path_;
   std::optional<TextOutput> out_;
 };
 
-// "frame hash" for every simulated frame (what the golden tests compare).
-class StateHashSink : public FrameSink {
+// The statistics of every drawn frame as JSON Lines (docs/scene-format.md).
+class StatisticsSink : public TextSink {
  public:
-  explicit StateHashSink(std::string path);  // "-": standard output
-  bool wants_hashes() const override { return true; }
-  bool writes_stdout() const override { return path_ == "-"; }
-  void start() override;
+  using TextSink::TextSink;
   void commit(const FrameRecord& record) override;
+};
 
- private:
-  std::string path_;
-  std::optional<TextOutput> out_;
+// "frame hash" for every simulated frame (what the golden tests compare).
+class StateHashSink : public TextSink {
+ public:
+  using TextSink::TextSink;
+  bool wants_hashes() const override { return true; }
+  void commit(const FrameRecord& record) override;
 };
 
 }  // namespace fxsim

@@ -1,5 +1,6 @@
 #include "cli_runner.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -32,6 +33,14 @@ TempDir::TempDir(const std::string& tag) {
 TempDir::~TempDir() {
   std::error_code ec;
   if (!std::getenv("FXSIM_KEEP_TEST_FILES")) fs::remove_all(path_, ec);
+}
+
+std::vector<std::string> example_scene_names() {
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(FXSIM_SOURCE_DIR "/scenes"))
+    if (e.path().extension() == ".json") names.push_back(e.path().stem().string());
+  std::sort(names.begin(), names.end());
+  return names;
 }
 
 CliResult run_fxsim(const std::string& arguments, const std::string& prefix) {

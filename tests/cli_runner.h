@@ -2,6 +2,7 @@
 // Runs the fxsim executable built beside the tests and captures what it says.
 #include <filesystem>
 #include <string>
+#include <vector>
 
 namespace fxsim::test {
 
@@ -25,6 +26,9 @@ class TempDir {
  private:
   std::filesystem::path path_;
 };
+
+// The example scenes in scenes/, by name without ".json", sorted.
+std::vector<std::string> example_scene_names();
 
 void write_text_file(const std::filesystem::path& path, const std::string& text);
 std::string read_text_file(const std::filesystem::path& path);

@@ -27,14 +27,6 @@ const std::string kGoldenArgs = "--width 160 --height 90 --quiet";
 constexpr int kMaxChannelDiff = 3;        // per channel, out of 255
 constexpr double kMaxFractionOver = 0.01; // of the pixels
 
-std::vector<std::string> scene_names() {
-  std::vector<std::string> names;
-  for (const auto& e : fs::directory_iterator(FXSIM_SOURCE_DIR "/scenes"))
-    if (e.path().extension() == ".json") names.push_back(e.path().stem().string());
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
 class GoldenTest : public ::testing::TestWithParam<std::string> {};
 }  // namespace
 
@@ -49,7 +41,10 @@ TEST_P(GoldenTest, MatchesItsGoldenImagesAndStateHashes) {
   for (const auto& entry : fs::directory_iterator(golden)) {
     const std::string file = entry.path().filename().string();
     if (entry.path().extension() == ".png" && file.rfind("frame_", 0) == 0)
-      frames += (frames.empty() ? "" : ",") + std::to_string(std::stoi(file.substr(6)));
+    {
+      if (!frames.empty()) frames += ',';
+      frames += std::to_string(std::stoi(file.substr(6)));
+    }
   }
   ASSERT_FALSE(frames.empty()) << "golden/" << name << " holds no frame_NNNN.png";
   TempDir dir("golden-" + name);
@@ -82,7 +77,7 @@ TEST_P(GoldenTest, MatchesItsGoldenImagesAndStateHashes) {
   EXPECT_GE(compared, 3) << "golden/" << name << " holds too few images";
 }
 
-INSTANTIATE_TEST_SUITE_P(Scenes, GoldenTest, ::testing::ValuesIn(scene_names()),
+INSTANTIATE_TEST_SUITE_P(Scenes, GoldenTest, ::testing::ValuesIn(example_scene_names()),
                          [](const auto& test_info) {
                            std::string n = test_info.param;
                            for (char& c : n) if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';

@@ -37,14 +37,6 @@ constexpr float kPositionTolerance = 1e-3f;     // metres, after the steps compa
 constexpr double kStrayFraction = 1e-3;         // particles allowed past it (boundary decisions)
 constexpr double kMeanTolerance = 1e-3;         // on statistics' means, metres or m/s
 
-std::vector<std::string> scene_names() {
-  std::vector<std::string> names;
-  for (const auto& e : fs::directory_iterator(FXSIM_SOURCE_DIR "/scenes"))
-    if (e.path().extension() == ".json") names.push_back(e.path().stem().string());
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
 class GpuParity : public ::testing::TestWithParam<std::string> {
  protected:
   static void SetUpTestSuite() { context_ = EglContext::create(std::nullopt, 4, 3); }
@@ -169,7 +161,7 @@ TEST(GpuPaging, ResultsDoNotDependOnThePageSize) {
   EXPECT_EQ(whole.second, paged.second);
 }
 
-INSTANTIATE_TEST_SUITE_P(Scenes, GpuParity, ::testing::ValuesIn(scene_names()), [](const auto& test_info) {
+INSTANTIATE_TEST_SUITE_P(Scenes, GpuParity, ::testing::ValuesIn(example_scene_names()), [](const auto& test_info) {
   std::string n = test_info.param;
   for (char& c : n) if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
   return n;
