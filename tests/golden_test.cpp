@@ -40,11 +40,9 @@ TEST_P(GoldenTest, MatchesItsGoldenImagesAndStateHashes) {
   std::string frames;
   for (const auto& entry : fs::directory_iterator(golden)) {
     const std::string file = entry.path().filename().string();
-    if (entry.path().extension() == ".png" && file.rfind("frame_", 0) == 0)
-    {
-      if (!frames.empty()) frames += ',';
-      frames += std::to_string(std::stoi(file.substr(6)));
-    }
+    if (entry.path().extension() != ".png" || file.rfind("frame_", 0) != 0) continue;
+    if (!frames.empty()) frames += ',';
+    frames += std::to_string(std::stoi(file.substr(6)));
   }
   ASSERT_FALSE(frames.empty()) << "golden/" << name << " holds no frame_NNNN.png";
   TempDir dir("golden-" + name);
