@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <fmt/format.h>
+#include <utility>
 
 #include "core/json_locations.h"
 
@@ -62,8 +63,24 @@ void ObjectReader::error(const std::string& pointer, const std::string& message,
 
 bool ObjectReader::present(const std::string& key) { return raw(key) != nullptr; }
 
+namespace {
+thread_local AcceptedKeys* t_accepted_keys = nullptr;
+
+// "/emitters/3/nozzles/0" → "/emitters/*/nozzles/*"
+std::string pointer_pattern(const std::string& pointer) {
+  std::string out;
+  for (const auto& token : json_pointer_tokens(pointer))
+    out += "/" + (!token.empty() && token.find_first_not_of("0123456789") == std::string::npos ? "*" : token);
+  return out;
+}
+}  // namespace
+
+AcceptedKeys::AcceptedKeys() : previous_(std::exchange(t_accepted_keys, this)) {}
+AcceptedKeys::~AcceptedKeys() { t_accepted_keys = previous_; }
+
 const Json* ObjectReader::raw(const std::string& key) {
   accepted_.push_back(key);
+  if (t_accepted_keys) t_accepted_keys->keys_.insert(pointer_pattern(pointer_) + "/" + key);
   if (!node_) return nullptr;
   const auto it = node_->find(key);
   return it == node_->end() ? nullptr : &*it;

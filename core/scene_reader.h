@@ -7,6 +7,7 @@
 #include <functional>
 #include <initializer_list>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -94,6 +95,24 @@ class ObjectReader {
   std::string pointer_;
   std::vector<Diagnostic>& out_;
   std::vector<std::string> accepted_;
+};
+
+// While one lives, every key any ObjectReader of this thread accepts is
+// recorded, as a pointer pattern with array indices written "*"
+// ("/emitters/*/region/size"): what the parser accepts, for the test that
+// checks it against docs/scene-format.md.
+class AcceptedKeys {
+ public:
+  AcceptedKeys();
+  ~AcceptedKeys();
+  AcceptedKeys(const AcceptedKeys&) = delete;
+  AcceptedKeys& operator=(const AcceptedKeys&) = delete;
+  const std::set<std::string>& keys() const { return keys_; }
+
+ private:
+  friend class ObjectReader;
+  std::set<std::string> keys_;
+  AcceptedKeys* previous_;
 };
 
 }  // namespace fxsim
