@@ -103,7 +103,6 @@ void gradient_noise_3d_x3(uint seed, vec3 p, out vec3 g0, out vec3 g1, out vec3 
 // ---- core/wind.cpp: turbulence --------------------------------------------------
 uniform float u_turbulence_strength;  // 0: none
 uniform float u_turbulence_scale;
-uniform float u_turbulence_period;
 uniform uint u_turbulence_seed;
 vec3 curl_at_slice(vec3 q, int slice) {
   uint s = hash_u32(u_turbulence_seed ^ uint(slice * 3));

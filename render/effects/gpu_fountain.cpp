@@ -1,5 +1,7 @@
 #include "render/effects/gpu_fountain.h"
 
+#include "core/effects/fountain/fountain_draws.h"
+
 #include <algorithm>
 #include <cmath>
 #include <glm/geometric.hpp>
@@ -41,7 +43,7 @@ layout(std430, binding = 3) readonly buffer Nozzles { Nozzle nozzle[]; };
 
 // FountainSystem::step's loop over drops, with the mist conversion.
 const std::string& step_source() {
-  static const std::string source = glsl_prelude() + glsl_particle_block("P", 0) + glsl_particle_block("M", 1) +
+  static const std::string source = glsl_prelude() + fountain_draws_glsl() + glsl_particle_block("P", 0) + glsl_particle_block("M", 1) +
                                     kNozzleBlock + glsl_aging_step() + R"(
 layout(local_size_x = 256) in;
 layout(std430, binding = 2) buffer Counters { uint deaths; uint misted; uint mist_replaced; uint emit_replaced; };
@@ -63,7 +65,7 @@ void main() {
       umulExtended(P_get_generation(i), u_total_capacity, hi, lo);
       uint key_lo = lo + (P_base + i);
       uint key_hi = hi + (key_lo < lo ? 1u : 0u);
-      if (to_unit(draw_bits(u_seed, u_emitter, 2u, key_lo, key_hi, u_step)) < chance) {
+      if (to_unit(draw_bits(u_seed, u_emitter, kStreamTransition, key_lo, key_hi, u_step)) < chance) {
         P_set_age(i, -1.0);
         atomicAdd(deaths, 1u);
         atomicAdd(misted, 1u);
@@ -73,7 +75,7 @@ void main() {
         M_set_position(i, p);
         M_set_velocity(i, v);
         M_set_size(i, P_get_size(i));
-        M_set_phase(i, to_unit(draw_bits(u_seed, u_emitter, 1u, key_lo, key_hi, 6u)) * kTwoPi);
+        M_set_phase(i, to_unit(draw_bits(u_seed, u_emitter, kStreamSecondary, key_lo, key_hi, kMistSpin)) * kTwoPi);
       }
     }
   }
@@ -84,7 +86,7 @@ void main() {
 
 // FountainSystem::emit's loop over new drops.
 const std::string& emit_source() {
-  static const std::string source = glsl_prelude() + glsl_particle_block("P", 0) + kNozzleBlock + R"(
+  static const std::string source = glsl_prelude() + fountain_draws_glsl() + glsl_particle_block("P", 0) + kNozzleBlock + R"(
 layout(local_size_x = 256) in;
 layout(std430, binding = 2) buffer Counters { uint deaths; uint misted; uint mist_replaced; uint emit_replaced; };
 struct Burst { uint nozzle, count, first_j_lo, first_j_hi, first_spawn_lo, first_spawn_hi, first_slot, first_generation,
@@ -114,17 +116,17 @@ void main() {
     uint s_lo = bu.first_spawn_lo + k, s_hi = bu.first_spawn_hi + (bu.first_spawn_lo + k < k ? 1u : 0u);
     if (P_get_age(i) >= 0.0) atomicAdd(emit_replaced, 1u);
     P_set_generation(i, generation);
-    float cos_t; { precise float x = 1.0 - to_unit(draw_bits(u_seed, u_emitter, 0u, s_lo, s_hi, 0u)) * (1.0 - nz.cos_max); cos_t = x; }
+    float cos_t; { precise float x = 1.0 - to_unit(draw_bits(u_seed, u_emitter, kStreamBirth, s_lo, s_hi, kDropConeCos)) * (1.0 - nz.cos_max); cos_t = x; }
     float sin_t = sqrt(max(0.0, 1.0 - cos_t * cos_t));
-    float around = to_unit(draw_bits(u_seed, u_emitter, 0u, s_lo, s_hi, 1u)) * kTwoPi;
+    float around = to_unit(draw_bits(u_seed, u_emitter, kStreamBirth, s_lo, s_hi, kDropConeAngle)) * kTwoPi;
     precise vec3 dir = nz.direction.xyz * cos_t + (nz.a.xyz * cos(around) + nz.c.xyz * sin(around)) * sin_t;
-    float radius = nz.radius * sqrt(to_unit(draw_bits(u_seed, u_emitter, 0u, s_lo, s_hi, 2u)));
-    float angle = to_unit(draw_bits(u_seed, u_emitter, 0u, s_lo, s_hi, 3u)) * kTwoPi;
+    float radius = nz.radius * sqrt(to_unit(draw_bits(u_seed, u_emitter, kStreamBirth, s_lo, s_hi, kDropDiscRadius)));
+    float angle = to_unit(draw_bits(u_seed, u_emitter, kStreamBirth, s_lo, s_hi, kDropDiscAngle)) * kTwoPi;
     precise vec3 p0 = nz.position.xyz + (nz.a.xyz * cos(angle) + nz.c.xyz * sin(angle)) * radius;
     double j1 = double(bu.first_j_hi) * 4294967296.0 + double(bu.first_j_lo) + double(k) + 1.0;
     double born = u_start_time + j1 / nz.rate;
     float remaining = float(clamp(u_t1 - born, 0.0lf, double(u_dt)));
-    precise float speed = nz.speed * (1.0 + nz.speed_variation * to_signed(draw_bits(u_seed, u_emitter, 0u, s_lo, s_hi, 5u)));
+    precise float speed = nz.speed * (1.0 + nz.speed_variation * to_signed(draw_bits(u_seed, u_emitter, kStreamBirth, s_lo, s_hi, kDropSpeed)));
     vec3 p = p0, v = dir * speed;
     DragStep first;
     first.gravity = u_gravity; first.drag = u_drag; first.dt = remaining;
@@ -136,7 +138,7 @@ void main() {
     P_set_position(i, p);
     P_set_velocity(i, v);
     P_set_age(i, remaining);
-    precise float size = u_size * (1.0 + u_size_variation * to_signed(draw_bits(u_seed, u_emitter, 0u, s_lo, s_hi, 4u)));
+    precise float size = u_size * (1.0 + u_size_variation * to_signed(draw_bits(u_seed, u_emitter, kStreamBirth, s_lo, s_hi, kDropSize)));
     P_set_size(i, size);
     P_set_source(i, bu.nozzle);
     P_set_shape(i, 0u);

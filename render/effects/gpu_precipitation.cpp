@@ -1,5 +1,7 @@
 #include "render/effects/gpu_precipitation.h"
 
+#include "core/effects/precipitation/precipitation_draws.h"
+
 #include <algorithm>
 #include <cmath>
 #include <glm/geometric.hpp>
@@ -14,7 +16,8 @@ namespace fxsim {
 namespace {
 // PrecipitationSystem::birth, ::step and ::throw_splash, operation for operation.
 const std::string& precipitation_source() {
-  static const std::string source = glsl_prelude() + glsl_particle_block("P", 0) + glsl_particle_block("S", 1) + R"(
+  static const std::string source = glsl_prelude() + precipitation_draws_glsl() + glsl_particle_block("P", 0) +
+                                    glsl_particle_block("S", 1) + R"(
 layout(local_size_x = 256) in;
 layout(std430, binding = 2) buffer Counters { uint reborn; uint thrown; uint replaced; };
 uniform uint u_count, u_first;
@@ -62,12 +65,12 @@ void birth(uint slot, bool top) {
   if (!top) {
     float lowest = -u_half.y;
     if (u_has_ground && u_axes[1].y > 0.1) lowest = clamp((u_ground - u_center.y) / u_axes[1].y, -u_half.y, u_half.y);
-    precise float yy = lowest + (signed_draw(lo, hi, 0u, 1u) * 0.5 + 0.5) * (u_half.y - lowest);
+    precise float yy = lowest + (signed_draw(lo, hi, kStreamBirth, kFlakePosY) * 0.5 + 0.5) * (u_half.y - lowest);
     y = yy;
   }
-  precise vec3 local = vec3(signed_draw(lo, hi, 0u, 0u) * u_half.x, y, signed_draw(lo, hi, 0u, 2u) * u_half.z);
+  precise vec3 local = vec3(signed_draw(lo, hi, kStreamBirth, kFlakePosX) * u_half.x, y, signed_draw(lo, hi, kStreamBirth, kFlakePosZ) * u_half.z);
   precise vec3 p = u_center + u_axes * local;
-  precise vec3 v = u_velocity + vec3(signed_draw(lo, hi, 0u, 3u), signed_draw(lo, hi, 0u, 4u), signed_draw(lo, hi, 0u, 5u)) * u_variation;
+  precise vec3 v = u_velocity + vec3(signed_draw(lo, hi, kStreamBirth, kFlakeVelX), signed_draw(lo, hi, kStreamBirth, kFlakeVelY), signed_draw(lo, hi, kStreamBirth, kFlakeVelZ)) * u_variation;
   if (u_constant_motion) {
     vec3 w = u_birth_wind;
     if (u_turbulence_strength > 0.0) { precise vec3 a = w + turbulence(p, u_birth_time_slice, u_birth_time_blend); w = a; }
@@ -76,11 +79,11 @@ void birth(uint slot, bool top) {
   }
   P_set_position(slot, p);
   P_set_velocity(slot, v);
-  precise float size = u_size * (1.0 + u_size_variation * signed_draw(lo, hi, 0u, 6u));
+  precise float size = u_size * (1.0 + u_size_variation * signed_draw(lo, hi, kStreamBirth, kFlakeSize));
   P_set_size(slot, size);
-  P_set_shape(slot, min(uint(unit_draw(lo, hi, 0u, 7u) * float(u_shapes)), u_shapes - 1u));
-  P_set_phase(slot, unit_draw(lo, hi, 0u, 8u) * kTwoPi);
-  float heading = unit_draw(lo, hi, 0u, 9u) * kTwoPi;
+  P_set_shape(slot, min(uint(unit_draw(lo, hi, kStreamBirth, kFlakeShape) * float(u_shapes)), u_shapes - 1u));
+  P_set_phase(slot, unit_draw(lo, hi, kStreamBirth, kFlakePhase) * kTwoPi);
+  float heading = unit_draw(lo, hi, kStreamBirth, kFlakeHeading) * kTwoPi;
   P_set_sway_x(slot, cos(heading));
   P_set_sway_z(slot, sin(heading));
 }
@@ -96,19 +99,19 @@ void throw_splash(uint drop, vec3 hit) {
   for (uint k = 0u; k < u_splash_count; ++k) {
     uint slot = drop * u_splash_count + k;          // in this page of the splash store
     uint key = (P_base + drop) * u_splash_count + k;  // the global droplet slot: its draws' key
-    uint base = u_step * 8u;
+    uint base = u_step * kSplashDrawsPerStep;
     if (S_get_age(slot) >= 0.0) atomicAdd(replaced, 1u);
     S_set_age(slot, 0.0); S_set_phase(slot, 0.0); S_set_shape(slot, 0u);
     S_set_generation(slot, u_step);
-    float azimuth = to_unit(draw_bits(u_seed, u_emitter, 1u, key, 0u, base + 0u)) * kTwoPi;
-    precise float elevation = (35.0 + 45.0 * to_unit(draw_bits(u_seed, u_emitter, 1u, key, 0u, base + 1u))) * (kTwoPi / 360.0);
-    precise float speed = u_splash_speed * (0.6 + 0.6 * to_unit(draw_bits(u_seed, u_emitter, 1u, key, 0u, base + 2u)));
+    float azimuth = to_unit(draw_bits(u_seed, u_emitter, kStreamSecondary, key, 0u, base + kSplashAzimuth)) * kTwoPi;
+    precise float elevation = (35.0 + 45.0 * to_unit(draw_bits(u_seed, u_emitter, kStreamSecondary, key, 0u, base + kSplashElevation))) * (kTwoPi / 360.0);
+    precise float speed = u_splash_speed * (0.6 + 0.6 * to_unit(draw_bits(u_seed, u_emitter, kStreamSecondary, key, 0u, base + kSplashSpeed)));
     precise float horizontal = cos(elevation) * speed;
     S_set_velocity(slot, vec3(cos(azimuth) * horizontal, sin(elevation) * speed, sin(azimuth) * horizontal));
-    precise vec3 at = vec3(hit.x + to_signed(draw_bits(u_seed, u_emitter, 1u, key, 0u, base + 4u)) * u_splash_size, u_ground,
-                           hit.z + to_signed(draw_bits(u_seed, u_emitter, 1u, key, 0u, base + 5u)) * u_splash_size);
+    precise vec3 at = vec3(hit.x + to_signed(draw_bits(u_seed, u_emitter, kStreamSecondary, key, 0u, base + kSplashJitterX)) * u_splash_size, u_ground,
+                           hit.z + to_signed(draw_bits(u_seed, u_emitter, kStreamSecondary, key, 0u, base + kSplashJitterZ)) * u_splash_size);
     S_set_position(slot, at);
-    precise float size = u_splash_size * (0.7 + 0.6 * to_unit(draw_bits(u_seed, u_emitter, 1u, key, 0u, base + 3u)));
+    precise float size = u_splash_size * (0.7 + 0.6 * to_unit(draw_bits(u_seed, u_emitter, kStreamSecondary, key, 0u, base + kSplashSize)));
     S_set_size(slot, size);
   }
   atomicAdd(thrown, u_splash_count);

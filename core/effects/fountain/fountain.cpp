@@ -5,6 +5,7 @@
 #include <glm/geometric.hpp>
 #include <glm/trigonometric.hpp>
 
+#include "core/effects/fountain/fountain_draws.h"
 #include "core/motion.h"
 #include "core/rng.h"
 #include "core/wind.h"
@@ -13,7 +14,6 @@ namespace fxsim {
 
 namespace {
 constexpr float kTwoPi = 6.283185307179586f;
-enum Draw : uint32_t { kConeCos, kConeAngle, kDiscRadius, kDiscAngle, kSize, kSpeed, kMistSpin };
 
 
 }  // namespace
@@ -171,23 +171,23 @@ void FountainSystem::emit(const StepContext& ctx) {
       glm::vec3 a, c;
       perpendiculars(nozzle.direction, a, c);
       const float cos_max = std::cos(glm::radians(nozzle.spread));
-      const float cos_t = 1.0f - r.unit(kConeCos) * (1.0f - cos_max);
+      const float cos_t = 1.0f - r.unit(kDropConeCos) * (1.0f - cos_max);
       const float sin_t = std::sqrt(std::max(0.0f, 1.0f - cos_t * cos_t));
-      const float around = r.unit(kConeAngle) * kTwoPi;
+      const float around = r.unit(kDropConeAngle) * kTwoPi;
       const glm::vec3 dir = nozzle.direction * cos_t + (a * std::cos(around) + c * std::sin(around)) * sin_t;
       // Position: uniform over the jet's cross-section.
-      const float radius = nozzle.radius * std::sqrt(r.unit(kDiscRadius));
-      const float angle = r.unit(kDiscAngle) * kTwoPi;
+      const float radius = nozzle.radius * std::sqrt(r.unit(kDropDiscRadius));
+      const float angle = r.unit(kDropDiscAngle) * kTwoPi;
       const glm::vec3 p0 = nozzle.position + (a * std::cos(angle) + c * std::sin(angle)) * radius;
       // Born at the instant its count was reached, then stepped to the end of this step.
       const double born = start_time + double(j + 1) / nozzle.rate;
       const float remaining = float(std::clamp(ctx.t1 - born, 0.0, double(ctx.dt)));
-      const float speed = nozzle.speed * (1.0f + nozzle.speed_variation * r.signed_unit(kSpeed));
+      const float speed = nozzle.speed * (1.0f + nozzle.speed_variation * r.signed_unit(kDropSpeed));
       const MotionStep first = DragStep(gravity, fountain_.drag, remaining)(p0, dir * speed, uniform_wind);
       store_.set_position(slot, first.position);
       store_.set_velocity(slot, first.velocity);
       store_.age[slot] = remaining;
-      store_.size[slot] = settings_.size * (1.0f + settings_.size_variation * r.signed_unit(kSize));
+      store_.size[slot] = settings_.size * (1.0f + settings_.size_variation * r.signed_unit(kDropSize));
       store_.source[slot] = burst.nozzle;
       store_.shape[slot] = 0;
       store_.phase[slot] = 0;

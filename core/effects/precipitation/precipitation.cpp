@@ -5,6 +5,7 @@
 #include <glm/geometric.hpp>
 #include <glm/matrix.hpp>
 
+#include "core/effects/precipitation/precipitation_draws.h"
 #include "core/motion.h"
 #include "core/rng.h"
 #include "core/wind.h"
@@ -13,11 +14,6 @@ namespace fxsim {
 
 namespace {
 constexpr float kTwoPi = 6.283185307179586f;
-
-// Draw numbers of a flake's birth (RandomDraws keyed by its spawn index).
-enum Draw : uint32_t {
-  kPosX, kPosY, kPosZ, kVelX, kVelY, kVelZ, kSize, kShape, kPhase, kHeading,
-};
 
 // Wraps x into [-h, h].
 float wrap_axis(float x, float h) {
@@ -47,7 +43,6 @@ size_t PrecipitationSystem::splashes_per_drop(const PrecipitationParams& params,
 }
 
 int64_t PrecipitationSystem::throw_splash(size_t drop, glm::vec3 hit, float ground, int64_t step) {
-  enum Draw : uint32_t { kAzimuth, kElevation, kSpeed, kSize, kJitterX, kJitterZ };
   const Splash& splash = *snow_.splash;
   auto& d = splash_->store();
   int64_t replaced = 0;
@@ -55,18 +50,18 @@ int64_t PrecipitationSystem::throw_splash(size_t drop, glm::vec3 hit, float grou
     const size_t slot = drop * size_t(splash.count) + size_t(k);
     // Keyed by the droplet's slot and the step it is thrown in (a drop that wraps lands many times).
     RandomDraws r(settings_.seed, emitter_index_, Stream::secondary, slot);
-    const uint32_t base = uint32_t(step) * 8u;
+    const uint32_t base = uint32_t(step) * kSplashDrawsPerStep;
     replaced += splash_->place(slot);
     d.generation[slot] = uint32_t(step);
     // Up and outward: elevation 35..80°, speed 0.6..1.2 × `speed`.
-    const float azimuth = r.unit(base + kAzimuth) * kTwoPi;
-    const float elevation = (35.0f + 45.0f * r.unit(base + kElevation)) * (kTwoPi / 360.0f);
-    const float speed = splash.speed * (0.6f + 0.6f * r.unit(base + kSpeed));
+    const float azimuth = r.unit(base + kSplashAzimuth) * kTwoPi;
+    const float elevation = (35.0f + 45.0f * r.unit(base + kSplashElevation)) * (kTwoPi / 360.0f);
+    const float speed = splash.speed * (0.6f + 0.6f * r.unit(base + kSplashSpeed));
     const float horizontal = std::cos(elevation) * speed;
     d.set_velocity(slot, {std::cos(azimuth) * horizontal, std::sin(elevation) * speed, std::sin(azimuth) * horizontal});
-    d.set_position(slot, {hit.x + r.signed_unit(base + kJitterX) * splash.size, ground,
-                          hit.z + r.signed_unit(base + kJitterZ) * splash.size});
-    d.size[slot] = splash.size * (0.7f + 0.6f * r.unit(base + kSize));
+    d.set_position(slot, {hit.x + r.signed_unit(base + kSplashJitterX) * splash.size, ground,
+                          hit.z + r.signed_unit(base + kSplashJitterZ) * splash.size});
+    d.size[slot] = splash.size * (0.7f + 0.6f * r.unit(base + kSplashSize));
   }
   return replaced;
 }
@@ -107,19 +102,19 @@ void PrecipitationSystem::birth(size_t slot, double t, const Frame& frame, Birth
     float lowest = -half_.y;
     if (ground_ && frame.axes[1].y > 0.1f)
       lowest = std::clamp((*ground_ - frame.center.y) / frame.axes[1].y, -half_.y, half_.y);
-    y = lowest + (r.signed_unit(kPosY) * 0.5f + 0.5f) * (half_.y - lowest);
+    y = lowest + (r.signed_unit(kFlakePosY) * 0.5f + 0.5f) * (half_.y - lowest);
   }
-  const glm::vec3 local{r.signed_unit(kPosX) * half_.x, y, r.signed_unit(kPosZ) * half_.z};
+  const glm::vec3 local{r.signed_unit(kFlakePosX) * half_.x, y, r.signed_unit(kFlakePosZ) * half_.z};
   const glm::vec3 p = frame.center + frame.axes * local;
-  glm::vec3 v = snow_.velocity + glm::vec3(r.signed_unit(kVelX), r.signed_unit(kVelY), r.signed_unit(kVelZ)) *
+  glm::vec3 v = snow_.velocity + glm::vec3(r.signed_unit(kFlakeVelX), r.signed_unit(kFlakeVelY), r.signed_unit(kFlakeVelZ)) *
                                      snow_.velocity_variation;
   if (snow_.motion == Motion::constant) v += wind_.at(p, t);  // paper 000: fixed for life
   store_.set_position(slot, p);
   store_.set_velocity(slot, v);
-  store_.size[slot] = settings_.size * (1.0f + settings_.size_variation * r.signed_unit(kSize));
-  store_.shape[slot] = std::min(uint32_t(r.unit(kShape) * float(snow_.shapes)), uint32_t(snow_.shapes - 1));
-  store_.phase[slot] = r.unit(kPhase) * kTwoPi;
-  const float heading = r.unit(kHeading) * kTwoPi;
+  store_.size[slot] = settings_.size * (1.0f + settings_.size_variation * r.signed_unit(kFlakeSize));
+  store_.shape[slot] = std::min(uint32_t(r.unit(kFlakeShape) * float(snow_.shapes)), uint32_t(snow_.shapes - 1));
+  store_.phase[slot] = r.unit(kFlakePhase) * kTwoPi;
+  const float heading = r.unit(kFlakeHeading) * kTwoPi;
   store_.sway_x[slot] = std::cos(heading);
   store_.sway_z[slot] = std::sin(heading);
 }
