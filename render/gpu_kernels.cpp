@@ -14,6 +14,7 @@
 #include "render/gl_checks.h"
 #include "render/gpu_backend.h"
 #include "render/gpu_glsl.h"
+#include "render/gpu_params.h"
 #include "render/shader.h"
 
 namespace fxsim {
@@ -86,18 +87,20 @@ void main() {
   return source;
 }
 
+// The sprite kernel's parameters (SpriteBuild, as the shader reads them).
+#define FXSIM_SPRITE_PARAMS(X)                                                                     \
+  X(float, u_exposure) X(glm::vec3, u_eye_velocity) X(GpuBool, u_spin) X(GpuBool, u_only_live)    \
+  X(GpuBool, u_exp_depth) X(float, u_lifetime) X(float, u_fade_in) X(float, u_grown_size)          \
+  X(glm::vec3, u_region_center) X(glm::vec3, u_forward) X(float, u_reach) X(float, u_depth_k)
+FXSIM_GPU_PARAMS(SpriteParams, FXSIM_SPRITE_PARAMS);
+constexpr unsigned kSpriteParamsBinding = 0;
+
 const std::string& sprites_source() {
-  static const std::string source = glsl_prelude() + glsl_particle_block("P", 0) + R"(
+  static const std::string source = glsl_prelude() + glsl_particle_block("P", 0) + SpriteParams::glsl(kSpriteParamsBinding) + R"(
 layout(local_size_x = 256) in;
 struct Sprite { vec4 center_size; vec4 stretch_alpha; vec4 layer_spin_aspect_anchor; };
 layout(std430, binding = 1) buffer Sprites { Sprite sprite[]; };
 uniform uint u_count;
-uniform float u_exposure;
-uniform vec3 u_eye_velocity;
-uniform bool u_spin, u_only_live, u_exp_depth;
-uniform float u_lifetime, u_fade_in, u_grown_size;
-uniform vec3 u_region_center, u_forward;
-uniform float u_reach, u_depth_k;
 void main() {
   uint stride = gl_NumWorkGroups.x * 256u;
   for (uint i = gl_GlobalInvocationID.x; i < u_count; i += stride) {
@@ -346,18 +349,20 @@ void GpuKernels::build_sprites(const GpuStore& store, size_t page, size_t count,
   glUseProgram(program.get());
   store.bind(program, "P", 0, page);
   glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, instances.buffer.get());
-  glUniform1f(uniform(program, "u_exposure"), how.exposure);
-  glUniform3fv(uniform(program, "u_eye_velocity"), 1, glm::value_ptr(how.eye_velocity));
-  glUniform1i(uniform(program, "u_spin"), how.spin_with_phase);
-  glUniform1i(uniform(program, "u_only_live"), how.only_live);
-  glUniform1i(uniform(program, "u_exp_depth"), how.exp_depth);
-  glUniform1f(uniform(program, "u_lifetime"), how.lifetime);
-  glUniform1f(uniform(program, "u_fade_in"), how.fade_in);
-  glUniform1f(uniform(program, "u_grown_size"), how.grown_size);
-  glUniform3fv(uniform(program, "u_region_center"), 1, glm::value_ptr(how.region_center));
-  glUniform3fv(uniform(program, "u_forward"), 1, glm::value_ptr(how.forward));
-  glUniform1f(uniform(program, "u_reach"), how.reach);
-  glUniform1f(uniform(program, "u_depth_k"), how.depth_k);
+  SpriteParams params;
+  params.u_exposure = how.exposure;
+  params.u_eye_velocity = how.eye_velocity;
+  params.u_spin = gpu_bool(how.spin_with_phase);
+  params.u_only_live = gpu_bool(how.only_live);
+  params.u_exp_depth = gpu_bool(how.exp_depth);
+  params.u_lifetime = how.lifetime;
+  params.u_fade_in = how.fade_in;
+  params.u_grown_size = how.grown_size;
+  params.u_region_center = how.region_center;
+  params.u_forward = how.forward;
+  params.u_reach = how.reach;
+  params.u_depth_k = how.depth_k;
+  sprite_params_.upload(params, kSpriteParamsBinding);
   dispatch(program, count);
 }
 

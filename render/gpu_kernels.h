@@ -16,6 +16,7 @@
 #include "core/wind.h"
 #include "render/device_instances.h"
 #include "render/gl_objects.h"
+#include "render/gpu_params.h"
 
 namespace fxsim {
 
@@ -102,6 +103,7 @@ class GpuKernels {
 
  private:
   GlProgram stats_, sprites_;
+  GpuParamBuffer sprite_params_;
   GlBuffer partials_;
 };
 
