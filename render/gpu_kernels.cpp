@@ -227,11 +227,18 @@ void dispatch(const GlProgram& program, size_t count) {
   glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_VERTEX_ATTRIB_ARRAY_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
 }
 
+namespace {
+// The aging step's parameters (PoolRules and the step, as the shader reads them).
+#define FXSIM_AGING_PARAMS(X)                                                                        \
+  X(glm::vec3, u_gravity) X(glm::vec3, u_fall) X(glm::vec3, u_wind) X(float, u_drag) X(float, u_dt)  \
+  X(float, u_e) X(float, u_relax) X(float, u_lifetime) X(float, u_ground) X(float, u_slice)          \
+  X(float, u_blend) X(GpuBool, u_turbulent)
+FXSIM_GPU_PARAMS(AgingParams, FXSIM_AGING_PARAMS);
+constexpr unsigned kAgingParamsBinding = 1;
+}  // namespace
+
 std::string glsl_aging_step() {
-  return R"(
-uniform vec3 u_gravity, u_fall, u_wind;
-uniform float u_drag, u_dt, u_e, u_relax, u_lifetime, u_ground, u_slice, u_blend;
-uniform bool u_turbulent;
+  return AgingParams::glsl(kAgingParamsBinding) + R"(
 int aging_step(uint i) {
   float age = P_get_age(i);
   if (age < 0.0) return -1;
@@ -250,33 +257,47 @@ int aging_step(uint i) {
 )";
 }
 
-void set_aging_uniforms(const GlProgram& program, const StepContext& ctx, const WindField& wind, const PoolRules& rules) {
+void set_aging_uniforms(const GlProgram& program, GpuParamBuffer& buffer, const StepContext& ctx, const WindField& wind,
+                        const PoolRules& rules) {
   const glm::vec3 gravity = ctx.gravity * rules.gravity_scale;
   const DragStep motion(gravity, rules.drag, ctx.dt);
-  const glm::vec3 fall = motion.fall(), air = wind.uniform_part(ctx.t0);
-  glUniform3fv(uniform(program, "u_gravity"), 1, glm::value_ptr(gravity));
-  glUniform3fv(uniform(program, "u_fall"), 1, glm::value_ptr(fall));
-  glUniform3fv(uniform(program, "u_wind"), 1, glm::value_ptr(air));
-  glUniform1f(uniform(program, "u_drag"), rules.drag);
-  glUniform1f(uniform(program, "u_dt"), ctx.dt);
-  glUniform1f(uniform(program, "u_e"), motion.e());
-  glUniform1f(uniform(program, "u_relax"), motion.relax());
-  glUniform1f(uniform(program, "u_lifetime"), rules.lifetime);
-  glUniform1f(uniform(program, "u_ground"), rules.dies_on_landing && ctx.ground ? *ctx.ground : -1e30f);
-  glUniform1i(uniform(program, "u_turbulent"), rules.drag > 0 && wind.has_turbulence());
-  set_turbulence_uniforms(program, wind, ctx.t0, "u_slice", "u_blend");
+  AgingParams params;
+  params.u_gravity = gravity;
+  params.u_fall = motion.fall();
+  params.u_wind = wind.uniform_part(ctx.t0);
+  params.u_drag = rules.drag;
+  params.u_dt = ctx.dt;
+  params.u_e = motion.e();
+  params.u_relax = motion.relax();
+  params.u_lifetime = rules.lifetime;
+  params.u_ground = rules.dies_on_landing && ctx.ground ? *ctx.ground : -1e30f;
+  params.u_turbulent = gpu_bool(rules.drag > 0 && wind.has_turbulence());
+  const TurbulenceSlice slice = turbulence_slice(wind, ctx.t0);
+  params.u_slice = slice.slice;
+  params.u_blend = slice.blend;
+  buffer.upload(params, kAgingParamsBinding);
+  set_turbulence_field_uniforms(program, wind);
+}
+
+TurbulenceSlice turbulence_slice(const WindField& wind, double t) {
+  int64_t slice = 0;
+  float blend = 0;
+  if (wind.has_turbulence()) wind.turbulence_slice(t, slice, blend);
+  return {float(slice), blend};
+}
+
+void set_turbulence_field_uniforms(const GlProgram& program, const WindField& wind) {
+  glUniform1f(uniform(program, "u_turbulence_strength"), wind.has_turbulence() ? wind.turbulence_strength() : 0.0f);
+  glUniform1f(uniform(program, "u_turbulence_scale"), wind.turbulence_scale());
+  glUniform1ui(uniform(program, "u_turbulence_seed"), wind.turbulence_seed());
 }
 
 void set_turbulence_uniforms(const GlProgram& program, const WindField& wind, double t, const char* slice_name,
                              const char* blend_name) {
-  glUniform1f(uniform(program, "u_turbulence_strength"), wind.has_turbulence() ? wind.turbulence_strength() : 0.0f);
-  glUniform1f(uniform(program, "u_turbulence_scale"), wind.turbulence_scale());
-  glUniform1ui(uniform(program, "u_turbulence_seed"), wind.turbulence_seed());
-  int64_t slice = 0;
-  float blend = 0;
-  if (wind.has_turbulence()) wind.turbulence_slice(t, slice, blend);
-  glUniform1f(uniform(program, slice_name), float(slice));
-  glUniform1f(uniform(program, blend_name), blend);
+  set_turbulence_field_uniforms(program, wind);
+  const TurbulenceSlice slice = turbulence_slice(wind, t);
+  glUniform1f(uniform(program, slice_name), slice.slice);
+  glUniform1f(uniform(program, blend_name), slice.blend);
 }
 
 GpuKernels::GpuKernels()

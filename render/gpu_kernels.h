@@ -56,9 +56,18 @@ void dispatch(const GlProgram& program, size_t count);
 // a death, 1 for a particle that lives on. Its uniforms are set by
 // set_aging_uniforms.
 std::string glsl_aging_step();
-void set_aging_uniforms(const GlProgram& program, const StepContext& ctx, const WindField& wind, const PoolRules& rules);
+// (Its parameters are a uniform block, uploaded through `buffer`.)
+void set_aging_uniforms(const GlProgram& program, GpuParamBuffer& buffer, const StepContext& ctx, const WindField& wind,
+                        const PoolRules& rules);
 
-// Sets u_turbulence_* for sampling the wind at time t.
+// The slice of the turbulence pattern at time t and the blend towards the next one.
+struct TurbulenceSlice {
+  float slice = 0, blend = 0;
+};
+TurbulenceSlice turbulence_slice(const WindField& wind, double t);
+// Sets the turbulence field's u_turbulence_strength, _scale and _seed.
+void set_turbulence_field_uniforms(const GlProgram& program, const WindField& wind);
+// The same, and the slice and blend at time t into the named uniforms.
 void set_turbulence_uniforms(const GlProgram& program, const WindField& wind, double t, const char* slice_name,
                              const char* blend_name);
 

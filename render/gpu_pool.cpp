@@ -36,7 +36,7 @@ GpuPool::GpuPool(const PoolRules& rules, size_t capacity, size_t page_capacity)
 void GpuPool::step(const StepContext& ctx, const WindField& wind) {
   glUseProgram(program_.get());
   glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, counter_.get());
-  set_aging_uniforms(program_, ctx, wind, rules_);
+  set_aging_uniforms(program_, aging_params_, ctx, wind, rules_);
   for (size_t page = 0; page < store_.page_count() && store_.capacity > 0; ++page) {
     store_.bind(program_, "P", 0, page);
     dispatch(program_, store_.page_size(page));

@@ -20,6 +20,7 @@ class GpuPool {
   PoolRules rules_;
   GpuStore store_;
   GlProgram program_;
+  GpuParamBuffer aging_params_;
   GlBuffer counter_;
 };
 

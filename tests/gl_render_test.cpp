@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstddef>
 
 #include "core/color.h"
 #include "core/scene_parser.h"
@@ -9,6 +10,8 @@
 #include "core/exit_codes.h"
 #include "render/egl_context.h"
 #include "render/frame_target.h"
+#include "render/gpu_kernels.h"
+#include "render/gpu_params.h"
 #include "render/renderer.h"
 #include "render/sprite_pass.h"
 #include "core/streak_geometry.h"
@@ -171,4 +174,35 @@ TEST(GlLimits, AnImageLargerThanTheGlCanDrawNamesTheLimit) {
     EXPECT_NE(std::string(e.what()).find("GL_MAX_RENDERBUFFER_SIZE " + std::to_string(limit)), std::string::npos) << e.what();
   }
   EXPECT_NO_THROW(check_image_size(int(limit), 16));
+}
+
+namespace {
+#define FXSIM_TEST_PARAMS(X) X(float, a) X(glm::vec3, b) X(float, c) X(fxsim::GpuBool, d) X(glm::vec2, e) X(glm::vec3, f)
+FXSIM_GPU_PARAMS(TestParams, FXSIM_TEST_PARAMS);
+}  // namespace
+
+TEST(GpuParams, TheCppLayoutIsStd140AndTheGlslBlockNamesEveryMember) {
+  // std140: a vec3 starts on 16 bytes and a scalar may follow in its last 4;
+  // a vec2 starts on 8.
+  EXPECT_EQ(offsetof(TestParams, a), 0u);
+  EXPECT_EQ(offsetof(TestParams, b), 16u);
+  EXPECT_EQ(offsetof(TestParams, c), 28u);
+  EXPECT_EQ(offsetof(TestParams, d), 32u);
+  EXPECT_EQ(offsetof(TestParams, e), 40u);
+  EXPECT_EQ(offsetof(TestParams, f), 48u);
+  EXPECT_EQ(TestParams::glsl(3), "layout(std140, binding = 3) uniform TestParams {\n  float a;\n  vec3 b;\n  float c;\n"
+                                  "  bool d;\n  vec2 e;\n  vec3 f;\n};\n");
+  // The GL agrees: it places every member where the struct does.
+  const auto context = EglContext::create(std::nullopt, 4, 3);
+  const GlProgram program = link_compute("#version 430\nlayout(local_size_x = 1) in;\n" + TestParams::glsl(0) +
+                                         "layout(std430, binding = 0) buffer Out { float o[]; };\n"
+                                         "void main() { o[0] = a + b.x + c + (d ? 1.0 : 0.0) + e.x + f.z; }\n");
+  const char* names[] = {"a", "b", "c", "d", "e", "f"};
+  GLuint indices[6];
+  glGetUniformIndices(program.get(), 6, names, indices);
+  GLint offsets[6];
+  glGetActiveUniformsiv(program.get(), 6, indices, GL_UNIFORM_OFFSET, offsets);
+  const size_t expected[] = {offsetof(TestParams, a), offsetof(TestParams, b), offsetof(TestParams, c),
+                             offsetof(TestParams, d), offsetof(TestParams, e), offsetof(TestParams, f)};
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(size_t(offsets[i]), expected[i]) << names[i];
 }

@@ -225,7 +225,7 @@ void GpuFountain::step(const StepContext& ctx) {
     glUniform1ui(uniform(p, "u_emitter"), emitter_index_);
     glUniform1ui(uniform(p, "u_step"), GLuint(ctx.step));
     glUniform1ui(uniform(p, "u_total_capacity"), GLuint(drops_.capacity));
-    set_aging_uniforms(p, ctx, wind_, drop_rules_);
+    set_aging_uniforms(p, aging_params_, ctx, wind_, drop_rules_);
     glUniform1i(uniform(p, "u_mist"), mist_.has_value());
     for (size_t page = 0; page < drops_.page_count() && drops_.capacity > 0; ++page) {
       drops_.bind(p, "P", 0, page);
