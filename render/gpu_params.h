@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <string>
 
+#include <glm/mat3x3.hpp>
 #include <glm/mat4x4.hpp>
 #include <glm/vec2.hpp>
 #include <glm/vec3.hpp>
@@ -38,6 +39,14 @@ template <> struct Std140<glm::vec2> { static constexpr size_t align = 8; static
 template <> struct Std140<glm::uvec2> { static constexpr size_t align = 8; static constexpr const char* glsl = "uvec2"; };
 template <> struct Std140<glm::vec3> { static constexpr size_t align = 16; static constexpr const char* glsl = "vec3"; };
 template <> struct Std140<glm::vec4> { static constexpr size_t align = 16; static constexpr const char* glsl = "vec4"; };
+
+// A GLSL mat3 in a std140 block: three columns, each padded to a vec4.
+struct GpuMat3 {
+  glm::vec4 columns[3]{};
+  GpuMat3() = default;
+  explicit GpuMat3(const glm::mat3& m) : columns{glm::vec4(m[0], 0), glm::vec4(m[1], 0), glm::vec4(m[2], 0)} {}
+};
+template <> struct Std140<GpuMat3> { static constexpr size_t align = 16; static constexpr const char* glsl = "mat3"; };
 
 constexpr size_t std140_round_up(size_t offset, size_t align) { return (offset + align - 1) / align * align; }
 

@@ -14,38 +14,30 @@
 namespace fxsim {
 
 namespace {
+// The kernel's parameters. u_mode: 0 births anywhere in [first, first + count),
+// 1 births at the top, 2 a step. u_birth_*: the wind (uniform part and
+// turbulence slice) at the births' time; u_slice, u_blend: turbulence at t0.
+// u_total_capacity: of the whole emitter (spawn index = generation × this + global slot).
+#define FXSIM_PRECIPITATION_PARAMS(X)                                                                  \
+  X(int32_t, u_mode) X(glm::uvec2, u_seed) X(uint32_t, u_emitter) X(uint32_t, u_total_capacity)         \
+  X(glm::vec3, u_center) X(glm::vec3, u_half) X(GpuMat3, u_axes) X(GpuBool, u_has_ground)               \
+  X(float, u_ground) X(GpuBool, u_constant_motion) X(glm::vec3, u_velocity) X(glm::vec3, u_variation)   \
+  X(float, u_size) X(float, u_size_variation) X(uint32_t, u_shapes) X(float, u_birth_time_slice)        \
+  X(float, u_birth_time_blend) X(glm::vec3, u_birth_wind) X(glm::vec3, u_gravity) X(glm::vec3, u_fall)  \
+  X(glm::vec3, u_wind) X(float, u_drag) X(float, u_dt) X(float, u_e) X(float, u_relax) X(float, u_slice) \
+  X(float, u_blend) X(GpuBool, u_swaying) X(float, u_sway_gain) X(float, u_sway_mid) X(GpuBool, u_respawn) \
+  X(GpuBool, u_splashing) X(uint32_t, u_splash_count) X(float, u_splash_speed) X(float, u_splash_size)  \
+  X(uint32_t, u_step)
+FXSIM_GPU_PARAMS(PrecipitationParamsBlock, FXSIM_PRECIPITATION_PARAMS);
+constexpr unsigned kParamsBinding = 0;
+
 // PrecipitationSystem::birth, ::step and ::throw_splash, operation for operation.
 const std::string& precipitation_source() {
   static const std::string source = glsl_prelude() + precipitation_draws_glsl() + glsl_particle_block("P", 0) +
-                                    glsl_particle_block("S", 1) + R"(
+                                    glsl_particle_block("S", 1) + PrecipitationParamsBlock::glsl(kParamsBinding) + R"(
 layout(local_size_x = 256) in;
 layout(std430, binding = 2) buffer Counters { uint reborn; uint thrown; uint replaced; };
 uniform uint u_count, u_first;
-uniform int u_mode;  // 0: births anywhere in [first, first + count), 1: births at the top, 2: a step
-uniform uvec2 u_seed;
-uniform uint u_emitter;
-uniform vec3 u_center, u_half;
-uniform mat3 u_axes;
-uniform bool u_has_ground;
-uniform float u_ground;
-uniform bool u_constant_motion;
-uniform vec3 u_velocity, u_variation;
-uniform float u_size, u_size_variation;
-uniform uint u_shapes;
-uniform float u_birth_time_slice, u_birth_time_blend;  // turbulence at the births' time
-uniform vec3 u_birth_wind;                             // uniform part of the wind then
-// Step
-uniform vec3 u_gravity, u_fall, u_wind;
-uniform float u_drag, u_dt, u_e, u_relax;
-uniform float u_slice, u_blend;  // turbulence at t0
-uniform bool u_swaying;
-uniform float u_sway_gain, u_sway_mid;
-uniform bool u_respawn;
-uniform bool u_splashing;
-uniform uint u_splash_count;
-uniform float u_splash_speed, u_splash_size;
-uniform uint u_step;
-uniform uint u_total_capacity;  // of the whole emitter: spawn index = generation × this + global slot
 const float kTwoPi = 6.283185307179586;
 
 // `slot` is local to this page; the key uses the global slot.
@@ -203,53 +195,53 @@ void GpuPrecipitation::run(int mode, size_t first, size_t count, double t, const
   glUseProgram(program_.get());
   const GlProgram& p = program_;
   glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, counters_.get());
-  glUniform1ui(uniform(p, "u_total_capacity"), GLuint(store_.capacity));
-  glUniform1i(uniform(p, "u_mode"), mode);
-  glUniform2ui(uniform(p, "u_seed"), uint32_t(settings_.seed), uint32_t(settings_.seed >> 32));
-  glUniform1ui(uniform(p, "u_emitter"), emitter_index_);
+  PrecipitationParamsBlock b;
+  b.u_total_capacity = uint32_t(store_.capacity);
+  b.u_mode = mode;
+  b.u_seed = {uint32_t(settings_.seed), uint32_t(settings_.seed >> 32)};
+  b.u_emitter = emitter_index_;
   const PrecipitationSystem::Frame frame = PrecipitationSystem::region_frame(params_, camera);
-  const glm::vec3 half = params_.region.size * 0.5f;
-  glUniform3fv(uniform(p, "u_center"), 1, glm::value_ptr(frame.center));
-  glUniform3fv(uniform(p, "u_half"), 1, glm::value_ptr(half));
-  glUniformMatrix3fv(uniform(p, "u_axes"), 1, GL_FALSE, glm::value_ptr(frame.axes));
-  glUniform1i(uniform(p, "u_has_ground"), ground_.has_value());
-  glUniform1f(uniform(p, "u_ground"), ground_.value_or(0.0f));
-  glUniform1i(uniform(p, "u_constant_motion"), params_.motion == Motion::constant);
-  glUniform3fv(uniform(p, "u_velocity"), 1, glm::value_ptr(params_.velocity));
-  glUniform3fv(uniform(p, "u_variation"), 1, glm::value_ptr(params_.velocity_variation));
-  glUniform1f(uniform(p, "u_size"), settings_.size);
-  glUniform1f(uniform(p, "u_size_variation"), settings_.size_variation);
-  glUniform1ui(uniform(p, "u_shapes"), GLuint(params_.shapes));
-  const glm::vec3 birth_wind = wind_.uniform_part(t);
-  glUniform3fv(uniform(p, "u_birth_wind"), 1, glm::value_ptr(birth_wind));
-  set_turbulence_uniforms(p, wind_, t, "u_birth_time_slice", "u_birth_time_blend");
-  if (ctx) {
+  b.u_center = frame.center;
+  b.u_half = params_.region.size * 0.5f;
+  b.u_axes = GpuMat3(frame.axes);
+  b.u_has_ground = gpu_bool(ground_.has_value());
+  b.u_ground = ground_.value_or(0.0f);
+  b.u_constant_motion = gpu_bool(params_.motion == Motion::constant);
+  b.u_velocity = params_.velocity;
+  b.u_variation = params_.velocity_variation;
+  b.u_size = settings_.size;
+  b.u_size_variation = settings_.size_variation;
+  b.u_shapes = uint32_t(params_.shapes);
+  b.u_birth_wind = wind_.uniform_part(t);
+  const TurbulenceSlice birth_slice = turbulence_slice(wind_, t);
+  b.u_birth_time_slice = birth_slice.slice;
+  b.u_birth_time_blend = birth_slice.blend;
+  set_turbulence_field_uniforms(p, wind_);
+  if (ctx) {  // the step's parameters (births leave them unused)
     const glm::vec3 gravity = ctx->gravity * params_.gravity_scale;
     const DragStep motion(gravity, params_.drag, ctx->dt);
-    const glm::vec3 fall = motion.fall(), air = wind_.uniform_part(ctx->t0);
-    glUniform3fv(uniform(p, "u_gravity"), 1, glm::value_ptr(gravity));
-    glUniform3fv(uniform(p, "u_fall"), 1, glm::value_ptr(fall));
-    glUniform3fv(uniform(p, "u_wind"), 1, glm::value_ptr(air));
-    glUniform1f(uniform(p, "u_drag"), params_.drag);
-    glUniform1f(uniform(p, "u_dt"), ctx->dt);
-    glUniform1f(uniform(p, "u_e"), motion.e());
-    glUniform1f(uniform(p, "u_relax"), motion.relax());
-    int64_t slice = 0;
-    float blend = 0;
-    if (wind_.has_turbulence()) wind_.turbulence_slice(ctx->t0, slice, blend);
-    glUniform1f(uniform(p, "u_slice"), float(slice));
-    glUniform1f(uniform(p, "u_blend"), blend);
+    b.u_gravity = gravity;
+    b.u_fall = motion.fall();
+    b.u_wind = wind_.uniform_part(ctx->t0);
+    b.u_drag = params_.drag;
+    b.u_dt = ctx->dt;
+    b.u_e = motion.e();
+    b.u_relax = motion.relax();
+    const TurbulenceSlice step_slice = turbulence_slice(wind_, ctx->t0);
+    b.u_slice = step_slice.slice;
+    b.u_blend = step_slice.blend;
     const double omega = 6.283185307179586 * params_.sway.frequency;
-    glUniform1i(uniform(p, "u_swaying"), params_.sway.amplitude > 0 && params_.sway.frequency > 0);
-    glUniform1f(uniform(p, "u_sway_gain"), float(2.0 * params_.sway.amplitude * std::sin(omega * (ctx->t1 - ctx->t0) / 2)));
-    glUniform1f(uniform(p, "u_sway_mid"), float(std::fmod(omega * (ctx->t0 + ctx->t1) / 2, 6.283185307179586)));
-    glUniform1i(uniform(p, "u_respawn"), params_.recycle == Recycle::respawn);
-    glUniform1i(uniform(p, "u_splashing"), splash_.has_value() && ctx->ground.has_value());
-    glUniform1ui(uniform(p, "u_splash_count"), splash_ ? GLuint(params_.splash->count) : 0u);
-    glUniform1f(uniform(p, "u_splash_speed"), splash_ ? params_.splash->speed : 0.0f);
-    glUniform1f(uniform(p, "u_splash_size"), splash_ ? params_.splash->size : 0.0f);
-    glUniform1ui(uniform(p, "u_step"), GLuint(ctx->step));
+    b.u_swaying = gpu_bool(params_.sway.amplitude > 0 && params_.sway.frequency > 0);
+    b.u_sway_gain = float(2.0 * params_.sway.amplitude * std::sin(omega * (ctx->t1 - ctx->t0) / 2));
+    b.u_sway_mid = float(std::fmod(omega * (ctx->t0 + ctx->t1) / 2, 6.283185307179586));
+    b.u_respawn = gpu_bool(params_.recycle == Recycle::respawn);
+    b.u_splashing = gpu_bool(splash_.has_value() && ctx->ground.has_value());
+    b.u_splash_count = splash_ ? uint32_t(params_.splash->count) : 0u;
+    b.u_splash_speed = splash_ ? params_.splash->speed : 0.0f;
+    b.u_splash_size = splash_ ? params_.splash->size : 0.0f;
+    b.u_step = uint32_t(ctx->step);
   }
+  params_buffer_.upload(b, kParamsBinding);
   // Page by page: the part of [first, first + count) that lies in each.
   for (size_t page = 0; page < store_.page_count(); ++page) {
     const size_t base = page * store_.page_capacity, size = store_.page_size(page);

@@ -42,6 +42,7 @@ class GpuPrecipitation : public ParticleSystem {
   GpuStore store_;
   std::optional<GpuPool> splash_;
   GlProgram program_;
+  GpuParamBuffer params_buffer_;
   GlBuffer counters_;  // reborn, droplets thrown, droplets replaced
   size_t live_ = 0;
   int64_t spawned_ = 0, died_ = 0, splash_spawned_ = 0, splash_died_ = 0;
