@@ -182,10 +182,7 @@ GpuFountain::GpuFountain(const EmitterSettings& settings, size_t emitter_index, 
     g.cos_max = std::cos(glm::radians(n.spread));
     g.radius = n.radius;
     g.rate = n.rate;
-    if (fountain_.mist) {
-      const float s = n.speed / 8.0f;
-      g.mist_chance = fountain_.mist->probability * s * s * dt;
-    }
+    g.mist_chance = FountainSystem::mist_chance(fountain_, n, dt);
     table.push_back(g);
   }
   glBindBuffer(GL_SHADER_STORAGE_BUFFER, nozzles_.get());

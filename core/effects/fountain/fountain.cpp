@@ -88,19 +88,16 @@ void FountainSystem::step(const StepContext& ctx) {
   if (mist_) mist_->step(ctx, wind_);
 
   const AgingStep aging(ctx, wind_, drop_rules(fountain_));
-  std::vector<float> mist_chance(fountain_.nozzles.size(), 0.0f);
-  if (fountain_.mist)
-    for (size_t k = 0; k < mist_chance.size(); ++k) {
-      const float s = fountain_.nozzles[k].speed / 8.0f;
-      mist_chance[k] = fountain_.mist->probability * s * s * ctx.dt;
-    }
+  std::vector<float> chance_of_mist(fountain_.nozzles.size(), 0.0f);
+  for (size_t k = 0; k < chance_of_mist.size(); ++k)
+    chance_of_mist[k] = FountainSystem::mist_chance(fountain_, fountain_.nozzles[k], ctx.dt);
   std::vector<int64_t> deaths(chunk_count(store_.capacity()), 0), misted(deaths.size(), 0), replaced(deaths.size(), 0);
   for_chunks(threads_, store_.capacity(), [&](size_t begin, size_t end, size_t chunk) {
     for (size_t i = begin; i < end; ++i) {
       const AgingStep::Result result = aging(store_, i);
       deaths[chunk] += result == AgingStep::died;
       if (result != AgingStep::lives) continue;
-      const float chance = mist_chance[store_.source[i]];
+      const float chance = chance_of_mist[store_.source[i]];
       if (chance > 0) {
         // One draw per drop and step, keyed by the drop and the step number.
         RandomDraws r(settings_.seed, emitter_index_, Stream::transition, store_.spawn_index(i));
@@ -118,6 +115,12 @@ void FountainSystem::step(const StepContext& ctx) {
     if (mist_) mist_->count(misted[c], replaced[c]);
   }
   emit(ctx);
+}
+
+float FountainSystem::mist_chance(const FountainParams& fountain, const Nozzle& nozzle, float dt) {
+  if (!fountain.mist) return 0;
+  const float s = nozzle.speed / 8.0f;
+  return fountain.mist->probability * s * s * dt;
 }
 
 bool FountainSystem::turn_into_mist(size_t i) {

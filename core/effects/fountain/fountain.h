@@ -58,6 +58,9 @@ class FountainSystem : public ParticleSystem {
   const ParticleStore& drops() const { return store_; }
   const ParticlePool* mist() const { return mist_ ? &*mist_ : nullptr; }
   uint64_t emitted() const { return emitted_; }
+  // A drop's chance of turning into mist during one step of dt seconds:
+  // probability × (speed / 8)² × dt, 0 without mist (paper 003's rule; both backends).
+  static float mist_chance(const FountainParams& fountain, const Nozzle& nozzle, float dt);
   // Drops nozzle k has emitted by `seconds` after the start: floor(rate × seconds).
   static uint64_t emitted_by(double rate, int64_t steps, double steps_per_second);
 
