@@ -35,6 +35,7 @@ template <> struct Std140<float> { static constexpr size_t align = 4; static con
 template <> struct Std140<int32_t> { static constexpr size_t align = 4; static constexpr const char* glsl = "int"; };
 template <> struct Std140<uint32_t> { static constexpr size_t align = 4; static constexpr const char* glsl = "uint"; };
 template <> struct Std140<GpuBool> { static constexpr size_t align = 4; static constexpr const char* glsl = "bool"; };
+template <> struct Std140<double> { static constexpr size_t align = 8; static constexpr const char* glsl = "double"; };
 template <> struct Std140<glm::vec2> { static constexpr size_t align = 8; static constexpr const char* glsl = "vec2"; };
 template <> struct Std140<glm::uvec2> { static constexpr size_t align = 8; static constexpr const char* glsl = "uvec2"; };
 template <> struct Std140<glm::vec3> { static constexpr size_t align = 16; static constexpr const char* glsl = "vec3"; };

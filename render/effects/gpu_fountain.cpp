@@ -1,6 +1,7 @@
 #include "render/effects/gpu_fountain.h"
 
 #include "core/effects/fountain/fountain_draws.h"
+#include "render/gpu_params.h"
 
 #include <algorithm>
 #include <cmath>
@@ -41,16 +42,25 @@ struct Nozzle { vec4 position; vec4 direction; vec4 a; vec4 c; float speed, spee
 layout(std430, binding = 3) readonly buffer Nozzles { Nozzle nozzle[]; };
 )";
 
+// The step kernel's parameters (its drops' ageing and motion are the aging block).
+#define FXSIM_FOUNTAIN_STEP_PARAMS(X) \
+  X(glm::uvec2, u_seed) X(uint32_t, u_emitter) X(uint32_t, u_step) X(uint32_t, u_total_capacity) X(GpuBool, u_mist)
+FXSIM_GPU_PARAMS(FountainStepParams, FXSIM_FOUNTAIN_STEP_PARAMS);
+// The emission kernel's parameters; u_start_time: when the fountain started.
+#define FXSIM_FOUNTAIN_EMIT_PARAMS(X)                                                                   \
+  X(uint32_t, u_skipped) X(uint32_t, u_bursts) X(uint32_t, u_capacity) X(glm::uvec2, u_seed)             \
+  X(uint32_t, u_emitter) X(glm::vec3, u_gravity) X(glm::vec3, u_wind) X(float, u_drag) X(float, u_dt)    \
+  X(float, u_size) X(float, u_size_variation) X(double, u_start_time) X(double, u_t1)
+FXSIM_GPU_PARAMS(FountainEmitParams, FXSIM_FOUNTAIN_EMIT_PARAMS);
+constexpr unsigned kParamsBinding = 0;  // the aging block takes binding 1
+
 // FountainSystem::step's loop over drops, with the mist conversion.
 const std::string& step_source() {
   static const std::string source = glsl_prelude() + fountain_draws_glsl() + glsl_particle_block("P", 0) + glsl_particle_block("M", 1) +
-                                    kNozzleBlock + glsl_aging_step() + R"(
+                                    kNozzleBlock + glsl_aging_step() + FountainStepParams::glsl(kParamsBinding) + R"(
 layout(local_size_x = 256) in;
 layout(std430, binding = 2) buffer Counters { uint deaths; uint misted; uint mist_replaced; uint emit_replaced; };
 uniform uint u_count;
-uniform uvec2 u_seed;
-uniform uint u_emitter, u_step, u_total_capacity;
-uniform bool u_mist;
 const float kTwoPi = 6.283185307179586;
 void main() {
   uint stride = gl_NumWorkGroups.x * 256u;
@@ -86,18 +96,14 @@ void main() {
 
 // FountainSystem::emit's loop over new drops.
 const std::string& emit_source() {
-  static const std::string source = glsl_prelude() + fountain_draws_glsl() + glsl_particle_block("P", 0) + kNozzleBlock + R"(
+  static const std::string source = glsl_prelude() + fountain_draws_glsl() + glsl_particle_block("P", 0) + kNozzleBlock +
+                                    FountainEmitParams::glsl(kParamsBinding) + R"(
 layout(local_size_x = 256) in;
 layout(std430, binding = 2) buffer Counters { uint deaths; uint misted; uint mist_replaced; uint emit_replaced; };
 struct Burst { uint nozzle, count, first_j_lo, first_j_hi, first_spawn_lo, first_spawn_hi, first_slot, first_generation,
                offset, pad0, pad1, pad2; };
 layout(std430, binding = 4) readonly buffer Bursts { Burst burst[]; };
-uniform uint u_count, u_skipped, u_bursts, u_capacity, u_page_first, u_page_end;
-uniform uvec2 u_seed;
-uniform uint u_emitter;
-uniform vec3 u_gravity, u_wind;
-uniform float u_drag, u_dt, u_size, u_size_variation;
-uniform double u_start_time, u_t1;
+uniform uint u_count, u_page_first, u_page_end;
 const float kTwoPi = 6.283185307179586;
 float expm1_(float x) { return abs(x) < 1e-3 ? x + 0.5 * x * x + x * x * x / 6.0 : exp(x) - 1.0; }
 void main() {
@@ -218,12 +224,14 @@ void GpuFountain::step(const StepContext& ctx) {
     glUseProgram(p.get());
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, counters_.get());
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 3, nozzles_.get());
-    glUniform2ui(uniform(p, "u_seed"), uint32_t(settings_.seed), uint32_t(settings_.seed >> 32));
-    glUniform1ui(uniform(p, "u_emitter"), emitter_index_);
-    glUniform1ui(uniform(p, "u_step"), GLuint(ctx.step));
-    glUniform1ui(uniform(p, "u_total_capacity"), GLuint(drops_.capacity));
+    FountainStepParams params;
+    params.u_seed = {uint32_t(settings_.seed), uint32_t(settings_.seed >> 32)};
+    params.u_emitter = emitter_index_;
+    params.u_step = uint32_t(ctx.step);
+    params.u_total_capacity = uint32_t(drops_.capacity);
+    params.u_mist = gpu_bool(mist_.has_value());
+    params_buffer_.upload(params, kParamsBinding);
     set_aging_uniforms(p, aging_params_, ctx, wind_, drop_rules_);
-    glUniform1i(uniform(p, "u_mist"), mist_.has_value());
     for (size_t page = 0; page < drops_.page_count() && drops_.capacity > 0; ++page) {
       drops_.bind(p, "P", 0, page);
       if (mist_) mist_->store().bind(p, "M", 1, page);
@@ -267,19 +275,21 @@ void GpuFountain::step(const StepContext& ctx) {
   glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, counters_.get());
   glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 3, nozzles_.get());
   glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 4, bursts_.get());
-  glUniform1ui(uniform(p, "u_skipped"), GLuint(skipped));
-  glUniform1ui(uniform(p, "u_bursts"), GLuint(table.size()));
-  glUniform1ui(uniform(p, "u_capacity"), GLuint(capacity));
-  glUniform2ui(uniform(p, "u_seed"), uint32_t(settings_.seed), uint32_t(settings_.seed >> 32));
-  glUniform1ui(uniform(p, "u_emitter"), emitter_index_);
-  glUniform3fv(uniform(p, "u_gravity"), 1, glm::value_ptr(gravity));
-  glUniform3fv(uniform(p, "u_wind"), 1, glm::value_ptr(air));
-  glUniform1f(uniform(p, "u_drag"), fountain_.drag);
-  glUniform1f(uniform(p, "u_dt"), ctx.dt);
-  glUniform1f(uniform(p, "u_size"), settings_.size);
-  glUniform1f(uniform(p, "u_size_variation"), settings_.size_variation);
-  glUniform1d(uniform(p, "u_start_time"), double(first_step_) / steps_per_second_);
-  glUniform1d(uniform(p, "u_t1"), ctx.t1);
+  FountainEmitParams params;
+  params.u_skipped = uint32_t(skipped);
+  params.u_bursts = uint32_t(table.size());
+  params.u_capacity = uint32_t(capacity);
+  params.u_seed = {uint32_t(settings_.seed), uint32_t(settings_.seed >> 32)};
+  params.u_emitter = emitter_index_;
+  params.u_gravity = gravity;
+  params.u_wind = air;
+  params.u_drag = fountain_.drag;
+  params.u_dt = ctx.dt;
+  params.u_size = settings_.size;
+  params.u_size_variation = settings_.size_variation;
+  params.u_start_time = double(first_step_) / steps_per_second_;
+  params.u_t1 = ctx.t1;
+  params_buffer_.upload(params, kParamsBinding);
   for (size_t page = 0; page < drops_.page_count(); ++page) {
     drops_.bind(p, "P", 0, page);
     glUniform1ui(uniform(p, "u_page_first"), GLuint(page * drops_.page_capacity));

@@ -37,7 +37,7 @@ class GpuFountain : public ParticleSystem {
   GpuStore drops_;
   std::optional<GpuPool> mist_;
   GlProgram step_program_, emit_program_;
-  GpuParamBuffer aging_params_;
+  GpuParamBuffer aging_params_, params_buffer_;
   GlBuffer nozzles_, bursts_, counters_;
   int64_t first_step_ = -1;
   uint64_t emitted_ = 0;
