@@ -50,8 +50,7 @@ glm::vec3 catmull_rom(const std::vector<CameraKey>& keys, size_t i, double t, gl
 }
 }  // namespace
 
-namespace {
-CameraPose pose_at(const CameraSettings& camera, double t) {
+CameraPose camera_view_at(const CameraSettings& camera, double t) {
   CameraPose pose{camera.position, camera.target, camera.up, camera.fov, camera.near_plane, camera.far_plane};
   const auto& keys = camera.keys;
   if (keys.empty()) return pose;
@@ -70,13 +69,19 @@ CameraPose pose_at(const CameraSettings& camera, double t) {
   }
   return pose;
 }
-}  // namespace
+
+ViewProblem view_problem(glm::vec3 position, glm::vec3 target, glm::vec3 up) {
+  const glm::vec3 view = target - position;
+  if (glm::length(view) < 1e-3f) return ViewProblem::target_at_eye;
+  if (glm::length(glm::cross(glm::normalize(view), glm::normalize(up))) < 1e-3f) return ViewProblem::along_up;
+  return ViewProblem::none;
+}
 
 CameraPose camera_at(const CameraSettings& camera, double t) {
-  CameraPose pose = pose_at(camera, t);
+  CameraPose pose = camera_view_at(camera, t);
   if (!camera.keys.empty()) {
     const double h = 1e-3;  // central difference; one-sided ends follow from the clamping
-    pose.velocity = (pose_at(camera, t + h).position - pose_at(camera, t - h).position) / float(2 * h);
+    pose.velocity = (camera_view_at(camera, t + h).position - camera_view_at(camera, t - h).position) / float(2 * h);
   }
   return pose;
 }

@@ -62,8 +62,6 @@ Decoded decode(const std::filesystem::path& path) {
   int w = 0, h = 0, channels = 0;
   if (!stbi_info_from_memory(bytes.data(), int(bytes.size()), &w, &h, &channels))
     return {fmt::format("its header cannot be read ({})", stbi_failure_reason()), {}};
-  if (w < 1 || h < 1 || w > kMaxTextureSide || h > kMaxTextureSide)
-    return {fmt::format("it is {}×{} pixels; a texture may be at most {}×{}", w, h, kMaxTextureSide, kMaxTextureSide), {}};
   stbi_uc* pixels = stbi_load_from_memory(bytes.data(), int(bytes.size()), &w, &h, &channels, 4);
   if (!pixels) {
     const char* why = stbi_failure_reason();

@@ -23,7 +23,7 @@ size_t ram_image_bytes(const Scene& scene);
 // of /proc/meminfo; the physical RAM where that cannot be read).
 size_t available_ram_bytes();
 
-// Throws SceneError-like FxError(invalid_scene) when `needed` bytes of RAM are
+// Throws FxError(invalid_scene) when `needed` bytes of RAM are
 // more than 90 % of what is available, with `hint` appended to the advice.
 void check_ram(const Scene& scene, size_t needed, const std::string& hint = {});
 

@@ -125,14 +125,13 @@ class Parser {
   // The camera must look somewhere: a target apart from the eye, and an `up`
   // that is not along the view (the image's orientation would be undefined).
   void check_view(ObjectReader& r, glm::vec3 position, glm::vec3 target, glm::vec3 up) {
-    const glm::vec3 view = target - position;
-    if (glm::length(view) < 1e-3f) {
+    const ViewProblem problem = view_problem(position, target, up);
+    if (problem == ViewProblem::target_at_eye)
       r.error(r.child("target"), fmt::format("expected a target at least 0.001 m from the camera position [{}, {}, {}]",
                                              position.x, position.y, position.z));
-    } else if (glm::length(glm::cross(glm::normalize(view), glm::normalize(up))) < 1e-3f) {
+    else if (problem == ViewProblem::along_up)
       r.error(r.child("target"), fmt::format("expected a view direction not parallel to the camera's up [{}, {}, {}]",
                                              up.x, up.y, up.z));
-    }
   }
 
   // Keys that are each fine can still pass through a degenerate view between
@@ -141,13 +140,12 @@ class Parser {
     const auto& o = scene_.output;
     for (int frame = 0; frame <= o.frames; ++frame) {
       const double t = double(frame) / o.fps;
-      const CameraPose pose = camera_at(scene_.camera, t);
-      const glm::vec3 view = pose.target - pose.position;
-      const bool apart = glm::length(view) >= 1e-3f;
-      if (apart && glm::length(glm::cross(glm::normalize(view), glm::normalize(pose.up))) >= 1e-3f) continue;
+      const CameraPose pose = camera_view_at(scene_.camera, t);
+      const ViewProblem problem = view_problem(pose.position, pose.target, pose.up);
+      if (problem == ViewProblem::none) continue;
       r.error(r.child("keys"), fmt::format("expected a camera path whose target stays apart from the eye and off its "
-                                           "up axis, but at frame {} (t = {} s) the view is degenerate ({})",
-                                           frame, t, apart ? "looking along up" : "the target meets the eye"));
+                                           "up axis, but at frame {} (t = {} s) the view is degenerate ({})", frame, t,
+                                           problem == ViewProblem::along_up ? "looking along up" : "the target meets the eye"));
       return;
     }
   }

@@ -12,10 +12,12 @@ PngSequenceSink::PngSequenceSink(std::string pattern, int first_frame)
   check_output_path(first_path_.string());
 }
 
-void PngSequenceSink::start() {
-  prepare_output_folder(first_path_);
-  remove_stale_partials(first_path_.parent_path());
-  folders_.insert(first_path_.parent_path());
+void PngSequenceSink::start() { enter_folder(first_path_); }
+
+void PngSequenceSink::enter_folder(const std::filesystem::path& file) {
+  if (!folders_.insert(file.parent_path()).second) return;
+  prepare_output_folder(file);
+  remove_stale_partials(file.parent_path());
 }
 
 void PngSequenceSink::prepare(const FrameRecord& record) { png_ = encode_png(record.image); }
@@ -25,10 +27,7 @@ void PngSequenceSink::commit(const FrameRecord& record) {
   // A '#' in the folder part gives each frame its own folder: made on first
   // use. A folder made earlier that is gone now stops the render
   // (write_file_atomically refuses to recreate it).
-  if (folders_.insert(path.parent_path()).second) {
-    prepare_output_folder(path);
-    remove_stale_partials(path.parent_path());
-  }
+  enter_folder(path);
   write_file_atomically(path, png_);
 }
 

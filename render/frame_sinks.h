@@ -52,6 +52,10 @@ class PngSequenceSink : public FrameSink {
   void commit(const FrameRecord& record) override;
 
  private:
+  // Makes the folder of `file` (and cleans up after killed runs there) the
+  // first time a frame goes into it.
+  void enter_folder(const std::filesystem::path& file);
+
   std::string pattern_;
   std::filesystem::path first_path_;
   std::set<std::filesystem::path> folders_;  // made or checked already
