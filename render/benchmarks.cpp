@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
-#include <epoxy/gl.h>
 #include <vector>
 
 #include "render/gl_checks.h"
@@ -49,36 +48,28 @@ double cpu_copy_bandwidth(size_t bytes) {
 }
 
 double gpu_copy_bandwidth(size_t bytes) {
-  GLint64 block_limit = 0;
-  glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &block_limit);
-  const size_t block = std::min<size_t>(size_t(block_limit) / 16 * 16, size_t(1) << 30);
+  const size_t block = std::min<size_t>(compute_limits().max_storage_block_bytes / 16 * 16, size_t(1) << 30);
   bytes = std::max<size_t>(bytes / 16 * 16, 1 << 20);
-  const GlProgram copy = link_compute(R"(#version 430
+  ComputeKernel copy("#version 430\n" + glsl_launch_block() + R"(
 layout(local_size_x = 256) in;
 layout(std430, binding = 0) readonly buffer Src { uvec4 src[]; };
 layout(std430, binding = 1) writeonly buffer Dst { uvec4 dst[]; };
-uniform uint u_count;
 void main() {
   uint stride = gl_NumWorkGroups.x * 256u;
   for (uint i = gl_GlobalInvocationID.x; i < u_count; i += stride) dst[i] = src[i];
 }
 )");
-  std::vector<GlBuffer> from, to;
+  std::vector<DeviceBuffer> from, to;
   for (size_t done = 0; done < bytes; done += block) {
     const size_t n = std::min(block, bytes - done);
-    for (auto* list : {&from, &to}) {
-      list->emplace_back(gl_gen(glGenBuffers));
-      glBindBuffer(GL_SHADER_STORAGE_BUFFER, list->back().get());
-      glBufferData(GL_SHADER_STORAGE_BUFFER, GLsizeiptr(n), nullptr, GL_DYNAMIC_COPY);
-    }
+    from.emplace_back(n, DeviceBuffer::Use::kernels, "the copy benchmark's buffers");
+    to.emplace_back(n, DeviceBuffer::Use::kernels, "the copy benchmark's buffers");
   }
-  glUseProgram(copy.get());
   const auto pass = [&] {
     for (size_t k = 0; k < from.size(); ++k) {
-      const size_t n = std::min(block, bytes - k * block);
-      glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, from[k].get());
-      glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, to[k].get());
-      dispatch(copy, n / 16);
+      copy.bind(0, from[k]);
+      copy.bind(1, to[k]);
+      copy.dispatch(std::min(block, bytes - k * block) / 16);
     }
   };
   pass();

@@ -3,16 +3,17 @@
 #include <fmt/format.h>
 #include <type_traits>
 
+#include "core/exit_codes.h"
 #include "core/particles.h"
+#include "render/compute.h"
 
 namespace fxsim {
 
 std::string glsl_particle_block(const std::string& name, int binding) {
-  std::string out = fmt::format(
-      "layout(std430, binding = {0}) buffer {1}Block {{ uint {1}_words[]; }};\n"
-      "uniform uint {1}_capacity;  // particles in this page (the field stride)\n"
-      "uniform uint {1}_base;      // global slot of this page's first particle\n",
-      binding, name);
+  // The page's capacity (the field stride) and base slot are in the launch block.
+  if (name != "P" && name != "S" && name != "M")
+    throw FxError(ExitCode::internal, "particle blocks are named P, S or M (the launch block's pages)");
+  std::string out = fmt::format("layout(std430, binding = {0}) buffer {1}Block {{ uint {1}_words[]; }};\n", binding, name);
   int field = 0;
 #define FXSIM_GLSL_FIELD(type, field_name, what)                                                            \
   {                                                                                                         \
@@ -38,7 +39,7 @@ std::string glsl_particle_block(const std::string& name, int binding) {
 }
 
 std::string glsl_prelude() {
-  return R"(#version 430
+  return "#version 430\n" + glsl_launch_block() + R"(
 // Every result of this file is written with `precise` where the C++ core
 // computes it without fused multiply-add (it is built with -ffp-contract=off).
 
@@ -101,10 +102,7 @@ void gradient_noise_3d_x3(uint seed, vec3 p, out vec3 g0, out vec3 g1, out vec3 
 }
 
 // ---- core/wind.cpp: turbulence --------------------------------------------------
-uniform float u_turbulence_strength;  // 0: none
-uniform float u_turbulence_scale;
-uniform uint u_turbulence_seed;
-vec3 curl_at_slice(vec3 q, int slice) {
+)" + TurbulenceFieldParams::glsl(kTurbulenceFieldBinding) + R"(vec3 curl_at_slice(vec3 q, int slice) {
   uint s = hash_u32(u_turbulence_seed ^ uint(slice * 3));
   vec3 g0, g1, g2;
   gradient_noise_3d_x3(s, q, g0, g1, g2);

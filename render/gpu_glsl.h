@@ -8,13 +8,20 @@
 // docs/gpu-backend.md: sin/cos/exp/floor come from the GPU's own maths.
 #include <string>
 
+#include "render/gpu_params.h"
+
 namespace fxsim {
 
-// "#version 430" and the shared functions. `buffers` declares the particle
-// storage blocks the shader uses: accessors get_F(b, i) / set_F(b, i, v) are
-// generated for each block named in the list, bound at the binding given.
+// The turbulence field the prelude's turbulence() samples (set by set_turbulence_field).
+#define FXSIM_TURBULENCE_FIELD_PARAMS(X) \
+  X(float, u_turbulence_strength) X(float, u_turbulence_scale) X(uint32_t, u_turbulence_seed)
+FXSIM_GPU_PARAMS(TurbulenceFieldParams, FXSIM_TURBULENCE_FIELD_PARAMS);
+constexpr unsigned kTurbulenceFieldBinding = 6;
+
+// "#version 430", the launch block (render/compute.h) and the shared functions.
 std::string glsl_prelude();
-// Accessors for a storage block `Name` at `binding`: Name_get_px(i) etc.
+// Accessors for the particle page `name` (P, S or M: its capacity and base are
+// in the launch block) bound at `binding`: P_get_px(i), P_set_position(i, p) etc.
 std::string glsl_particle_block(const std::string& name, int binding);
 
 }  // namespace fxsim

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
-#include <fmt/format.h>
 #include <glm/gtc/type_ptr.hpp>
 #include <limits>
 #include <vector>
@@ -11,39 +10,24 @@
 #include "core/exit_codes.h"
 #include "core/motion.h"
 #include "core/particle_system.h"
-#include "render/gl_checks.h"
-#include "render/gpu_backend.h"
 #include "render/gpu_glsl.h"
 #include "render/gpu_params.h"
-#include "render/shader.h"
 
 namespace fxsim {
 
 namespace {
 constexpr size_t kStatGroups = 256;
 
-GLuint compile_compute(const std::string& source) {
-  const GLuint shader = glCreateShader(GL_COMPUTE_SHADER);
-  const char* text = source.c_str();
-  glShaderSource(shader, 1, &text, nullptr);
-  glCompileShader(shader);
-  GLint ok = 0;
-  glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
-  if (!ok) {
-    std::vector<char> log(8192);
-    glGetShaderInfoLog(shader, GLsizei(log.size()), nullptr, log.data());
-    glDeleteShader(shader);
-    throw FxError(ExitCode::internal, std::string("GLSL compute shader does not compile:\n") + log.data());
-  }
-  return shader;
-}
+// Statistics over live particles only (age >= 0) or over every slot.
+#define FXSIM_STATS_PARAMS(X) X(GpuBool, u_only_live)
+FXSIM_GPU_PARAMS(StatsParams, FXSIM_STATS_PARAMS);
+constexpr unsigned kStatsParamsBinding = 0;
 
 const std::string& stats_source() {
-  static const std::string source = glsl_prelude() + glsl_particle_block("P", 0) + R"(
+  static const std::string source =
+      glsl_prelude() + glsl_particle_block("P", 0) + StatsParams::glsl(kStatsParamsBinding) + R"(
 layout(local_size_x = 256) in;
 layout(std430, binding = 1) buffer Partials { double partial[]; };  // 14 per group
-uniform uint u_count;
-uniform bool u_only_live;
 shared vec3 s_lo[256];
 shared vec3 s_hi[256];
 shared dvec3 s_sp[256];
@@ -100,7 +84,6 @@ const std::string& sprites_source() {
 layout(local_size_x = 256) in;
 struct Sprite { vec4 center_size; vec4 stretch_alpha; vec4 layer_spin_aspect_anchor; };
 layout(std430, binding = 1) buffer Sprites { Sprite sprite[]; };
-uniform uint u_count;
 void main() {
   uint stride = gl_NumWorkGroups.x * 256u;
   for (uint i = gl_GlobalInvocationID.x; i < u_count; i += stride) {
@@ -137,10 +120,8 @@ void main() {
 size_t GpuStore::particle_words() { return particle_bytes() / 4; }
 
 size_t GpuStore::max_page_capacity(size_t companions) {
-  GLint64 block = 0;
-  glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &block);
   const size_t per_particle = particle_words() * 4 * std::max<size_t>(1, companions);
-  const size_t by_block = size_t(block) / per_particle;
+  const size_t by_block = compute_limits().max_storage_block_bytes / per_particle;
   const size_t by_index = (size_t(1) << 32) / (particle_words() * std::max<size_t>(1, companions)) - 1;
   size_t page = std::min({by_block, by_index, size_t(1) << 25});
   // Tests set smaller pages to run the paging on small scenes.
@@ -151,28 +132,28 @@ size_t GpuStore::max_page_capacity(size_t companions) {
 
 GpuStore::GpuStore(size_t n, size_t page) : capacity(n), page_capacity(std::max<size_t>(page, 1)) {
   const size_t count = std::max<size_t>(1, (capacity + page_capacity - 1) / page_capacity);
-  for (size_t p = 0; p < count; ++p) {
-    pages.emplace_back(gl_gen(glGenBuffers));
-    glBindBuffer(GL_SHADER_STORAGE_BUFFER, pages.back().get());
-    const size_t bytes = (capacity == 0 ? 1 : page_size(p)) * particle_words() * 4;
-    glBufferData(GL_SHADER_STORAGE_BUFFER, GLsizeiptr(bytes), nullptr, GL_DYNAMIC_COPY);
-    check_gl(fmt::format("allocating {} of GPU particle storage", format_bytes(double(bytes))));
+  for (size_t p = 0; p < count; ++p)
+    pages.emplace_back((capacity == 0 ? 1 : page_size(p)) * particle_words() * 4, DeviceBuffer::Use::kernels,
+                       "GPU particle storage");
+}
+
+void GpuStore::bind(ComputeKernel& kernel, char name, unsigned binding, size_t page) const {
+  kernel.bind(binding, pages[page]);
+  const uint32_t size = uint32_t(capacity == 0 ? 1 : page_size(page)), base = uint32_t(page * page_capacity);
+  LaunchParams& launch = kernel.launch();
+  switch (name) {
+    case 'P': launch.P_capacity = size, launch.P_base = base; break;
+    case 'S': launch.S_capacity = size, launch.S_base = base; break;
+    case 'M': launch.M_capacity = size, launch.M_base = base; break;
+    default: throw FxError(ExitCode::internal, "particle blocks are named P, S or M");
   }
 }
 
-void GpuStore::bind(const GlProgram& program, const std::string& name, GLuint binding, size_t page) const {
-  glBindBufferBase(GL_SHADER_STORAGE_BUFFER, binding, pages[page].get());
-  glUniform1ui(uniform(program, (name + "_capacity").c_str()), GLuint(capacity == 0 ? 1 : page_size(page)));
-  glUniform1ui(uniform(program, (name + "_base").c_str()), GLuint(page * page_capacity));
-}
-
 void GpuStore::read(ParticleStore& out) const {
-  glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
   for (size_t p = 0; p < pages.size() && capacity > 0; ++p) {
     const size_t n = page_size(p), base = p * page_capacity;
     std::vector<uint32_t> words(n * particle_words());
-    glBindBuffer(GL_SHADER_STORAGE_BUFFER, pages[p].get());
-    glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, GLsizeiptr(words.size() * 4), words.data());
+    pages[p].download(words.data(), words.size() * 4);
     size_t field = 0;
 #define FXSIM_READ_FIELD(type, name, what) \
   std::memcpy(out.name.data() + base, words.data() + field * n, n * 4), ++field;
@@ -192,39 +173,9 @@ void GpuStore::clear(float age) {
   std::memcpy(&bits, &age, 4);
   for (size_t p = 0; p < pages.size() && capacity > 0; ++p) {
     const size_t n = page_size(p);
-    glBindBuffer(GL_SHADER_STORAGE_BUFFER, pages[p].get());
-    const uint32_t zero = 0;
-    glClearBufferData(GL_SHADER_STORAGE_BUFFER, GL_R32UI, GL_RED_INTEGER, GL_UNSIGNED_INT, &zero);
-    glClearBufferSubData(GL_SHADER_STORAGE_BUFFER, GL_R32UI, GLintptr(age_field * n * 4), GLsizeiptr(n * 4),
-                         GL_RED_INTEGER, GL_UNSIGNED_INT, &bits);
+    pages[p].fill(0);
+    pages[p].fill(bits, age_field * n * 4, n * 4);
   }
-}
-
-GlProgram link_compute(const std::string& source) {
-  const GLuint shader = compile_compute(source);
-  GlProgram program(glCreateProgram());
-  glAttachShader(program.get(), shader);
-  glLinkProgram(program.get());
-  glDeleteShader(shader);
-  GLint ok = 0;
-  glGetProgramiv(program.get(), GL_LINK_STATUS, &ok);
-  if (!ok) {
-    char log[4096] = {};
-    glGetProgramInfoLog(program.get(), sizeof log, nullptr, log);
-    throw FxError(ExitCode::internal, std::string("GLSL compute program does not link:\n") + log);
-  }
-  return program;
-}
-
-void dispatch(const GlProgram& program, size_t count) {
-  if (count == 0) return;
-  glUniform1ui(uniform(program, "u_count"), GLuint(count));
-  // At most 65535 groups (every driver's minimum); each invocation loops over
-  // its share. Measured on the H200: one invocation per item (2^31 groups
-  // allowed there) made the 100M-drop rain step slower, 2.51 ms against 2.17.
-  const size_t groups = std::min<size_t>((count + kGroupSize - 1) / kGroupSize, 65535);
-  glDispatchCompute(GLuint(groups), 1, 1);
-  glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_VERTEX_ATTRIB_ARRAY_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
 }
 
 namespace {
@@ -257,8 +208,7 @@ int aging_step(uint i) {
 )";
 }
 
-void set_aging_uniforms(const GlProgram& program, GpuParamBuffer& buffer, const StepContext& ctx, const WindField& wind,
-                        const PoolRules& rules) {
+void set_aging_params(ComputeKernel& kernel, const StepContext& ctx, const WindField& wind, const PoolRules& rules) {
   const glm::vec3 gravity = ctx.gravity * rules.gravity_scale;
   const DragStep motion(gravity, rules.drag, ctx.dt);
   AgingParams params;
@@ -275,8 +225,8 @@ void set_aging_uniforms(const GlProgram& program, GpuParamBuffer& buffer, const 
   const TurbulenceSlice slice = turbulence_slice(wind, ctx.t0);
   params.u_slice = slice.slice;
   params.u_blend = slice.blend;
-  buffer.upload(params, kAgingParamsBinding);
-  set_turbulence_field_uniforms(program, wind);
+  kernel.set_params(kAgingParamsBinding, params);
+  set_turbulence_field(kernel, wind);
 }
 
 TurbulenceSlice turbulence_slice(const WindField& wind, double t) {
@@ -286,44 +236,32 @@ TurbulenceSlice turbulence_slice(const WindField& wind, double t) {
   return {float(slice), blend};
 }
 
-void set_turbulence_field_uniforms(const GlProgram& program, const WindField& wind) {
-  glUniform1f(uniform(program, "u_turbulence_strength"), wind.has_turbulence() ? wind.turbulence_strength() : 0.0f);
-  glUniform1f(uniform(program, "u_turbulence_scale"), wind.turbulence_scale());
-  glUniform1ui(uniform(program, "u_turbulence_seed"), wind.turbulence_seed());
-}
-
-void set_turbulence_uniforms(const GlProgram& program, const WindField& wind, double t, const char* slice_name,
-                             const char* blend_name) {
-  set_turbulence_field_uniforms(program, wind);
-  const TurbulenceSlice slice = turbulence_slice(wind, t);
-  glUniform1f(uniform(program, slice_name), slice.slice);
-  glUniform1f(uniform(program, blend_name), slice.blend);
+void set_turbulence_field(ComputeKernel& kernel, const WindField& wind) {
+  TurbulenceFieldParams field;
+  field.u_turbulence_strength = wind.has_turbulence() ? wind.turbulence_strength() : 0.0f;
+  field.u_turbulence_scale = wind.turbulence_scale();
+  field.u_turbulence_seed = wind.turbulence_seed();
+  kernel.set_params(kTurbulenceFieldBinding, field);
 }
 
 GpuKernels::GpuKernels()
-    : stats_(link_compute(stats_source())), sprites_(link_compute(sprites_source())), partials_(gl_gen(glGenBuffers)) {
-  glBindBuffer(GL_SHADER_STORAGE_BUFFER, partials_.get());
-  glBufferData(GL_SHADER_STORAGE_BUFFER, GLsizeiptr(kStatGroups * 14 * 8), nullptr, GL_DYNAMIC_READ);
-}
+    : stats_(stats_source()), sprites_(sprites_source()),
+      partials_(kStatGroups * 14 * 8, DeviceBuffer::Use::host_reads, "GPU statistics") {}
 
 EmitterStats GpuKernels::stats(const GpuStore& store, size_t count, bool only_live) {
-  const GlProgram& program = stats_;
-  const GlBuffer& partials = partials_;
   EmitterStats out;
   if (count == 0) return out;
   glm::dvec3 lo(std::numeric_limits<double>::infinity()), hi(-std::numeric_limits<double>::infinity()), sp(0), sv(0);
   double n = 0;
-  glUseProgram(program.get());
+  StatsParams params;
+  params.u_only_live = gpu_bool(only_live);
+  stats_.set_params(kStatsParamsBinding, params);
+  stats_.bind(1, partials_);
   for (size_t page = 0; page < store.page_count() && page * store.page_capacity < count; ++page) {
-    store.bind(program, "P", 0, page);
-    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, partials.get());
-    glUniform1ui(uniform(program, "u_count"), GLuint(std::min(store.page_size(page), count - page * store.page_capacity)));
-    glUniform1i(uniform(program, "u_only_live"), only_live);
-    glDispatchCompute(GLuint(kStatGroups), 1, 1);
-    glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+    store.bind(stats_, 'P', 0, page);
+    stats_.dispatch(std::min(store.page_size(page), count - page * store.page_capacity), kStatGroups);
     std::vector<double> p(kStatGroups * 14);
-    glBindBuffer(GL_SHADER_STORAGE_BUFFER, partials.get());
-    glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, GLsizeiptr(p.size() * 8), p.data());
+    partials_.download(p.data(), p.size() * 8);
     for (size_t g = 0; g < kStatGroups; ++g) {
       const double* q = &p[g * 14];
       if (q[12] == 0) continue;
@@ -358,18 +296,10 @@ void GpuKernels::add_sprite_batches(const GpuStore& store, size_t count, const S
 
 void GpuKernels::build_sprites(const GpuStore& store, size_t page, size_t count, const SpriteBuild& how,
                                DeviceInstances& instances) {
-  const GlProgram& program = sprites_;
-  const size_t bytes = std::max<size_t>(count, 1) * sizeof(SpriteInstance);
-  if (!instances.buffer.get()) instances.buffer = GlBuffer(gl_gen(glGenBuffers));
-  if (bytes > instances.capacity_bytes) {
-    glBindBuffer(GL_SHADER_STORAGE_BUFFER, instances.buffer.get());
-    glBufferData(GL_SHADER_STORAGE_BUFFER, GLsizeiptr(bytes), nullptr, GL_DYNAMIC_COPY);
-    check_gl(fmt::format("allocating {} of GPU sprite buffers", format_bytes(double(bytes))));
-    instances.capacity_bytes = bytes;
-  }
-  glUseProgram(program.get());
-  store.bind(program, "P", 0, page);
-  glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, instances.buffer.get());
+  instances.buffer.reserve(std::max<size_t>(count, 1) * sizeof(SpriteInstance), DeviceBuffer::Use::kernels,
+                          "GPU sprite buffers");
+  store.bind(sprites_, 'P', 0, page);
+  sprites_.bind(1, instances.buffer);
   SpriteParams params;
   params.u_exposure = how.exposure;
   params.u_eye_velocity = how.eye_velocity;
@@ -383,8 +313,8 @@ void GpuKernels::build_sprites(const GpuStore& store, size_t page, size_t count,
   params.u_forward = how.forward;
   params.u_reach = how.reach;
   params.u_depth_k = how.depth_k;
-  sprite_params_.upload(params, kSpriteParamsBinding);
-  dispatch(program, count);
+  sprites_.set_params(kSpriteParamsBinding, params);
+  sprites_.dispatch(count);
 }
 
 }  // namespace fxsim

@@ -14,13 +14,10 @@
 #include "core/particles.h"
 #include "core/stats.h"
 #include "core/wind.h"
+#include "render/compute.h"
 #include "render/device_instances.h"
-#include "render/gl_objects.h"
-#include "render/gpu_params.h"
 
 namespace fxsim {
-
-constexpr unsigned kGroupSize = 256;
 
 // Field-major storage for `capacity` particles, one 32-bit word per field, in
 // pages small enough for one storage block each (drivers limit a block's
@@ -30,7 +27,7 @@ constexpr unsigned kGroupSize = 256;
 struct GpuStore {
   GpuStore(size_t capacity, size_t page_capacity);
   size_t capacity, page_capacity;
-  std::vector<GlBuffer> pages;
+  std::vector<DeviceBuffer> pages;
   size_t page_count() const { return pages.size(); }
   size_t page_size(size_t page) const { return std::min(page_capacity, capacity - page * page_capacity); }
   size_t bytes() const { return capacity * particle_words() * 4; }
@@ -39,37 +36,30 @@ struct GpuStore {
   // bring `companions` more particles each in a paged companion store (splash
   // droplets), rounded down to a whole number of work groups.
   static size_t max_page_capacity(size_t companions = 0);
-  void bind(const GlProgram& program, const std::string& name, GLuint binding, size_t page) const;
+  // Binds page `page` at `binding` as the kernel's particle block `name`
+  // (P, S or M), its capacity and base slot in the launch block.
+  void bind(ComputeKernel& kernel, char name, unsigned binding, size_t page) const;
   // Copies back into a CPU store of the same capacity (a readback: tests and hashes only).
   void read(ParticleStore& out) const;
   // Sets every slot's age to `age` (-1: empty) and everything else to 0.
   void clear(float age);
 };
 
-GlProgram link_compute(const std::string& source);
-// Runs `program` over `count` items: each invocation loops i = id; i < count; i += stride.
-void dispatch(const GlProgram& program, size_t count);
-
 // GLSL for the step of a short-lived particle in block P (ParticlePool::step):
 // `int aging_step(uint i)` moves slot i by the drag step, ages it and kills it
 // past its lifetime or below the ground; it returns -1 for an empty slot, 0 for
-// a death, 1 for a particle that lives on. Its uniforms are set by
-// set_aging_uniforms.
+// a death, 1 for a particle that lives on. Its parameters are set by
+// set_aging_params.
 std::string glsl_aging_step();
-// (Its parameters are a uniform block, uploaded through `buffer`.)
-void set_aging_uniforms(const GlProgram& program, GpuParamBuffer& buffer, const StepContext& ctx, const WindField& wind,
-                        const PoolRules& rules);
+void set_aging_params(ComputeKernel& kernel, const StepContext& ctx, const WindField& wind, const PoolRules& rules);
 
 // The slice of the turbulence pattern at time t and the blend towards the next one.
 struct TurbulenceSlice {
   float slice = 0, blend = 0;
 };
 TurbulenceSlice turbulence_slice(const WindField& wind, double t);
-// Sets the turbulence field's u_turbulence_strength, _scale and _seed.
-void set_turbulence_field_uniforms(const GlProgram& program, const WindField& wind);
-// The same, and the slice and blend at time t into the named uniforms.
-void set_turbulence_uniforms(const GlProgram& program, const WindField& wind, double t, const char* slice_name,
-                             const char* blend_name);
+// Sets the turbulence field the kernel's turbulence() samples (render/gpu_glsl.h).
+void set_turbulence_field(ComputeKernel& kernel, const WindField& wind);
 
 
 // Builds sprite instances (render's SpriteInstance layout) for slots [0, count)
@@ -111,9 +101,8 @@ class GpuKernels {
                           const SpriteBatch& like, std::vector<SpriteBatch>& out);
 
  private:
-  GlProgram stats_, sprites_;
-  GpuParamBuffer sprite_params_;
-  GlBuffer partials_;
+  ComputeKernel stats_, sprites_;
+  DeviceBuffer partials_;
 };
 
 }  // namespace fxsim

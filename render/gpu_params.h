@@ -2,7 +2,7 @@
 // A compute kernel's parameters, declared once as a list X(type, name): the
 // C++ struct and the GLSL uniform block (std140) are both made from it, a
 // compile-time check keeps the struct's offsets equal to std140's, and the
-// whole block is uploaded in one call, so no parameter is looked up by a
+// whole block is uploaded in one call (ComputeKernel::set_params), so no parameter is looked up by a
 // name that could be misspelt (Effekseer's GPU ParamSet, made checkable).
 //
 //   #define FXSIM_SPRITE_PARAMS(X) X(float, u_exposure) X(glm::vec3, u_eye_velocity) …
@@ -19,8 +19,6 @@
 #include <glm/vec2.hpp>
 #include <glm/vec3.hpp>
 #include <glm/vec4.hpp>
-
-#include "render/gl_objects.h"
 
 namespace fxsim {
 
@@ -77,19 +75,5 @@ constexpr size_t std140_round_up(size_t offset, size_t align) { return (offset +
     }                                                                                      \
   };                                                                                       \
   static_assert(NAME::std140_layout(), #NAME ": the C++ layout differs from std140")
-
-// The uniform buffer of one parameter block, kept from call to call.
-class GpuParamBuffer {
- public:
-  GpuParamBuffer();
-  // Uploads `bytes` and binds the buffer at `binding` for the next dispatch.
-  void upload(const void* data, size_t bytes, unsigned binding);
-  template <class Params>
-  void upload(const Params& params, unsigned binding) { upload(&params, sizeof params, binding); }
-
- private:
-  GlBuffer buffer_;
-  size_t capacity_ = 0;
-};
 
 }  // namespace fxsim

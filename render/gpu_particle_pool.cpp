@@ -3,7 +3,6 @@
 #include <cstring>
 
 #include "render/gpu_glsl.h"
-#include "render/shader.h"
 
 namespace fxsim {
 
@@ -11,18 +10,18 @@ namespace {
 // Writes staged particles (field-major, one row of `u_count` words per field)
 // into their slots; counts the live particles they replace.
 const std::string& scatter_source() {
-  static const std::string source = glsl_prelude() + glsl_particle_block("P", 0) + R"(
+  static const std::string source = glsl_prelude() + glsl_particle_block("P", 0) +
+                                    "const uint kWords = " + std::to_string(GpuStore::particle_words()) + "u;\n" + R"(
 layout(local_size_x = 256) in;
 layout(std430, binding = 1) readonly buffer Staged { uint staged[]; };  // slot list, then the fields
 layout(std430, binding = 2) buffer Counters { uint replaced; };
-uniform uint u_count, u_words;
 void main() {
   uint stride = gl_NumWorkGroups.x * 256u;
   for (uint n = gl_GlobalInvocationID.x; n < u_count; n += stride) {
     uint slot = staged[n] - P_base;
     if (staged[n] < P_base || slot >= P_capacity) continue;  // another page's
     if (P_get_age(slot) >= 0.0) atomicAdd(replaced, 1u);
-    for (uint f = 0u; f < u_words; ++f) P_words[f * P_capacity + slot] = staged[u_count + f * u_count + n];
+    for (uint f = 0u; f < kWords; ++f) P_words[f * P_capacity + slot] = staged[u_count + f * u_count + n];
   }
 }
 )";
@@ -40,12 +39,7 @@ PoolMaker gpu_pool_maker(GpuKernels& kernels, ThreadPool& threads) {
 
 GpuParticlePool::GpuParticlePool(const PoolRules& rules, size_t capacity, GpuKernels& kernels, ThreadPool& threads)
     : ParticlePool(rules, capacity, threads), kernels_(kernels), gpu_(rules, capacity, GpuStore::max_page_capacity()),
-      scatter_(link_compute(scatter_source())), staging_(gl_gen(glGenBuffers)), counter_(gl_gen(glGenBuffers)),
-      readback_(capacity) {
-  const uint32_t zero = 0;
-  glBindBuffer(GL_SHADER_STORAGE_BUFFER, counter_.get());
-  glBufferData(GL_SHADER_STORAGE_BUFFER, 4, &zero, GL_DYNAMIC_COPY);
-}
+      scatter_(scatter_source()), replaced_(1), readback_(capacity) {}
 
 size_t GpuParticlePool::add() {
   // The ring slot as the CPU pool chooses it; whether it replaces a live
@@ -62,7 +56,7 @@ size_t GpuParticlePool::add() {
   return slot;
 }
 
-void GpuParticlePool::flush() const {
+void GpuParticlePool::flush() {
   if (pending_.empty()) return;
   const size_t n = pending_.size(), words = GpuStore::particle_words();
   std::vector<uint32_t> staged(n * (1 + words));
@@ -73,15 +67,12 @@ void GpuParticlePool::flush() const {
   ++field;
   FXSIM_PARTICLE_FIELDS(FXSIM_STAGE_FIELD)
 #undef FXSIM_STAGE_FIELD
-  glBindBuffer(GL_SHADER_STORAGE_BUFFER, staging_.get());
-  glBufferData(GL_SHADER_STORAGE_BUFFER, GLsizeiptr(staged.size() * 4), staged.data(), GL_STREAM_DRAW);
-  glUseProgram(scatter_.get());
-  glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, staging_.get());
-  glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, counter_.get());
-  glUniform1ui(uniform(scatter_, "u_words"), GLuint(words));
+  staging_.assign(staged, DeviceBuffer::Use::host_writes);
+  scatter_.bind(1, staging_);
+  scatter_.bind(2, replaced_.buffer());
   for (size_t page = 0; page < gpu_.store().page_count(); ++page) {
-    gpu_.store().bind(scatter_, "P", 0, page);
-    dispatch(scatter_, n);
+    gpu_.store().bind(scatter_, 'P', 0, page);
+    scatter_.dispatch(n);
   }
   pending_.clear();
 }
@@ -100,9 +91,7 @@ void GpuParticlePool::clear() {
 void GpuParticlePool::reset_counters() {
   flush();
   gpu_.take_deaths();
-  uint32_t zero = 0;
-  glBindBuffer(GL_SHADER_STORAGE_BUFFER, counter_.get());
-  glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, 4, &zero);
+  replaced_.take();
   spawned_ = died_ = 0;
   gpu_died_ = 0;
 }
@@ -110,12 +99,7 @@ void GpuParticlePool::reset_counters() {
 EmitterStats GpuParticlePool::stats() {
   flush();
   EmitterStats s = kernels_.stats(gpu_.store(), gpu_.store().capacity, true);
-  uint32_t replaced = 0;
-  glBindBuffer(GL_SHADER_STORAGE_BUFFER, counter_.get());
-  glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, 4, &replaced);
-  const uint32_t zero = 0;
-  glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, 4, &zero);
-  gpu_died_ += gpu_.take_deaths() + replaced;
+  gpu_died_ += gpu_.take_deaths() + replaced_.take()[0];
   s.spawned = spawned_;
   s.died = died_ + gpu_died_;
   return s;
@@ -137,8 +121,13 @@ void GpuParticlePool::add_sprites(SpriteBatch& batch, float exposure, glm::vec3 
 }
 
 const ParticleStore& GpuParticlePool::state() const {
-  flush();
+  // The GPU's particles, with the births not yet uploaded taken from staging.
   gpu_.store().read(readback_);
+  for (const uint32_t slot : pending_) {
+#define FXSIM_OVERLAY_FIELD(type, name, what) readback_.name[slot] = store_.name[slot];
+    FXSIM_PARTICLE_FIELDS(FXSIM_OVERLAY_FIELD)
+#undef FXSIM_OVERLAY_FIELD
+  }
   return readback_;
 }
 

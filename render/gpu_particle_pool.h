@@ -24,17 +24,18 @@ class GpuParticlePool : public ParticlePool {
   void reset_counters() override;
 
  private:
-  // Uploads the births made since the last flush. Const because reading the
-  // state back (state(), for hashes) must see them too: the staged births are
-  // a write-behind buffer, not part of the pool's observable state.
-  void flush() const;
+  // Uploads the births made since the last flush.
+  void flush();
 
   GpuKernels& kernels_;
   GpuPool gpu_;
-  GlProgram scatter_;
-  GlBuffer staging_, counter_;
-  mutable std::vector<uint32_t> pending_;
-  mutable ParticleStore readback_;  // state()'s copy of the GPU's particles
+  ComputeKernel scatter_;
+  DeviceBuffer staging_;
+  DeviceCounters replaced_;
+  std::vector<uint32_t> pending_;  // slots born since the last flush (their particles are in store_)
+  // state()'s copy of the particles: a cache for returning a reference, not
+  // state of the pool.
+  mutable ParticleStore readback_;
   int64_t gpu_died_ = 0;
   DeviceInstances instances_;
 };

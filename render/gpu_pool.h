@@ -19,9 +19,8 @@ class GpuPool {
  private:
   PoolRules rules_;
   GpuStore store_;
-  GlProgram program_;
-  GpuParamBuffer aging_params_;
-  GlBuffer counter_;
+  ComputeKernel kernel_;
+  DeviceCounters deaths_;
 };
 
 }  // namespace fxsim

@@ -1,6 +1,7 @@
 #include "render/shader.h"
 
 #include <fmt/format.h>
+#include <initializer_list>
 #include <string>
 
 #include "core/exit_codes.h"
@@ -17,25 +18,23 @@ GLuint compile(GLenum kind, std::string_view source) {
   GLint ok = 0;
   glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
   if (!ok) {
-    char log[4096] = {};
+    char log[8192] = {};
     glGetShaderInfoLog(shader, sizeof log, nullptr, log);
     glDeleteShader(shader);
     throw FxError(ExitCode::internal, fmt::format("GLSL {} shader does not compile:\n{}",
-                                                  kind == GL_VERTEX_SHADER ? "vertex" : "fragment", log));
+                                                  kind == GL_VERTEX_SHADER     ? "vertex"
+                                                  : kind == GL_FRAGMENT_SHADER ? "fragment"
+                                                                               : "compute",
+                                                  log));
   }
   return shader;
 }
-}  // namespace
 
-GlProgram link_program(std::string_view vertex_source, std::string_view fragment_source) {
-  const GLuint vs = compile(GL_VERTEX_SHADER, vertex_source);
-  const GLuint fs = compile(GL_FRAGMENT_SHADER, fragment_source);
+GlProgram link(std::initializer_list<GLuint> shaders) {
   GlProgram program(glCreateProgram());
-  glAttachShader(program.get(), vs);
-  glAttachShader(program.get(), fs);
+  for (const GLuint shader : shaders) glAttachShader(program.get(), shader);
   glLinkProgram(program.get());
-  glDeleteShader(vs);
-  glDeleteShader(fs);
+  for (const GLuint shader : shaders) glDeleteShader(shader);
   GLint ok = 0;
   glGetProgramiv(program.get(), GL_LINK_STATUS, &ok);
   if (!ok) {
@@ -45,6 +44,14 @@ GlProgram link_program(std::string_view vertex_source, std::string_view fragment
   }
   return program;
 }
+}  // namespace
+
+GlProgram link_program(std::string_view vertex_source, std::string_view fragment_source) {
+  const GLuint vs = compile(GL_VERTEX_SHADER, vertex_source);
+  return link({vs, compile(GL_FRAGMENT_SHADER, fragment_source)});
+}
+
+GlProgram link_compute_program(std::string_view source) { return link({compile(GL_COMPUTE_SHADER, source)}); }
 
 GLint uniform(const GlProgram& program, const char* name) { return glGetUniformLocation(program.get(), name); }
 

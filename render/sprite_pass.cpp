@@ -164,7 +164,7 @@ void SpritePass::draw(const SpriteBatch& batch, const EmitterSettings& emitter, 
   if (count == 0) return;
   glBindVertexArray(vao_.get());
   if (batch.device_instances) {
-    glBindBuffer(GL_ARRAY_BUFFER, batch.device_instances->buffer.get());  // built on the GPU: drawn where it lies
+    glBindBuffer(GL_ARRAY_BUFFER, batch.device_instances->buffer.gl_name());  // built on the GPU: drawn where it lies
   } else {
     glBindBuffer(GL_ARRAY_BUFFER, instances_.get());
     const size_t bytes = batch.sprites.size() * sizeof(SpriteInstance);

@@ -13,6 +13,7 @@
 #include "render/gpu_kernels.h"
 #include "render/gpu_params.h"
 #include "render/renderer.h"
+#include "render/shader.h"
 #include "render/sprite_pass.h"
 #include "core/streak_geometry.h"
 
@@ -194,7 +195,7 @@ TEST(GpuParams, TheCppLayoutIsStd140AndTheGlslBlockNamesEveryMember) {
                                   "  bool d;\n  vec2 e;\n  vec3 f;\n};\n");
   // The GL agrees: it places every member where the struct does.
   const auto context = EglContext::create(std::nullopt, 4, 3);
-  const GlProgram program = link_compute("#version 430\nlayout(local_size_x = 1) in;\n" + TestParams::glsl(0) +
+  const GlProgram program = link_compute_program("#version 430\nlayout(local_size_x = 1) in;\n" + TestParams::glsl(0) +
                                          "layout(std430, binding = 0) buffer Out { float o[]; };\n"
                                          "void main() { o[0] = a + b.x + c + (d ? 1.0 : 0.0) + e.x + f.z; }\n");
   const char* names[] = {"a", "b", "c", "d", "e", "f"};

@@ -11,7 +11,6 @@
 
 #include "core/motion.h"
 #include "render/gpu_glsl.h"
-#include "render/shader.h"
 
 namespace fxsim {
 
@@ -60,7 +59,6 @@ const std::string& step_source() {
                                     kNozzleBlock + glsl_aging_step() + FountainStepParams::glsl(kParamsBinding) + R"(
 layout(local_size_x = 256) in;
 layout(std430, binding = 2) buffer Counters { uint deaths; uint misted; uint mist_replaced; uint emit_replaced; };
-uniform uint u_count;
 const float kTwoPi = 6.283185307179586;
 void main() {
   uint stride = gl_NumWorkGroups.x * 256u;
@@ -103,7 +101,6 @@ layout(std430, binding = 2) buffer Counters { uint deaths; uint misted; uint mis
 struct Burst { uint nozzle, count, first_j_lo, first_j_hi, first_spawn_lo, first_spawn_hi, first_slot, first_generation,
                offset, pad0, pad1, pad2; };
 layout(std430, binding = 4) readonly buffer Bursts { Burst burst[]; };
-uniform uint u_count, u_page_first, u_page_end;
 const float kTwoPi = 6.283185307179586;
 float expm1_(float x) { return abs(x) < 1e-3 ? x + 0.5 * x * x + x * x * x / 6.0 : exp(x) - 1.0; }
 void main() {
@@ -116,8 +113,8 @@ void main() {
     uint k = offset - bu.offset;
     uint slot = bu.first_slot + k, generation = bu.first_generation;
     if (slot >= u_capacity) { slot -= u_capacity; generation += 1u; }
-    if (slot < u_page_first || slot >= u_page_end) continue;  // another page's drop
-    uint i = slot - u_page_first;
+    if (slot < P_base || slot - P_base >= P_capacity) continue;  // another page's drop
+    uint i = slot - P_base;
     Nozzle nz = nozzle[bu.nozzle];
     uint s_lo = bu.first_spawn_lo + k, s_hi = bu.first_spawn_hi + (bu.first_spawn_lo + k < k ? 1u : 0u);
     if (P_get_age(i) >= 0.0) atomicAdd(emit_replaced, 1u);
@@ -163,8 +160,7 @@ GpuFountain::GpuFountain(const EmitterSettings& settings, size_t emitter_index, 
       drop_rules_(FountainSystem::drop_rules(settings.as<FountainParams>())),
       kernels_(kernels),
       drops_(size_t(settings.max_particles), GpuStore::max_page_capacity()),
-      step_program_(link_compute(step_source())), emit_program_(link_compute(emit_source())),
-      nozzles_(gl_gen(glGenBuffers)), bursts_(gl_gen(glGenBuffers)), counters_(gl_gen(glGenBuffers)) {
+      step_kernel_(step_source()), emit_kernel_(emit_source()), counters_(4) {
   drops_.clear(-1.0f);
   if (fountain_.mist) {
     const Mist& m = *fountain_.mist;
@@ -191,12 +187,7 @@ GpuFountain::GpuFountain(const EmitterSettings& settings, size_t emitter_index, 
     g.mist_chance = FountainSystem::mist_chance(fountain_, n, dt);
     table.push_back(g);
   }
-  glBindBuffer(GL_SHADER_STORAGE_BUFFER, nozzles_.get());
-  glBufferData(GL_SHADER_STORAGE_BUFFER, GLsizeiptr(std::max<size_t>(1, table.size()) * sizeof(GpuNozzle)), table.data(),
-               GL_STATIC_DRAW);
-  const uint32_t zeros[4] = {};
-  glBindBuffer(GL_SHADER_STORAGE_BUFFER, counters_.get());
-  glBufferData(GL_SHADER_STORAGE_BUFFER, sizeof zeros, zeros, GL_DYNAMIC_COPY);
+  nozzles_.assign(table, DeviceBuffer::Use::host_writes);
 }
 
 void GpuFountain::begin(double, const CameraPose&) {
@@ -220,23 +211,22 @@ void GpuFountain::step(const StepContext& ctx) {
   const glm::vec3 gravity = ctx.gravity * fountain_.gravity_scale;
   const glm::vec3 air = wind_.uniform_part(ctx.t0);
   {
-    const GlProgram& p = step_program_;
-    glUseProgram(p.get());
-    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, counters_.get());
-    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 3, nozzles_.get());
+    ComputeKernel& k = step_kernel_;
+    k.bind(2, counters_.buffer());
+    k.bind(3, nozzles_);
     FountainStepParams params;
     params.u_seed = {uint32_t(settings_.seed), uint32_t(settings_.seed >> 32)};
     params.u_emitter = emitter_index_;
     params.u_step = uint32_t(ctx.step);
     params.u_total_capacity = uint32_t(drops_.capacity);
     params.u_mist = gpu_bool(mist_.has_value());
-    params_buffer_.upload(params, kParamsBinding);
-    set_aging_uniforms(p, aging_params_, ctx, wind_, drop_rules_);
+    k.set_params(kParamsBinding, params);
+    set_aging_params(k, ctx, wind_, drop_rules_);
     for (size_t page = 0; page < drops_.page_count() && drops_.capacity > 0; ++page) {
-      drops_.bind(p, "P", 0, page);
-      if (mist_) mist_->store().bind(p, "M", 1, page);
-      else drops_.bind(p, "M", 1, page);
-      dispatch(p, drops_.page_size(page));
+      drops_.bind(k, 'P', 0, page);
+      if (mist_) mist_->store().bind(k, 'M', 1, page);
+      else drops_.bind(k, 'M', 1, page);
+      k.dispatch(drops_.page_size(page));
     }
   }
   // The emission plan, as FountainSystem::emit makes it.
@@ -268,13 +258,11 @@ void GpuFountain::step(const StepContext& ctx) {
     offset += b.count;
     table.push_back(g);
   }
-  glBindBuffer(GL_SHADER_STORAGE_BUFFER, bursts_.get());
-  glBufferData(GL_SHADER_STORAGE_BUFFER, GLsizeiptr(table.size() * sizeof(GpuBurst)), table.data(), GL_STREAM_DRAW);
-  const GlProgram& p = emit_program_;
-  glUseProgram(p.get());
-  glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, counters_.get());
-  glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 3, nozzles_.get());
-  glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 4, bursts_.get());
+  bursts_.assign(table, DeviceBuffer::Use::host_writes);
+  ComputeKernel& k = emit_kernel_;
+  k.bind(2, counters_.buffer());
+  k.bind(3, nozzles_);
+  k.bind(4, bursts_);
   FountainEmitParams params;
   params.u_skipped = uint32_t(skipped);
   params.u_bursts = uint32_t(table.size());
@@ -289,22 +277,16 @@ void GpuFountain::step(const StepContext& ctx) {
   params.u_size_variation = settings_.size_variation;
   params.u_start_time = double(first_step_) / steps_per_second_;
   params.u_t1 = ctx.t1;
-  params_buffer_.upload(params, kParamsBinding);
+  k.set_params(kParamsBinding, params);
   for (size_t page = 0; page < drops_.page_count(); ++page) {
-    drops_.bind(p, "P", 0, page);
-    glUniform1ui(uniform(p, "u_page_first"), GLuint(page * drops_.page_capacity));
-    glUniform1ui(uniform(p, "u_page_end"), GLuint(page * drops_.page_capacity + drops_.page_size(page)));
-    dispatch(p, total - skipped);
+    drops_.bind(k, 'P', 0, page);
+    k.dispatch(total - skipped);
   }
   emitted_ += total;
 }
 
 void GpuFountain::collect_counts() {
-  uint32_t counts[4] = {};
-  glBindBuffer(GL_SHADER_STORAGE_BUFFER, counters_.get());
-  glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, sizeof counts, counts);
-  const uint32_t zeros[4] = {};
-  glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, sizeof zeros, zeros);
+  const std::vector<uint32_t> counts = counters_.take();
   died_ += counts[0] + counts[3];
   mist_spawned_ += counts[1];
   mist_died_ += counts[2];

@@ -36,9 +36,9 @@ class GpuFountain : public ParticleSystem {
   GpuKernels& kernels_;
   GpuStore drops_;
   std::optional<GpuPool> mist_;
-  GlProgram step_program_, emit_program_;
-  GpuParamBuffer aging_params_, params_buffer_;
-  GlBuffer nozzles_, bursts_, counters_;
+  ComputeKernel step_kernel_, emit_kernel_;
+  DeviceBuffer nozzles_, bursts_;
+  DeviceCounters counters_;  // drop deaths, misted, mist replaced, replaced by emission
   int64_t first_step_ = -1;
   uint64_t emitted_ = 0;
   int64_t spawned_ = 0, died_ = 0, mist_spawned_ = 0, mist_died_ = 0;

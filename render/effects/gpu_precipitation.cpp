@@ -9,7 +9,6 @@
 
 #include "core/motion.h"
 #include "render/gpu_glsl.h"
-#include "render/shader.h"
 
 namespace fxsim {
 
@@ -37,7 +36,6 @@ const std::string& precipitation_source() {
                                     glsl_particle_block("S", 1) + PrecipitationParamsBlock::glsl(kParamsBinding) + R"(
 layout(local_size_x = 256) in;
 layout(std430, binding = 2) buffer Counters { uint reborn; uint thrown; uint replaced; };
-uniform uint u_count, u_first;
 const float kTwoPi = 6.283185307179586;
 
 // `slot` is local to this page; the key uses the global slot.
@@ -174,8 +172,7 @@ GpuPrecipitation::GpuPrecipitation(const EmitterSettings& settings, size_t emitt
       exposure_(float(settings.precipitation().streak / fps)), kernels_(kernels),
       store_(size_t(settings.max_particles),
              GpuStore::max_page_capacity(PrecipitationSystem::splashes_per_drop(settings.precipitation(), environment))),
-      program_(link_compute(precipitation_source())),
-      counters_(gl_gen(glGenBuffers)) {
+      kernel_(precipitation_source()), counters_(3) {
   if (environment.ground) ground_ = environment.ground->height;
   emission_rate_ = PrecipitationSystem::fill_rate(settings, environment.gravity);
   if (const size_t per_drop = PrecipitationSystem::splashes_per_drop(params_, environment)) {
@@ -184,17 +181,12 @@ GpuPrecipitation::GpuPrecipitation(const EmitterSettings& settings, size_t emitt
     // Drop i owns splash slots [i × per_drop, …): a drop page's splashes are one splash page.
     splash_.emplace(rules, effect_slots(settings, environment).pool_slots("splash"), store_.page_capacity * per_drop);
   }
-  const uint32_t zeros[4] = {0, 0, 0, 0};
-  glBindBuffer(GL_SHADER_STORAGE_BUFFER, counters_.get());
-  glBufferData(GL_SHADER_STORAGE_BUFFER, sizeof zeros, zeros, GL_DYNAMIC_COPY);
 }
 
 void GpuPrecipitation::run(int mode, size_t first, size_t count, double t, const CameraPose& camera,
                            const StepContext* ctx) {
   if (count == 0) return;
-  glUseProgram(program_.get());
-  const GlProgram& p = program_;
-  glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, counters_.get());
+  kernel_.bind(2, counters_.buffer());
   PrecipitationParamsBlock b;
   b.u_total_capacity = uint32_t(store_.capacity);
   b.u_mode = mode;
@@ -216,7 +208,7 @@ void GpuPrecipitation::run(int mode, size_t first, size_t count, double t, const
   const TurbulenceSlice birth_slice = turbulence_slice(wind_, t);
   b.u_birth_time_slice = birth_slice.slice;
   b.u_birth_time_blend = birth_slice.blend;
-  set_turbulence_field_uniforms(p, wind_);
+  set_turbulence_field(kernel_, wind_);
   if (ctx) {  // the step's parameters (births leave them unused)
     const glm::vec3 gravity = ctx->gravity * params_.gravity_scale;
     const DragStep motion(gravity, params_.drag, ctx->dt);
@@ -241,17 +233,17 @@ void GpuPrecipitation::run(int mode, size_t first, size_t count, double t, const
     b.u_splash_size = splash_ ? params_.splash->size : 0.0f;
     b.u_step = uint32_t(ctx->step);
   }
-  params_buffer_.upload(b, kParamsBinding);
+  kernel_.set_params(kParamsBinding, b);
   // Page by page: the part of [first, first + count) that lies in each.
   for (size_t page = 0; page < store_.page_count(); ++page) {
     const size_t base = page * store_.page_capacity, size = store_.page_size(page);
     const size_t from = std::max(first, base), to = std::min(first + count, base + size);
     if (from >= to) continue;
-    store_.bind(p, "P", 0, page);
-    if (splash_) splash_->store().bind(p, "S", 1, page);
-    else store_.bind(p, "S", 1, page);
-    glUniform1ui(uniform(p, "u_first"), GLuint(from - base));
-    dispatch(p, to - from);
+    store_.bind(kernel_, 'P', 0, page);
+    if (splash_) splash_->store().bind(kernel_, 'S', 1, page);
+    else store_.bind(kernel_, 'S', 1, page);
+    kernel_.launch().u_first = uint32_t(from - base);
+    kernel_.dispatch(to - from);
   }
 }
 
@@ -285,11 +277,7 @@ void GpuPrecipitation::step(const StepContext& ctx) {
 }
 
 void GpuPrecipitation::collect_counts() {
-  uint32_t counts[4] = {};
-  glBindBuffer(GL_SHADER_STORAGE_BUFFER, counters_.get());
-  glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, sizeof counts, counts);
-  const uint32_t zeros[4] = {};
-  glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, sizeof zeros, zeros);
+  const std::vector<uint32_t> counts = counters_.take();
   spawned_ += counts[0];
   died_ += counts[0];
   splash_spawned_ += counts[1];

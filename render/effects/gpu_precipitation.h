@@ -41,9 +41,8 @@ class GpuPrecipitation : public ParticleSystem {
   GpuKernels& kernels_;
   GpuStore store_;
   std::optional<GpuPool> splash_;
-  GlProgram program_;
-  GpuParamBuffer params_buffer_;
-  GlBuffer counters_;  // reborn, droplets thrown, droplets replaced
+  ComputeKernel kernel_;
+  DeviceCounters counters_;  // reborn, droplets thrown, droplets replaced
   size_t live_ = 0;
   int64_t spawned_ = 0, died_ = 0, splash_spawned_ = 0, splash_died_ = 0;
   SpriteBuffers sprites_, splash_sprites_;

@@ -1,0 +1,122 @@
+#include "render/compute.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+#include "core/exit_codes.h"
+#include "core/memory_estimate.h"
+#include "render/gl_checks.h"
+#include "render/shader.h"
+
+namespace fxsim {
+
+namespace {
+GLenum gl_usage(DeviceBuffer::Use use) {
+  switch (use) {
+    case DeviceBuffer::Use::kernels: return GL_DYNAMIC_COPY;
+    case DeviceBuffer::Use::host_writes: return GL_STREAM_DRAW;
+    case DeviceBuffer::Use::host_reads: return GL_DYNAMIC_READ;
+  }
+  return GL_DYNAMIC_COPY;
+}
+}  // namespace
+
+std::string glsl_launch_block() { return LaunchParams::glsl(kLaunchBinding); }
+
+ComputeLimits compute_limits() {
+  GLint64 block = 0;
+  glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &block);
+  return {size_t(block)};
+}
+
+DeviceBuffer::DeviceBuffer(size_t bytes, Use use, const std::string& what) { reserve(bytes, use, what); }
+
+void DeviceBuffer::reserve(size_t bytes, Use use, const std::string& what) {
+  bytes = std::max<size_t>(bytes, 4);
+  if (buffer_.get() && bytes <= bytes_) return;
+  if (!buffer_.get()) buffer_ = GlBuffer(gl_gen(glGenBuffers));
+  glBindBuffer(GL_COPY_WRITE_BUFFER, buffer_.get());
+  glBufferData(GL_COPY_WRITE_BUFFER, GLsizeiptr(bytes), nullptr, gl_usage(use));
+  check_gl(fmt::format("allocating {} of {}", format_bytes(double(bytes)), what));
+  bytes_ = bytes;
+}
+
+void DeviceBuffer::assign(const void* data, size_t bytes, Use use) {
+  if (!buffer_.get()) buffer_ = GlBuffer(gl_gen(glGenBuffers));
+  glBindBuffer(GL_COPY_WRITE_BUFFER, buffer_.get());
+  glBufferData(GL_COPY_WRITE_BUFFER, GLsizeiptr(bytes), data, gl_usage(use));
+  bytes_ = bytes;
+}
+
+void DeviceBuffer::download(void* data, size_t bytes, size_t offset) const {
+  glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+  glBindBuffer(GL_COPY_READ_BUFFER, buffer_.get());
+  glGetBufferSubData(GL_COPY_READ_BUFFER, GLintptr(offset), GLsizeiptr(bytes), data);
+}
+
+void DeviceBuffer::fill(uint32_t word, size_t offset, size_t bytes) {
+  if (bytes == 0) return;
+  glBindBuffer(GL_COPY_WRITE_BUFFER, buffer_.get());
+  glClearBufferSubData(GL_COPY_WRITE_BUFFER, GL_R32UI, GLintptr(offset), GLsizeiptr(bytes), GL_RED_INTEGER,
+                       GL_UNSIGNED_INT, &word);
+}
+
+DeviceCounters::DeviceCounters(size_t count)
+    : count_(count), buffer_(count * 4, DeviceBuffer::Use::kernels, "GPU counters") {
+  buffer_.fill(0);
+}
+
+std::vector<uint32_t> DeviceCounters::take() {
+  std::vector<uint32_t> counts(count_);
+  buffer_.download(counts.data(), count_ * 4);
+  buffer_.fill(0);
+  return counts;
+}
+
+ComputeKernel::ComputeKernel(const std::string& glsl_source) : program_(link_compute_program(glsl_source)) {}
+
+void ComputeKernel::bind(unsigned binding, const DeviceBuffer& storage) {
+  for (auto& [b, name] : storage_)
+    if (b == binding) {
+      name = storage.gl_name();
+      return;
+    }
+  storage_.emplace_back(binding, storage.gl_name());
+}
+
+ComputeKernel::ParamBlock& ComputeKernel::block(unsigned binding) {
+  for (ParamBlock& p : params_)
+    if (p.binding == binding) return p;
+  params_.push_back({binding, GlBuffer(gl_gen(glGenBuffers)), 0});
+  return params_.back();
+}
+
+void ComputeKernel::upload(ParamBlock& block, const void* data, size_t bytes) {
+  glBindBuffer(GL_UNIFORM_BUFFER, block.buffer.get());
+  if (bytes > block.capacity) {
+    glBufferData(GL_UNIFORM_BUFFER, GLsizeiptr(bytes), data, GL_DYNAMIC_DRAW);
+    block.capacity = bytes;
+  } else {
+    glBufferSubData(GL_UNIFORM_BUFFER, 0, GLsizeiptr(bytes), data);
+  }
+}
+
+void ComputeKernel::set_params(unsigned binding, const void* data, size_t bytes) {
+  if (binding == kLaunchBinding)
+    throw FxError(ExitCode::internal, "a kernel parameter block uses the launch block's binding");
+  upload(block(binding), data, bytes);
+}
+
+void ComputeKernel::dispatch(size_t count, size_t groups) {
+  if (count == 0) return;
+  launch_.u_count = uint32_t(count);
+  upload(block(kLaunchBinding), &launch_, sizeof launch_);
+  glUseProgram(program_.get());
+  for (const auto& [binding, name] : storage_) glBindBufferBase(GL_SHADER_STORAGE_BUFFER, binding, name);
+  for (const ParamBlock& p : params_) glBindBufferBase(GL_UNIFORM_BUFFER, p.binding, p.buffer.get());
+  if (groups == 0) groups = std::min<size_t>((count + kGroupSize - 1) / kGroupSize, 65535);
+  glDispatchCompute(GLuint(groups), 1, 1);
+  glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_VERTEX_ATTRIB_ARRAY_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
+}
+
+}  // namespace fxsim

@@ -1,0 +1,126 @@
+#pragma once
+// The small compute interface the GPU particle systems are written against:
+// device buffers, kernels with their storage bindings and parameter blocks,
+// dispatch and read-back. It is the only place the GPU simulation meets the
+// graphics API (render/compute.cpp, OpenGL 4.3 compute shaders); a CUDA or
+// Vulkan backend would implement these three classes and compile the same
+// kernels from its own language.
+//
+// A kernel is a GLSL compute shader whose invocations loop over `u_count`
+// items (i = global id; i < u_count; i += stride). Per-dispatch values (the
+// count, the first item, each particle page's capacity and base slot) travel
+// in one launch block declared below; every other parameter is a block
+// declared with FXSIM_GPU_PARAMS (render/gpu_params.h). No value is looked up
+// by name, so none can be misspelt.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "render/gl_objects.h"
+#include "render/gpu_params.h"
+
+namespace fxsim {
+
+constexpr unsigned kGroupSize = 256;  // invocations per work group of every kernel
+
+// The launch block: what changes from one dispatch of a kernel to the next.
+// P, S and M are the particle pages a kernel may bind (render/gpu_glsl.h):
+// X_capacity is the page's particle count (its field stride), X_base the
+// global slot of its first particle.
+#define FXSIM_LAUNCH_PARAMS(X)                                                                       \
+  X(uint32_t, u_count) X(uint32_t, u_first) X(uint32_t, P_capacity) X(uint32_t, P_base)               \
+  X(uint32_t, S_capacity) X(uint32_t, S_base) X(uint32_t, M_capacity) X(uint32_t, M_base)
+FXSIM_GPU_PARAMS(LaunchParams, FXSIM_LAUNCH_PARAMS);
+constexpr unsigned kLaunchBinding = 7;  // parameter blocks of kernels use 0..6
+// The launch block's GLSL, for kernels that do not take glsl_prelude().
+std::string glsl_launch_block();
+
+// What the device allows.
+struct ComputeLimits {
+  size_t max_storage_block_bytes = 0;  // one storage binding's size
+};
+ComputeLimits compute_limits();
+
+// Storage on the device. Allocation failures are reported as out of memory,
+// naming what was allocated.
+class DeviceBuffer {
+ public:
+  enum class Use { kernels, host_writes, host_reads };  // who mostly writes it: a hint for the driver
+  DeviceBuffer() = default;
+  DeviceBuffer(size_t bytes, Use use, const std::string& what);
+  // Makes the buffer at least `bytes` long (contents are lost when it grows).
+  void reserve(size_t bytes, Use use, const std::string& what);
+  // Replaces the contents with new storage holding `bytes` of `data`: kernels
+  // still reading the old contents are not waited for.
+  void assign(const void* data, size_t bytes, Use use);
+  template <class T>
+  void assign(const std::vector<T>& values, Use use) {
+    if (values.empty()) assign(nullptr, sizeof(T), use);  // kernels may bind it, never read it
+    else assign(values.data(), values.size() * sizeof(T), use);
+  }
+  // Copies bytes [offset, offset + bytes) to the host once the kernels that wrote them have finished.
+  void download(void* data, size_t bytes, size_t offset = 0) const;
+  // Sets the 32-bit words of [offset, offset + bytes) to `word`.
+  void fill(uint32_t word, size_t offset, size_t bytes);
+  void fill(uint32_t word) { fill(word, 0, bytes_); }
+  size_t bytes() const { return bytes_; }
+  // The GL buffer, for the sprite pass to draw instances where a kernel built them.
+  GLuint gl_name() const { return buffer_.get(); }
+
+ private:
+  GlBuffer buffer_;
+  size_t bytes_ = 0;
+};
+
+// A few 32-bit counters that kernels add to with atomics (births, deaths) and
+// the host collects.
+class DeviceCounters {
+ public:
+  explicit DeviceCounters(size_t count);
+  // Reads the counters and sets them back to zero.
+  std::vector<uint32_t> take();
+  const DeviceBuffer& buffer() const { return buffer_; }
+
+ private:
+  size_t count_;
+  DeviceBuffer buffer_;
+};
+
+// A compiled kernel and what its next dispatch binds: storage buffers and
+// parameter blocks by binding, and the launch block.
+class ComputeKernel {
+ public:
+  explicit ComputeKernel(const std::string& glsl_source);
+  // Binds `storage` at `binding` for the following dispatches (the buffer must outlive them).
+  void bind(unsigned binding, const DeviceBuffer& storage);
+  // Uploads a parameter block for the following dispatches.
+  template <class Params>
+  void set_params(unsigned binding, const Params& params) { set_params(binding, &params, sizeof params); }
+  void set_params(unsigned binding, const void* data, size_t bytes);
+  // The launch block of the next dispatch (pages bound by GpuStore::bind, u_first).
+  LaunchParams& launch() { return launch_; }
+  // Runs the kernel over `count` items: at most 65535 groups (every driver's
+  // minimum), each invocation looping over its share; `groups` > 0 runs
+  // exactly that many (reductions with one result per group). Measured on the
+  // H200: one invocation per item (2^31 groups allowed there) made the
+  // 100M-drop rain step slower, 2.51 ms against 2.17.
+  void dispatch(size_t count, size_t groups = 0);
+
+ private:
+  struct ParamBlock {
+    unsigned binding;
+    GlBuffer buffer;
+    size_t capacity;
+  };
+  void upload(ParamBlock& block, const void* data, size_t bytes);
+  ParamBlock& block(unsigned binding);
+
+  GlProgram program_;
+  std::vector<std::pair<unsigned, GLuint>> storage_;
+  std::vector<ParamBlock> params_;
+  LaunchParams launch_;
+};
+
+}  // namespace fxsim

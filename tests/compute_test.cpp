@@ -1,0 +1,98 @@
+// The compute interface (render/compute.h) on a real EGL context (llvmpipe in CI).
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <numeric>
+#include <vector>
+
+#include "core/exit_codes.h"
+#include "render/compute.h"
+#include "render/egl_context.h"
+#include "render/gpu_params.h"
+
+using namespace fxsim;
+
+namespace {
+class ComputeTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { context_ = EglContext::create(std::nullopt, 4, 3); }
+  static void TearDownTestSuite() { context_.reset(); }
+  static std::unique_ptr<EglContext> context_;
+};
+std::unique_ptr<EglContext> ComputeTest::context_;
+
+#define FXSIM_SCALE_PARAMS(X) X(uint32_t, u_scale)
+FXSIM_GPU_PARAMS(ScaleParams, FXSIM_SCALE_PARAMS);
+
+// out[u_first + i] = in[i] × u_scale, and counts the items in a counter.
+const std::string kScaleKernel = "#version 430\n" + glsl_launch_block() + ScaleParams::glsl(0) + R"(
+layout(local_size_x = 256) in;
+layout(std430, binding = 0) readonly buffer In { uint in_words[]; };
+layout(std430, binding = 1) buffer Out { uint out_words[]; };
+layout(std430, binding = 2) buffer Counters { uint items; };
+void main() {
+  uint stride = gl_NumWorkGroups.x * 256u;
+  for (uint i = gl_GlobalInvocationID.x; i < u_count; i += stride) {
+    out_words[u_first + i] = in_words[i] * u_scale;
+    atomicAdd(items, 1u);
+  }
+}
+)";
+}  // namespace
+
+TEST_F(ComputeTest, AKernelRunsOverEveryItemWithItsParametersAndLaunchBlock) {
+  // More items than 65535 groups of 256 hold, so invocations loop.
+  const size_t n = size_t(65535) * 256 + 1000;
+  std::vector<uint32_t> input(n);
+  std::iota(input.begin(), input.end(), 1u);
+  DeviceBuffer in, out(n * 4 + 16, DeviceBuffer::Use::kernels, "test output");
+  in.assign(input, DeviceBuffer::Use::host_writes);
+  out.fill(7);
+  DeviceCounters counters(1);
+  ComputeKernel kernel(kScaleKernel);
+  kernel.bind(0, in);
+  kernel.bind(1, out);
+  kernel.bind(2, counters.buffer());
+  ScaleParams params;
+  params.u_scale = 3;
+  kernel.set_params(0, params);
+  kernel.launch().u_first = 4;
+  kernel.dispatch(n);
+  std::vector<uint32_t> result(n + 4);
+  out.download(result.data(), result.size() * 4);
+  for (size_t i = 0; i < 4; ++i) EXPECT_EQ(result[i], 7u);  // before u_first: the fill
+  size_t wrong = 0;
+  for (size_t i = 0; i < n; ++i) wrong += result[4 + i] != input[i] * 3;
+  EXPECT_EQ(wrong, 0u);
+  EXPECT_EQ(counters.take(), std::vector<uint32_t>{uint32_t(n)});
+  EXPECT_EQ(counters.take(), std::vector<uint32_t>{0u});  // taking zeroes them
+}
+
+TEST_F(ComputeTest, FillAndDownloadWorkOnARange) {
+  DeviceBuffer buffer(64, DeviceBuffer::Use::kernels, "test buffer");
+  buffer.fill(1);
+  buffer.fill(9, 16, 8);
+  std::vector<uint32_t> words(16);
+  buffer.download(words.data(), 64);
+  for (size_t i = 0; i < 16; ++i) EXPECT_EQ(words[i], i == 4 || i == 5 ? 9u : 1u) << i;
+  uint32_t one = 0;
+  buffer.download(&one, 4, 20);
+  EXPECT_EQ(one, 9u);
+}
+
+TEST_F(ComputeTest, AParameterBlockCannotTakeTheLaunchBlocksBinding) {
+  ComputeKernel kernel(kScaleKernel);
+  ScaleParams params;
+  EXPECT_THROW(kernel.set_params(kLaunchBinding, params), FxError);
+}
+
+TEST_F(ComputeTest, AKernelThatDoesNotCompileIsAnInternalErrorWithTheDriversLog) {
+  try {
+    ComputeKernel kernel("#version 430\nlayout(local_size_x = 1) in;\nvoid main() { undeclared = 1; }\n");
+    FAIL() << "compiled";
+  } catch (const FxError& e) {
+    EXPECT_EQ(e.code(), ExitCode::internal);
+    EXPECT_NE(std::string(e.what()).find("compute shader does not compile"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("undeclared"), std::string::npos) << e.what();
+  }
+}
