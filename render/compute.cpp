@@ -21,7 +21,13 @@ GLenum gl_usage(DeviceBuffer::Use use) {
 }
 }  // namespace
 
-std::string glsl_launch_block() { return LaunchParams::glsl(kLaunchBinding); }
+std::string glsl_launch_block() {
+  std::string out;
+#define FXSIM_LAUNCH_GLSL(name) out += "uniform uint " #name ";\n";
+  FXSIM_LAUNCH_PARAMS(FXSIM_LAUNCH_GLSL)
+#undef FXSIM_LAUNCH_GLSL
+  return out;
+}
 
 ComputeLimits compute_limits() {
   GLint64 block = 0;
@@ -73,7 +79,11 @@ std::vector<uint32_t> DeviceCounters::take() {
   return counts;
 }
 
-ComputeKernel::ComputeKernel(const std::string& glsl_source) : program_(link_compute_program(glsl_source)) {}
+ComputeKernel::ComputeKernel(const std::string& glsl_source) : program_(link_compute_program(glsl_source)) {
+#define FXSIM_LAUNCH_LOCATION(name) launch_locations_.push_back(glGetUniformLocation(program_.get(), #name));
+  FXSIM_LAUNCH_PARAMS(FXSIM_LAUNCH_LOCATION)
+#undef FXSIM_LAUNCH_LOCATION
+}
 
 void ComputeKernel::bind(unsigned binding, const DeviceBuffer& storage) {
   for (auto& [b, name] : storage_)
@@ -101,17 +111,17 @@ void ComputeKernel::upload(ParamBlock& block, const void* data, size_t bytes) {
   }
 }
 
-void ComputeKernel::set_params(unsigned binding, const void* data, size_t bytes) {
-  if (binding == kLaunchBinding)
-    throw FxError(ExitCode::internal, "a kernel parameter block uses the launch block's binding");
-  upload(block(binding), data, bytes);
-}
+void ComputeKernel::set_params(unsigned binding, const void* data, size_t bytes) { upload(block(binding), data, bytes); }
 
 void ComputeKernel::dispatch(size_t count, size_t groups) {
   if (count == 0) return;
   launch_.u_count = uint32_t(count);
-  upload(block(kLaunchBinding), &launch_, sizeof launch_);
   glUseProgram(program_.get());
+  size_t member = 0;
+#define FXSIM_SET_LAUNCH(name)                                                       \
+  if (const GLint location = launch_locations_[member++]; location >= 0) glUniform1ui(location, launch_.name);
+  FXSIM_LAUNCH_PARAMS(FXSIM_SET_LAUNCH)
+#undef FXSIM_SET_LAUNCH
   for (const auto& [binding, name] : storage_) glBindBufferBase(GL_SHADER_STORAGE_BUFFER, binding, name);
   for (const ParamBlock& p : params_) glBindBufferBase(GL_UNIFORM_BUFFER, p.binding, p.buffer.get());
   if (groups == 0) groups = std::min<size_t>((count + kGroupSize - 1) / kGroupSize, 65535);

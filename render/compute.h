@@ -8,10 +8,10 @@
 //
 // A kernel is a GLSL compute shader whose invocations loop over `u_count`
 // items (i = global id; i < u_count; i += stride). Per-dispatch values (the
-// count, the first item, each particle page's capacity and base slot) travel
-// in one launch block declared below; every other parameter is a block
-// declared with FXSIM_GPU_PARAMS (render/gpu_params.h). No value is looked up
-// by name, so none can be misspelt.
+// count, the first item, each particle page's capacity and base slot) are the
+// launch values declared below; every other parameter is a block declared
+// with FXSIM_GPU_PARAMS (render/gpu_params.h). No value is looked up by a
+// hand-written name, so none can be misspelt.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -25,18 +25,22 @@ namespace fxsim {
 
 constexpr unsigned kGroupSize = 256;  // invocations per work group of every kernel
 
-// The launch block: what changes from one dispatch of a kernel to the next.
+// The launch values: what changes from one dispatch of a kernel to the next.
 // P, S and M are the particle pages a kernel may bind (render/gpu_glsl.h):
 // X_capacity is the page's particle count (its field stride), X_base the
-// global slot of its first particle.
+// global slot of its first particle. They are plain uniforms (like Vulkan's
+// push constants: set with the dispatch, no buffer to update), declared in
+// GLSL from this list and set through locations the kernel looks up from the
+// same list.
 #define FXSIM_LAUNCH_PARAMS(X)                                                                       \
-  X(uint32_t, u_count) X(uint32_t, u_first) X(uint32_t, P_capacity) X(uint32_t, P_base)               \
-  X(uint32_t, S_capacity) X(uint32_t, S_base) X(uint32_t, M_capacity) X(uint32_t, M_base)
-FXSIM_GPU_PARAMS(LaunchParams, FXSIM_LAUNCH_PARAMS);
-constexpr unsigned kLaunchBinding = 7;  // parameter blocks of kernels use 0..6
-// The launch block's GLSL, for kernels that do not take glsl_prelude().
+  X(u_count) X(u_first) X(P_capacity) X(P_base) X(S_capacity) X(S_base) X(M_capacity) X(M_base)
+#define FXSIM_LAUNCH_MEMBER(name) uint32_t name = 0;
+struct LaunchParams {
+  FXSIM_LAUNCH_PARAMS(FXSIM_LAUNCH_MEMBER)
+};
+#undef FXSIM_LAUNCH_MEMBER
+// The launch values' GLSL declarations (glsl_prelude() includes them).
 std::string glsl_launch_block();
-
 // What the device allows.
 struct ComputeLimits {
   size_t max_storage_block_bytes = 0;  // one storage binding's size
@@ -89,7 +93,7 @@ class DeviceCounters {
 };
 
 // A compiled kernel and what its next dispatch binds: storage buffers and
-// parameter blocks by binding, and the launch block.
+// parameter blocks by binding, and the launch values.
 class ComputeKernel {
  public:
   explicit ComputeKernel(const std::string& glsl_source);
@@ -99,7 +103,7 @@ class ComputeKernel {
   template <class Params>
   void set_params(unsigned binding, const Params& params) { set_params(binding, &params, sizeof params); }
   void set_params(unsigned binding, const void* data, size_t bytes);
-  // The launch block of the next dispatch (pages bound by GpuStore::bind, u_first).
+  // The launch values of the next dispatch (pages bound by GpuStore::bind, u_first).
   LaunchParams& launch() { return launch_; }
   // Runs the kernel over `count` items: at most 65535 groups (every driver's
   // minimum), each invocation looping over its share; `groups` > 0 runs
@@ -118,6 +122,7 @@ class ComputeKernel {
   ParamBlock& block(unsigned binding);
 
   GlProgram program_;
+  std::vector<GLint> launch_locations_;  // in FXSIM_LAUNCH_PARAMS order; -1: unused by this kernel
   std::vector<std::pair<unsigned, GLuint>> storage_;
   std::vector<ParamBlock> params_;
   LaunchParams launch_;

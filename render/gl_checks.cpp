@@ -46,6 +46,14 @@ void capture_gl_errors() {
   glDebugMessageCallback(on_debug_message, nullptr);
 }
 
+void discard_gl_reports() {
+  for (int i = 0; i < 8 && glGetError() != GL_NO_ERROR; ++i) {
+  }
+  std::lock_guard lock(g_mutex);
+  g_messages.clear();
+  g_out_of_memory = false;
+}
+
 void check_gl(const std::string& what) {
   std::vector<std::string> reported;
   bool out_of_memory = false;

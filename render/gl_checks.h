@@ -17,6 +17,10 @@ void capture_gl_errors();
 // other error as FxError(no_gl). `what` says what was being done.
 void check_gl(const std::string& what);
 
+// Forgets what the GL has reported so far, for a failure already reported
+// another way (a shader that does not compile throws with its own log).
+void discard_gl_reports();
+
 // Waits until the GL has finished everything queued so far. NVIDIA's driver
 // gives up silently on a single blocking wait (glFinish, or the wait inside
 // glReadPixels) that lasts too long: a 1080p frame of 10^9 rain streaks

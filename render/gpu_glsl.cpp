@@ -10,9 +10,9 @@
 namespace fxsim {
 
 std::string glsl_particle_block(const std::string& name, int binding) {
-  // The page's capacity (the field stride) and base slot are in the launch block.
+  // The page's capacity (the field stride) and base slot are launch values.
   if (name != "P" && name != "S" && name != "M")
-    throw FxError(ExitCode::internal, "particle blocks are named P, S or M (the launch block's pages)");
+    throw FxError(ExitCode::internal, "particle blocks are named P, S or M (the launch values' pages)");
   std::string out = fmt::format("layout(std430, binding = {0}) buffer {1}Block {{ uint {1}_words[]; }};\n", binding, name);
   int field = 0;
 #define FXSIM_GLSL_FIELD(type, field_name, what)                                                            \

@@ -18,10 +18,10 @@ namespace fxsim {
 FXSIM_GPU_PARAMS(TurbulenceFieldParams, FXSIM_TURBULENCE_FIELD_PARAMS);
 constexpr unsigned kTurbulenceFieldBinding = 6;
 
-// "#version 430", the launch block (render/compute.h) and the shared functions.
+// "#version 430", the launch values (render/compute.h) and the shared functions.
 std::string glsl_prelude();
 // Accessors for the particle page `name` (P, S or M: its capacity and base are
-// in the launch block) bound at `binding`: P_get_px(i), P_set_position(i, p) etc.
+// in the launch values) bound at `binding`: P_get_px(i), P_set_position(i, p) etc.
 std::string glsl_particle_block(const std::string& name, int binding);
 
 }  // namespace fxsim

@@ -37,7 +37,7 @@ struct GpuStore {
   // droplets), rounded down to a whole number of work groups.
   static size_t max_page_capacity(size_t companions = 0);
   // Binds page `page` at `binding` as the kernel's particle block `name`
-  // (P, S or M), its capacity and base slot in the launch block.
+  // (P, S or M), its capacity and base slot in the launch values.
   void bind(ComputeKernel& kernel, char name, unsigned binding, size_t page) const;
   // Copies back into a CPU store of the same capacity (a readback: tests and hashes only).
   void read(ParticleStore& out) const;

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/exit_codes.h"
+#include "render/gl_checks.h"
 
 namespace fxsim {
 
@@ -21,6 +22,7 @@ GLuint compile(GLenum kind, std::string_view source) {
     char log[8192] = {};
     glGetShaderInfoLog(shader, sizeof log, nullptr, log);
     glDeleteShader(shader);
+    discard_gl_reports();  // the log below says it all
     throw FxError(ExitCode::internal, fmt::format("GLSL {} shader does not compile:\n{}",
                                                   kind == GL_VERTEX_SHADER     ? "vertex"
                                                   : kind == GL_FRAGMENT_SHADER ? "fragment"
@@ -40,6 +42,7 @@ GlProgram link(std::initializer_list<GLuint> shaders) {
   if (!ok) {
     char log[4096] = {};
     glGetProgramInfoLog(program.get(), sizeof log, nullptr, log);
+    discard_gl_reports();
     throw FxError(ExitCode::internal, fmt::format("GLSL program does not link:\n{}", log));
   }
   return program;
