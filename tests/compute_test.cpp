@@ -1,26 +1,19 @@
 // The compute interface (render/compute.h) on a real EGL context (llvmpipe in CI).
 #include <gtest/gtest.h>
 
-#include <memory>
 #include <numeric>
 #include <vector>
 
 #include "core/exit_codes.h"
 #include "render/compute.h"
-#include "render/egl_context.h"
 #include "render/gl_checks.h"
 #include "render/gpu_params.h"
+#include "tests/gl_context_fixture.h"
 
 using namespace fxsim;
 
 namespace {
-class ComputeTest : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() { context_ = EglContext::create(std::nullopt, 4, 3); }
-  static void TearDownTestSuite() { context_.reset(); }
-  static std::unique_ptr<EglContext> context_;
-};
-std::unique_ptr<EglContext> ComputeTest::context_;
+class ComputeTest : public GlContextTest<4, 3> {};
 
 #define FXSIM_SCALE_PARAMS(X) X(uint32_t, u_scale)
 FXSIM_GPU_PARAMS(ScaleParams, FXSIM_SCALE_PARAMS);

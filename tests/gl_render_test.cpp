@@ -9,6 +9,7 @@
 #include "core/simulation.h"
 #include "core/exit_codes.h"
 #include "render/egl_context.h"
+#include "tests/gl_context_fixture.h"
 #include "render/frame_target.h"
 #include "render/gpu_kernels.h"
 #include "render/gpu_params.h"
@@ -20,13 +21,7 @@
 using namespace fxsim;
 
 namespace {
-class GlTest : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() { context_ = EglContext::create(std::nullopt, 3, 3); }
-  static void TearDownTestSuite() { context_.reset(); }
-  static std::unique_ptr<EglContext> context_;
-};
-std::unique_ptr<EglContext> GlTest::context_;
+class GlTest : public GlContextTest<3, 3> {};
 
 const uint8_t* pixel(const Image& im, int x, int y) { return &im.rgba[(size_t(y) * size_t(im.width) + size_t(x)) * 4]; }
 }  // namespace
