@@ -4,21 +4,28 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/diagnostics.h"
 
 namespace fxsim {
 
 struct RenderOptions {
-  std::string scene;
+  std::string scene;                  // a file, or "-" for standard input
   std::optional<std::string> output;  // -o: overrides output.path
-  std::optional<std::string> frames;  // "N" or "A-B"
+  std::optional<std::string> frames;  // "N", "A-B", "A-B:S", or a list of those
   std::optional<int> width, height;
-  int threads = 0;  // 0: all hardware threads
+  std::optional<double> fps;          // overrides output.fps
+  std::optional<uint64_t> seed;       // overrides seed
+  std::vector<std::string> sets;      // --set /json/pointer=VALUE, in order
+  std::optional<int> png_level;       // overrides output.png_level
+  int threads = 0;  // 0: all hardware threads; caps the simulation, the encoders and llvmpipe
+  std::optional<int> encoders;        // PNG encoder threads (default: from the backend and the cores)
   std::optional<std::string> stats;   // JSON Lines file
   std::optional<std::string> state_hashes;  // per-frame simulation hashes (golden tests)
   std::optional<int> device;
   std::string backend = "auto";  // cpu, gpu or auto (gpu on a hardware GPU, cpu on a software GL)
+  std::string progress = "auto";  // auto, bar, lines, jsonl or none
   bool quiet = false;
 };
 

@@ -21,13 +21,30 @@ int main(int argc, char** argv) {
 
   RenderOptions render;
   auto* render_cmd = app.add_subcommand("render", "simulate a scene and write its frames as PNG");
-  render_cmd->add_option("scene", render.scene, "scene file (JSON)")->required();
+  render_cmd->add_option("scene", render.scene, "scene file (JSON), or - to read it from standard input")->required();
   render_cmd->add_option("-o,--output", render.output, "output path; a run of # is the frame number");
-  render_cmd->add_option("--frames", render.frames, "render frame N, frames A-B, or a list such as 1,24,40-48 (simulation still starts at 0)");
+  render_cmd->add_option("--frames", render.frames,
+                         "frames to write: N, A-B, A-B:S (every S-th), or a list such as 1-240:2,300; may go past "
+                         "output.frames (simulation still starts at 0)");
   render_cmd->add_option("--width", render.width, "image width, overrides output.width")->check(CLI::Range(1, 16384));
   render_cmd->add_option("--height", render.height, "image height, overrides output.height")->check(CLI::Range(1, 16384));
-  render_cmd->add_option("--threads", render.threads, "CPU threads for the simulation (default: all cores)")
+  render_cmd->add_option("--fps", render.fps, "frames per second, overrides output.fps");
+  render_cmd->add_option("--seed", render.seed, "the scene's seed, overrides seed");
+  render_cmd->add_option("--set", render.sets,
+                         "set a scene value before validation: /json/pointer=VALUE (VALUE is JSON, or else a "
+                         "string); repeatable, applied in order")
+      ->allow_extra_args(false);
+  render_cmd->add_option("--png-level", render.png_level, "PNG compression 0 (fastest) to 9 (smallest), overrides "
+                                                          "output.png_level (default 1)")
+      ->check(CLI::Range(0, 9));
+  render_cmd->add_option("--threads", render.threads,
+                         "the most CPU threads fxsim uses: simulation, PNG encoders and llvmpipe (LP_NUM_THREADS) "
+                         "(default: all cores)")
       ->check(CLI::Range(1, 1024));
+  render_cmd->add_option("--encoders", render.encoders,
+                         "PNG encoder threads (default: the cores the backend leaves free: all but one on the GPU "
+                         "backend, half on the CPU backend)")
+      ->check(CLI::Range(1, 64));
   render_cmd->add_option("--stats", render.stats, "write per-frame statistics as JSON Lines to FILE");
   render_cmd->add_option("--state-hashes", render.state_hashes, "write each frame's simulation-state hash to FILE");
   render_cmd->add_option("--device", render.device, "EGL device index to render on (see `fxsim info`)")
@@ -36,7 +53,11 @@ int main(int argc, char** argv) {
                          "where particles are stepped: cpu, gpu (compute shaders, OpenGL 4.3) or auto "
                          "(gpu on a hardware GPU, cpu on a software GL)")
       ->check(CLI::IsMember({"cpu", "gpu", "auto"}));
-  render_cmd->add_flag("-q,--quiet", render.quiet, "print nothing but errors");
+  render_cmd->add_option("--progress", render.progress,
+                         "progress on stderr: auto (a bar on a terminal, else one line per frame), bar, lines, "
+                         "jsonl or none")
+      ->check(CLI::IsMember({"auto", "bar", "lines", "jsonl", "none"}));
+  render_cmd->add_flag("-q,--quiet", render.quiet, "print nothing but errors (no progress, no summary)");
 
   std::string validate_scene;
   auto* validate_cmd = app.add_subcommand("validate", "check a scene and print every problem (no GL needed)");

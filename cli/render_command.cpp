@@ -1,15 +1,18 @@
-// render: scene → Simulation + Renderer → the frame loop → its outputs (PNG
-// frames, statistics, state hashes).
+// render: scene (+ command-line overrides) → Simulation + Renderer → the frame
+// loop → its outputs (PNG frames, statistics, state hashes), with progress.
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <fmt/format.h>
-#include <algorithm>
 #include <memory>
 #include <string>
+#include <thread>
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/progress.h"
 #include "core/exit_codes.h"
 #include "core/frame_output.h"
 #include "core/scene_parser.h"
@@ -34,27 +37,47 @@ extern "C" void on_interrupt(int signal) {
 }
 
 FrameSelection frames_to_render(const RenderOptions& options, const Scene& scene) {
-  FrameSelection selection{{{1, scene.output.frames}}};
-  if (options.frames) {
-    const auto parsed = parse_frame_selection(*options.frames);
-    if (!parsed)
-      throw FxError(ExitCode::usage, fmt::format("--frames {}: expected N, A-B with 1 <= A <= B, or a comma-separated "
-                                                 "list of those", *options.frames));
-    selection = *parsed;
-    if (selection.last() > scene.output.frames)
-      throw FxError(ExitCode::usage, fmt::format("--frames {}: the scene has {} frames", *options.frames,
-                                                 scene.output.frames));
-  }
-  return selection;
+  if (!options.frames) return FrameSelection{{{1, scene.output.frames}}};
+  const auto parsed = parse_frame_selection(*options.frames);
+  if (!parsed)
+    throw FxError(ExitCode::usage, fmt::format("--frames {}: expected N, A-B with 1 <= A <= B, A-B:S (every S-th "
+                                               "frame), or a comma-separated list of those", *options.frames));
+  return *parsed;  // frames past output.frames are simulated on
+}
+
+// The scene's overrides in the order they apply: --set first, then the flags.
+std::vector<SceneOverride> scene_overrides(const RenderOptions& options) {
+  std::vector<SceneOverride> overrides;
+  for (const std::string& set : options.sets) overrides.push_back(parse_set_override(set));
+  if (options.fps) overrides.push_back({fmt::format("--fps {}", *options.fps), "/output/fps", *options.fps});
+  if (options.seed) overrides.push_back({fmt::format("--seed {}", *options.seed), "/seed", *options.seed});
+  if (options.png_level)
+    overrides.push_back({fmt::format("--png-level {}", *options.png_level), "/output/png_level", *options.png_level});
+  if (options.width) overrides.push_back({fmt::format("--width {}", *options.width), "/output/width", *options.width});
+  if (options.height)
+    overrides.push_back({fmt::format("--height {}", *options.height), "/output/height", *options.height});
+  return overrides;
+}
+
+// PNG encoders: on the GPU backend the CPU's cores are free but one, which
+// feeds the GPU; on the CPU backend the simulation and llvmpipe share the
+// cores with them, so they get half.
+size_t default_encoders(int cores, Backend backend) {
+  const int n = backend == Backend::gpu ? cores - 1 : cores / 2;
+  return size_t(std::clamp(n, 1, 16));
 }
 
 }  // namespace
 
 int run_render(const RenderOptions& options) {
-  Scene scene = parse_scene_file(options.scene);
+  // --threads caps every thread fxsim starts, llvmpipe's too: Mesa reads
+  // LP_NUM_THREADS when the context is made.
+  const int cores = options.threads > 0 ? options.threads : int(std::max(1u, std::thread::hardware_concurrency()));
+  if (options.threads > 0) setenv("LP_NUM_THREADS", std::to_string(options.threads).c_str(), 1);
+
+  Scene scene = parse_scene_file(options.scene, scene_overrides(options));
+  // -o is checked by the output (its '#' against the frames selected here).
   if (options.output) scene.output.path = *options.output;
-  if (options.width) scene.output.width = *options.width;
-  if (options.height) scene.output.height = *options.height;
   const FrameSelection frames = frames_to_render(options, scene);
   const int count = frames.count();
   if (scene.output.path == "-")
@@ -64,9 +87,10 @@ int run_render(const RenderOptions& options) {
                                                "frames are to be written", scene.output.path, count));
   if (options.stats && options.state_hashes && *options.stats == "-" && *options.state_hashes == "-")
     throw FxError(ExitCode::usage, "--stats - and --state-hashes -: only one of them can go to standard output");
+  const ProgressStyle style = parse_progress_style(options.progress, options.quiet);
   // The outputs check their paths now, before any work; they create nothing yet.
   std::vector<std::unique_ptr<FrameSink>> sinks;
-  sinks.push_back(std::make_unique<PngSequenceSink>(scene.output.path, frames.first()));
+  sinks.push_back(std::make_unique<PngSequenceSink>(scene.output.path, frames.first(), PngSettings{scene.output.png_level}));
   if (options.stats) sinks.push_back(std::make_unique<StatisticsSink>(*options.stats));
   if (options.state_hashes) sinks.push_back(std::make_unique<StateHashSink>(*options.state_hashes));
 
@@ -74,27 +98,29 @@ int run_render(const RenderOptions& options) {
   const auto started = std::chrono::steady_clock::now();
   GlSession gl(options.device, parse_backend_choice(options.backend));
   check_memory(scene, gl.backend(), gl.context().software());
-  Simulation simulation(scene, options.threads, gl.system_factory());
+  Simulation simulation(scene, cores, gl.system_factory());
   Renderer renderer(scene, scene.output.width, scene.output.height);
 
-  const bool progress = !options.quiet && isatty(STDERR_FILENO);
+  ProgressReport progress(style, frames.last(), count, scene.output.path);
+  FrameLoopOptions loop;
+  loop.encoders = options.encoders ? size_t(*options.encoders) : default_encoders(cores, gl.backend());
+  loop.on_committed = [&](const FrameRecord& frame) { progress.committed(frame); };
+  loop.on_skipped = [&](int frame) { progress.skipped(frame); };
   std::vector<FrameSink*> outputs;
   for (const auto& sink : sinks) outputs.push_back(sink.get());
-  const FrameLoopReport report = run_frame_loop(simulation, renderer, frames, outputs, [&](int frame, int last, uint64_t live) {
-    if (progress)
-      fmt::print(stderr, "\rframe {}/{}  {} particles  → {}\033[K", frame, last, live, frame_path(scene.output.path, frame));
-  });
-  if (progress) fmt::print(stderr, "\n");
+  const FrameLoopReport report = run_frame_loop(simulation, renderer, frames, outputs, loop);
+  progress.finish();
 
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   // Standard output may carry the statistics or hashes: the summary then goes to stderr.
   const bool stdout_taken = std::any_of(sinks.begin(), sinks.end(), [](const auto& s) { return s->writes_stdout(); });
   if (!options.quiet)
     fmt::print(stdout_taken ? stderr : stdout,
-               "rendered {} frame{} ({}-{}) of {} in {:.2f} s ({:.1f} frames/s), up to {} particles, {}x{} on {} → {}\n",
+               "rendered {} frame{} ({}-{}) of {} in {:.2f} s ({:.1f} frames/s), up to {} live particles "
+               "(secondaries included), {}x{} on {}, {} PNG encoder{} → {}\n",
                report.frames, report.frames == 1 ? "" : "s", frames.first(), frames.last(), options.scene, seconds,
                report.frames / seconds, report.peak_particles, scene.output.width, scene.output.height, gl.describe(),
-               scene.output.path);
+               loop.encoders, loop.encoders == 1 ? "" : "s", scene.output.path);
   return 0;
 }
 

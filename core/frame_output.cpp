@@ -14,6 +14,14 @@ static std::optional<int> parse_positive(std::string_view text) {
 }
 
 static std::optional<FrameRange> parse_frame_range(std::string_view text) {
+  int step = 1;
+  if (const size_t colon = text.find(':'); colon != std::string_view::npos) {
+    const auto s = parse_positive(text.substr(colon + 1));
+    if (!s) return std::nullopt;
+    step = *s;
+    text = text.substr(0, colon);
+    if (text.find('-') == std::string_view::npos) return std::nullopt;  // a step needs a range
+  }
   const size_t dash = text.find('-');
   if (dash == std::string_view::npos) {
     const auto n = parse_positive(text);
@@ -22,7 +30,8 @@ static std::optional<FrameRange> parse_frame_range(std::string_view text) {
   }
   const auto a = parse_positive(text.substr(0, dash)), b = parse_positive(text.substr(dash + 1));
   if (!a || !b || *b < *a) return std::nullopt;
-  return FrameRange{*a, *b};
+  // The last frame is the last one the step reaches: 1-10:4 is 1, 5, 9.
+  return FrameRange{*a, *a + (*b - *a) / step * step, step};
 }
 
 std::optional<FrameSelection> parse_frame_selection(std::string_view text) {
@@ -40,7 +49,7 @@ std::optional<FrameSelection> parse_frame_selection(std::string_view text) {
 
 bool FrameSelection::contains(int frame) const {
   for (const auto& r : ranges)
-    if (frame >= r.first && frame <= r.last) return true;
+    if (frame >= r.first && frame <= r.last && (frame - r.first) % r.step == 0) return true;
   return false;
 }
 

@@ -10,7 +10,8 @@ namespace fxsim {
 
 struct FrameRange {
   int first = 1;
-  int last = 1;
+  int last = 1;  // reached by the step
+  int step = 1;
 };
 
 // The frames to write: one or more ranges.
@@ -22,8 +23,9 @@ struct FrameSelection {
   int count() const;  // frames selected (a frame in two ranges counts once)
 };
 
-// Parses "N" (that frame only), "A-B" (inclusive), or a comma-separated list of
-// those ("1,24,40-48"); nullopt when malformed.
+// Parses "N" (that frame only), "A-B" (inclusive), "A-B:S" (every S-th frame
+// from A, up to B), or a comma-separated list of those ("1-240:2,300");
+// nullopt when malformed.
 std::optional<FrameSelection> parse_frame_selection(std::string_view text);
 
 // Replaces the first run of '#' with the zero-padded frame number (padded to

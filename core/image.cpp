@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 #include <stb_image.h>
 #include <stb_image_resize.h>
-#include <stb_image_write.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -86,18 +85,6 @@ std::string png_problem(const std::filesystem::path& path, int* width, int* heig
   if (width) *width = d.image.width;
   if (height) *height = d.image.height;
   return d.problem;
-}
-
-std::vector<uint8_t> encode_png(const Image& image) {
-  std::vector<uint8_t> out;
-  stbi_write_png_to_func(
-      [](void* context, void* data, int size) {
-        auto* bytes = static_cast<std::vector<uint8_t>*>(context);
-        bytes->insert(bytes->end(), static_cast<uint8_t*>(data), static_cast<uint8_t*>(data) + size);
-      },
-      &out, image.width, image.height, 4, image.rgba.data(), image.width * 4);
-  if (out.empty()) throw FxError(ExitCode::internal, "PNG encoding failed");
-  return out;
 }
 
 Image resize_image(const Image& image, int width, int height) {

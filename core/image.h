@@ -1,5 +1,5 @@
 #pragma once
-// 8-bit RGBA images: reading, encoding and resizing PNGs. Reading checks what a hostile or
+// 8-bit RGBA images: reading and resizing PNGs (writing: core/png_writer.h). Reading checks what a hostile or
 // broken file could do before decoding: only regular files, at most
 // kMaxTextureBytes, the PNG signature, and the size in the header against
 // kMaxTextureSide (a 60000×60000 header would otherwise ask for 14 GB).
@@ -23,9 +23,6 @@ Image read_png(const std::filesystem::path& path);
 // The same checks and decoding, for validation: "" when the file is a usable
 // PNG, else why not ("not a PNG file", "is 60000×60000 pixels; at most …").
 std::string png_problem(const std::filesystem::path& path, int* width = nullptr, int* height = nullptr);
-
-// Encodes a PNG in memory.
-std::vector<uint8_t> encode_png(const Image& image);
 
 // Resamples to the given size (linear filtering, sRGB-aware), for texture arrays.
 Image resize_image(const Image& image, int width, int height);

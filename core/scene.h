@@ -12,6 +12,7 @@
 #include <glm/vec3.hpp>
 
 #include "core/color.h"
+#include "core/png_writer.h"
 #include "core/effects/registry.h"
 
 namespace fxsim {
@@ -25,6 +26,7 @@ struct OutputSettings {
   std::string path;  // '#' runs are the frame number
   Color background{{0, 0, 0, 1}};
   int samples = 4;
+  int png_level = kDefaultPngLevel;  // zlib level of the PNG frames, 0..9
 };
 
 struct CameraKey {

@@ -79,6 +79,7 @@ class Parser {
       r.error(r.child("samples"), fmt::format("expected an integer of 1, 2, 4 or 8, got {}", o.samples));
       o.samples = 4;
     }
+    o.png_level = int(r.integer("png_level", o.png_level, IntRange{0, 9}));
     r.finish();
   }
 
@@ -246,7 +247,8 @@ class Parser {
 
 }  // namespace
 
-Scene parse_scene_text(std::string_view text, std::string_view label, const std::filesystem::path& base_dir) {
+Scene parse_scene_text(std::string_view text, std::string_view label, const std::filesystem::path& base_dir,
+                       const std::vector<SceneOverride>& overrides) {
   if (text.size() > kMaxSceneBytes)
     throw SceneError({fmt::format("{}: the scene is larger than {} bytes (16 MiB), the most fxsim reads", label,
                                   kMaxSceneBytes)});
@@ -273,12 +275,24 @@ Scene parse_scene_text(std::string_view text, std::string_view label, const std:
     if (problems.empty()) throw SceneError({fmt::format("{}: a number is beyond the range of a double", label)});
     throw SceneError(format_diagnostics(label, where, problems), problems.size());
   }
+  apply_overrides(root, overrides);
   std::string stem = std::filesystem::path(std::string(label)).stem().string();
-  Parser parser(root, base_dir, stem.empty() ? "frame" : stem);
+  Parser parser(root, base_dir, stem.empty() || label == "<stdin>" ? "frame" : stem);
   Scene scene = parser.parse();
   for (const auto& d : where.duplicate_keys()) parser.problems().push_back({d.pointer, d.message, true, d.offset});
-  if (!parser.problems().empty())
-    throw SceneError(format_diagnostics(label, where, parser.problems()), parser.problems().size());
+  if (!parser.problems().empty()) {
+    // A problem with an overridden value is the override's, not the file's.
+    std::vector<std::string> lines;
+    std::vector<Diagnostic> in_file;
+    for (const Diagnostic& d : parser.problems()) {
+      if (const SceneOverride* o = override_of(overrides, d.pointer))
+        lines.push_back(fmt::format("{}: {}: {}", o->label, d.pointer, d.message));
+      else
+        in_file.push_back(d);
+    }
+    for (std::string& line : format_diagnostics(label, where, in_file)) lines.push_back(std::move(line));
+    throw SceneError(std::move(lines), parser.problems().size());
+  }
   return scene;
 }
 
@@ -322,11 +336,36 @@ std::string read_scene_file(const std::filesystem::path& file) {
   return text;
 }
 
-Scene parse_scene_file(const std::filesystem::path& file) {
+namespace {
+// Standard input, up to one byte past kMaxSceneBytes (parse_scene_text refuses more).
+std::string read_standard_input() {
+  std::string text;
+  char buffer[65536];
+  for (;;) {
+    const ssize_t n = ::read(STDIN_FILENO, buffer, sizeof buffer);
+    if (n == 0) break;
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw FxError(ExitCode::input_missing, fmt::format("-: cannot read the scene from standard input ({})",
+                                                         std::strerror(errno)));
+    }
+    text.append(buffer, size_t(n));
+    if (text.size() > kMaxSceneBytes) break;
+  }
+  return text;
+}
+}  // namespace
+
+Scene parse_scene_file(const std::filesystem::path& file, const std::vector<SceneOverride>& overrides) {
+  if (file == "-") {
+    Scene scene = parse_scene_text(read_standard_input(), "<stdin>", ".", overrides);
+    scene.file = "<stdin>";
+    return scene;
+  }
   const std::string text = read_scene_file(file);
   std::filesystem::path base = file.parent_path();
   if (base.empty()) base = ".";
-  Scene scene = parse_scene_text(text, file.string(), base);
+  Scene scene = parse_scene_text(text, file.string(), base, overrides);
   scene.file = file;
   return scene;
 }

@@ -7,11 +7,15 @@
 #include <string_view>
 
 #include "core/scene.h"
+#include "core/scene_overrides.h"
 
 namespace fxsim {
 
-// Throws FxError(input_missing) when the file cannot be read, SceneError when invalid.
-Scene parse_scene_file(const std::filesystem::path& file);
+// Throws FxError(input_missing) when the file cannot be read, SceneError when
+// invalid. "-" reads the scene from standard input (relative paths in it then
+// resolve against the working directory). The overrides are applied before
+// validation.
+Scene parse_scene_file(const std::filesystem::path& file, const std::vector<SceneOverride>& overrides = {});
 
 // The text of a scene file: only a regular file is opened (a FIFO or device is
 // refused without blocking); past kMaxSceneBytes reading stops. Throws
@@ -19,6 +23,7 @@ Scene parse_scene_file(const std::filesystem::path& file);
 std::string read_scene_file(const std::filesystem::path& file);
 
 // `label` is what messages call the file; relative texture paths resolve against `base_dir`.
-Scene parse_scene_text(std::string_view text, std::string_view label, const std::filesystem::path& base_dir);
+Scene parse_scene_text(std::string_view text, std::string_view label, const std::filesystem::path& base_dir,
+                       const std::vector<SceneOverride>& overrides = {});
 
 }  // namespace fxsim

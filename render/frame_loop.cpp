@@ -1,38 +1,55 @@
 #include "render/frame_loop.h"
 
 #include <algorithm>
+#include <chrono>
 
 #include "render/frame_writer.h"
 
 namespace fxsim {
 
 FrameLoopReport run_frame_loop(Simulation& simulation, Renderer& renderer, const FrameSelection& frames,
-                               const std::vector<FrameSink*>& sinks, const FrameProgress& progress) {
+                               const std::vector<FrameSink*>& sinks, const FrameLoopOptions& options) {
   // Everything that can be refused has been: only now do the sinks create files.
   for (FrameSink* sink : sinks) sink->start();
   const bool hashing = std::any_of(sinks.begin(), sinks.end(), [](const FrameSink* s) { return s->wants_hashes(); });
-  FrameWriter writer([&](FrameRecord& record) {
-    for (FrameSink* sink : sinks) sink->prepare(record);
-    const CommitSection section;
-    for (FrameSink* sink : sinks) sink->commit(record);
-  });
+  FrameWriter writer(
+      [&](FrameRecord& record) {
+        record.prepared.resize(sinks.size());
+        for (size_t s = 0; s < sinks.size(); ++s) record.prepared[s] = sinks[s]->prepare(record);
+      },
+      [&](FrameRecord& record) {
+        {
+          const CommitSection section;
+          for (size_t s = 0; s < sinks.size(); ++s) sinks[s]->commit(record, record.prepared[s]);
+        }
+        if (options.on_committed) options.on_committed(record);
+      },
+      options.encoders, options.in_flight ? options.in_flight : options.encoders + 2);
 
+  using Clock = std::chrono::steady_clock;
   FrameLoopReport report;
   FrameRecord next;
+  auto started = Clock::now();
   for (int frame = simulation.frame() + 1; frame <= frames.last(); ++frame) {
     simulation.advance_to_frame(frame);
     if (hashing) next.hashes.emplace_back(frame, simulation.state_hash());
-    if (!frames.contains(frame)) continue;
+    if (!frames.contains(frame)) {
+      if (options.on_skipped) options.on_skipped(frame);
+      continue;
+    }
     next.frame = frame;
+    next.time = simulation.time();
     next.stats = simulation.take_stats();
     check_finite(next.stats);
-    uint64_t live = 0;
-    for (const auto& e : next.stats.emitters) live += e.live;
-    report.peak_particles = std::max(report.peak_particles, live);
+    next.live = 0;
+    for (const auto& e : next.stats.emitters) next.live += e.live;
+    report.peak_particles = std::max(report.peak_particles, next.live);
     next.image = renderer.render(simulation);
+    const auto now = Clock::now();
+    next.seconds = std::chrono::duration<double>(now - started).count();
+    started = now;
     writer.submit(std::exchange(next, FrameRecord{}));
     ++report.frames;
-    if (progress) progress(frame, frames.last(), live);
   }
   writer.finish();
   return report;

@@ -1,8 +1,8 @@
 #pragma once
 // The one frame loop, used by `render` and `bench`: step the simulation to
 // each selected frame, check its state, draw it, read it back, and hand it to
-// the sinks on a background thread (so encoding overlaps the next frame),
-// committed in frame order.
+// the sinks: prepared (encoded) on encoder threads, several frames at once,
+// committed in frame order (render/frame_writer.h).
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -19,14 +19,20 @@ struct FrameLoopReport {
   uint64_t peak_particles = 0;  // the most live particles in a drawn frame (secondaries included)
 };
 
-// Called after each frame is handed over: the frame, the last one, live particles.
-using FrameProgress = std::function<void(int frame, int last, uint64_t live)>;
+struct FrameLoopOptions {
+  size_t encoders = 1;   // threads preparing frames for the sinks
+  size_t in_flight = 0;  // frames handed over and not yet committed; 0: encoders + 2
+  // Called on the committing thread once a frame is committed.
+  std::function<void(const FrameRecord&)> on_committed;
+  // Called for each frame simulated but not drawn (fast-forwarding to the first selected frame).
+  std::function<void(int frame)> on_skipped;
+};
 
 // Simulates from the simulation's current frame to frames.last() and draws the
 // selected frames (those after the current one). Every state hash is taken
 // only when a sink wants them; statistics are taken for every drawn frame,
 // and a non-finite one stops the loop before the frame is drawn (check_finite).
 FrameLoopReport run_frame_loop(Simulation& simulation, Renderer& renderer, const FrameSelection& frames,
-                               const std::vector<FrameSink*>& sinks, const FrameProgress& progress = {});
+                               const std::vector<FrameSink*>& sinks, const FrameLoopOptions& options = {});
 
 }  // namespace fxsim

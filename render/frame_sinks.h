@@ -1,9 +1,11 @@
 #pragma once
-// Where rendered frames go. The frame loop hands every frame, in order, to each
-// sink on its commit thread: first prepare() (slow work, such as encoding),
-// then commit() (the quick step that makes the output whole: a rename, an
-// appended line). Commits of one frame happen inside one CommitSection, so an
-// interrupt leaves every sink's output consistent with the same frames.
+// Where rendered frames go. The frame loop hands every frame to each sink
+// twice: prepare() (slow work such as encoding, on encoder threads, several
+// frames at once, so it must not touch the sink's state), then commit() (the
+// quick step that makes the output whole: a rename, an appended line), one
+// frame at a time in frame order. Commits of one frame happen inside one
+// CommitSection, so an interrupt leaves every sink's output consistent with
+// the same frames.
 //
 // A sink's constructor only checks (nothing is created, so a refused render
 // writes nothing); start() creates its files once every check has passed.
@@ -17,6 +19,7 @@
 #include <vector>
 
 #include "core/image.h"
+#include "core/png_writer.h"
 #include "core/stats.h"
 #include "render/output_files.h"
 
@@ -25,11 +28,16 @@ namespace fxsim {
 // One rendered frame as the sinks receive it.
 struct FrameRecord {
   int frame = 0;
+  double time = 0;     // simulated seconds
+  uint64_t live = 0;   // live particles drawn, secondaries included
+  double seconds = 0;  // wall time from the previous frame's hand-over to this one's (simulate + draw + read)
   Image image;
   FrameStats stats;
   // (frame, state hash) of every frame simulated since the previous record,
   // this one included: hashes cover frames that are not drawn too.
   std::vector<std::pair<int, uint64_t>> hashes;
+  // What each sink's prepare() made, in the frame loop's order of sinks.
+  std::vector<std::vector<uint8_t>> prepared;
 };
 
 class FrameSink {
@@ -38,18 +46,18 @@ class FrameSink {
   virtual bool wants_hashes() const { return false; }
   virtual bool writes_stdout() const { return false; }
   virtual void start() {}
-  virtual void prepare(const FrameRecord&) {}
-  virtual void commit(const FrameRecord& record) = 0;
+  virtual std::vector<uint8_t> prepare(const FrameRecord&) const { return {}; }
+  virtual void commit(const FrameRecord& record, const std::vector<uint8_t>& prepared) = 0;
 };
 
 // One PNG per frame at a path pattern ('#' runs are the frame number).
 class PngSequenceSink : public FrameSink {
  public:
   // Refuses (73) a first frame path that is not a regular file.
-  PngSequenceSink(std::string pattern, int first_frame);
+  PngSequenceSink(std::string pattern, int first_frame, PngSettings png = {});
   void start() override;
-  void prepare(const FrameRecord& record) override;
-  void commit(const FrameRecord& record) override;
+  std::vector<uint8_t> prepare(const FrameRecord& record) const override;
+  void commit(const FrameRecord& record, const std::vector<uint8_t>& png) override;
 
  private:
   // Makes the folder of `file` (and cleans up after killed runs there) the
@@ -58,8 +66,8 @@ class PngSequenceSink : public FrameSink {
 
   std::string pattern_;
   std::filesystem::path first_path_;
+  PngSettings png_;
   std::set<std::filesystem::path> folders_;  // made or checked already
-  std::vector<uint8_t> png_;                  // the frame being committed, encoded
 };
 
 // A text output, written line by line as frames are committed.
@@ -78,7 +86,7 @@ class TextSink : public FrameSink {
 class StatisticsSink : public TextSink {
  public:
   using TextSink::TextSink;
-  void commit(const FrameRecord& record) override;
+  void commit(const FrameRecord& record, const std::vector<uint8_t>&) override;
 };
 
 // "frame hash" for every simulated frame (what the golden tests compare).
@@ -86,7 +94,7 @@ class StateHashSink : public TextSink {
  public:
   using TextSink::TextSink;
   bool wants_hashes() const override { return true; }
-  void commit(const FrameRecord& record) override;
+  void commit(const FrameRecord& record, const std::vector<uint8_t>&) override;
 };
 
 }  // namespace fxsim

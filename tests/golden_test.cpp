@@ -11,6 +11,7 @@
 
 #include "cli_runner.h"
 #include "core/image_compare.h"
+#include "core/png_writer.h"
 
 using namespace fxsim;
 using namespace fxsim::test;

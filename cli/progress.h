@@ -1,0 +1,45 @@
+#pragma once
+// What `render` tells the user while it works, on standard error:
+//   bar    on a terminal: one line redrawn in place, fitted to the width, with
+//          percent, frames, elapsed time and ETA (also while fast-forwarding
+//          through frames that are simulated but not drawn);
+//   lines  without a terminal (farm and CI logs): one line per written frame,
+//          and a line at most every 5 s while fast-forwarding;
+//   jsonl  one JSON object per event, for programs;
+//   none   (-q).
+// Particle counts are live particles, secondaries (splashes, mist, embers)
+// included, as in the statistics and the summary.
+#include <chrono>
+#include <cstdint>
+#include <mutex>
+#include <string>
+
+#include "render/frame_sinks.h"
+
+namespace fxsim {
+
+enum class ProgressStyle { none, bar, lines, jsonl };
+
+// "auto" picks bar on a terminal, lines otherwise.
+ProgressStyle parse_progress_style(const std::string& name, bool quiet);
+
+class ProgressReport {
+ public:
+  // Frames run from the simulation's start to `last`; `count` of them are drawn.
+  ProgressReport(ProgressStyle style, int last, int count, std::string output_pattern);
+  void skipped(int frame);                  // simulated, not drawn
+  void committed(const FrameRecord& frame);  // drawn and written (any thread)
+  void finish();                            // ends the bar's line
+
+ private:
+  double elapsed() const;
+  void draw_bar(int frame, uint64_t live);
+
+  ProgressStyle style_;
+  int last_, count_, written_ = 0;
+  std::string pattern_;
+  std::chrono::steady_clock::time_point started_, last_print_;
+  std::mutex mutex_;
+};
+
+}  // namespace fxsim

@@ -1,0 +1,62 @@
+#include "core/png_writer.h"
+
+#include <csetjmp>
+#include <png.h>
+#include <string>
+
+#include "core/exit_codes.h"
+
+namespace fxsim {
+
+namespace {
+bool opaque(const Image& image) {
+  for (size_t i = 3; i < image.rgba.size(); i += 4)
+    if (image.rgba[i] != 255) return false;
+  return true;
+}
+
+void append(png_structp png, png_bytep data, size_t size) {
+  auto* out = static_cast<std::vector<uint8_t>*>(png_get_io_ptr(png));
+  out->insert(out->end(), data, data + size);
+}
+
+// libpng reports errors by longjmp: nothing with a destructor may live
+// between the setjmp and the calls that can fail, hence this plain function.
+// Returns libpng's message, or nullptr on success.
+const char* write_rows(png_structp png, png_infop info, const Image& image, bool rgb, int level,
+                       std::vector<uint8_t>* out, const png_bytep* rows) {
+  if (setjmp(png_jmpbuf(png))) return "libpng failed";
+  png_set_write_fn(png, out, append, nullptr);
+  png_set_compression_level(png, level);
+  // No row filter: the fastest, and on grainy frames (rain, snow) the smallest
+  // too (see png_writer.h).
+  png_set_filter(png, PNG_FILTER_TYPE_BASE, PNG_FILTER_NONE);
+  png_set_IHDR(png, info, png_uint_32(image.width), png_uint_32(image.height), 8,
+               rgb ? PNG_COLOR_TYPE_RGB : PNG_COLOR_TYPE_RGBA, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_BASE,
+               PNG_FILTER_TYPE_BASE);
+  png_write_info(png, info);
+  if (rgb) png_set_filler(png, 0, PNG_FILLER_AFTER);  // drops the fourth byte of each pixel
+  png_write_image(png, const_cast<png_bytepp>(rows));
+  png_write_end(png, nullptr);
+  return nullptr;
+}
+}  // namespace
+
+std::vector<uint8_t> encode_png(const Image& image, const PngSettings& settings) {
+  if (image.width <= 0 || image.height <= 0 || image.rgba.size() != size_t(image.width) * size_t(image.height) * 4)
+    throw FxError(ExitCode::internal, "PNG encoding: the image's size does not match its pixels");
+  std::vector<png_bytep> rows(size_t(image.height));
+  for (size_t y = 0; y < rows.size(); ++y)
+    rows[y] = const_cast<png_bytep>(image.rgba.data() + y * size_t(image.width) * 4);
+  std::vector<uint8_t> out;
+  out.reserve(image.rgba.size() / 4);
+  png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
+  png_infop info = png ? png_create_info_struct(png) : nullptr;
+  const char* failure = png && info ? write_rows(png, info, image, opaque(image), settings.level, &out, rows.data())
+                                    : "libpng could not start";
+  png_destroy_write_struct(&png, &info);
+  if (failure) throw FxError(ExitCode::internal, std::string("PNG encoding: ") + failure);
+  return out;
+}
+
+}  // namespace fxsim

@@ -1,0 +1,25 @@
+#pragma once
+// PNG encoding through libpng, tuned for frames: zlib level 1 and no row
+// filter by default. Measured on this project's 1080p frames (2-core
+// machine, one thread): rain 50 ms and 2.0 MB, snow 55 ms and 1.0 MB, against
+// stb_image_write's 400 ms / 2.7 MB and 490 ms / 1.6 MB; the "up" filter was
+// slower by 5-45 % and smaller only on the fire frame, libpng's adaptive
+// choice twice as slow; level 3 four times slower on rain for 5 % less.
+// An image whose alpha is everywhere opaque is written as RGB, which decodes
+// to the same RGBA.
+#include <cstdint>
+#include <vector>
+
+#include "core/image.h"
+
+namespace fxsim {
+
+constexpr int kDefaultPngLevel = 1;
+
+struct PngSettings {
+  int level = kDefaultPngLevel;  // zlib compression level, 0 (none, fastest) to 9 (smallest)
+};
+
+std::vector<uint8_t> encode_png(const Image& image, const PngSettings& settings = {});
+
+}  // namespace fxsim

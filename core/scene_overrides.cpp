@@ -1,0 +1,57 @@
+#include "core/scene_overrides.h"
+
+#include <fmt/format.h>
+
+#include "core/exit_codes.h"
+
+namespace fxsim {
+
+SceneOverride parse_set_override(const std::string& text) {
+  const std::string label = "--set " + text;
+  const size_t equals = text.find('=');
+  if (text.empty() || text[0] != '/' || equals == std::string::npos)
+    throw FxError(ExitCode::usage, fmt::format("{}: expected /json/pointer=VALUE, such as /output/fps=30", label));
+  SceneOverride o{label, text.substr(0, equals), {}};
+  try {
+    (void)nlohmann::json::json_pointer(o.pointer);
+  } catch (const nlohmann::json::exception& e) {
+    throw FxError(ExitCode::usage, fmt::format("{}: {} is not a JSON pointer (~ must be written ~0, / inside a key ~1)",
+                                               label, o.pointer));
+  }
+  const std::string value = text.substr(equals + 1);
+  o.value = nlohmann::json::parse(value, nullptr, false);
+  if (o.value.is_discarded()) o.value = value;  // not JSON: a string
+  return o;
+}
+
+void apply_overrides(nlohmann::json& root, const std::vector<SceneOverride>& overrides) {
+  for (const SceneOverride& o : overrides) {
+    try {
+      const nlohmann::json::json_pointer pointer(o.pointer);
+      // An array index must name an element that is there: padding an array
+      // with nulls would report problems at places the file does not have.
+      if (!pointer.empty() && root.contains(pointer.parent_pointer()) && root.at(pointer.parent_pointer()).is_array()) {
+        const auto& array = root.at(pointer.parent_pointer());
+        const std::string& index = pointer.back();
+        if (index.empty() || index.find_first_not_of("0123456789") != std::string::npos || index.size() > 9 ||
+            std::stoul(index) >= array.size())
+          throw FxError(ExitCode::usage, fmt::format("{}: {} has {} element{}; the index must be 0..{}", o.label,
+                                                     pointer.parent_pointer().to_string(), array.size(),
+                                                     array.size() == 1 ? "" : "s", int(array.size()) - 1));
+      }
+      root[pointer] = o.value;
+    } catch (const nlohmann::json::exception& e) {
+      throw FxError(ExitCode::usage, fmt::format("{}: cannot set {} in this scene (a value on the way is not an "
+                                                 "object or array)", o.label, o.pointer));
+    }
+  }
+}
+
+const SceneOverride* override_of(const std::vector<SceneOverride>& overrides, const std::string& pointer) {
+  const SceneOverride* found = nullptr;
+  for (const SceneOverride& o : overrides)
+    if (pointer == o.pointer || pointer.rfind(o.pointer + "/", 0) == 0) found = &o;  // the last one applied wins
+  return found;
+}
+
+}  // namespace fxsim

@@ -1,0 +1,32 @@
+#pragma once
+// Changes to a scene given on the command line (--set /json/pointer=VALUE,
+// --fps, --seed), applied to the JSON before validation, so an overridden value
+// is checked exactly as one written in the file; a problem with it is
+// reported under the override's own name instead of a file position.
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace fxsim {
+
+struct SceneOverride {
+  std::string label;    // how messages name it: "--set /output/fps=0", "--seed 7"
+  std::string pointer;  // JSON pointer of the value it sets
+  nlohmann::json value;
+};
+
+// "/json/pointer=VALUE": VALUE is read as JSON (2, true, [0,1,0], "x"), and
+// when it is not JSON, as a string (out/frame_####.png). Throws FxError(usage)
+// naming the override when it is malformed.
+SceneOverride parse_set_override(const std::string& text);
+
+// Applies the overrides in order; objects on the way are created (the
+// parser then reports keys that do not exist). Throws FxError(usage) naming
+// an override that cannot be applied (a pointer through a number).
+void apply_overrides(nlohmann::json& root, const std::vector<SceneOverride>& overrides);
+
+// The override that set `pointer` or a value above it, or nullptr.
+const SceneOverride* override_of(const std::vector<SceneOverride>& overrides, const std::string& pointer);
+
+}  // namespace fxsim
