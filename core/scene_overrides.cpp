@@ -28,16 +28,21 @@ void apply_overrides(nlohmann::json& root, const std::vector<SceneOverride>& ove
   for (const SceneOverride& o : overrides) {
     try {
       const nlohmann::json::json_pointer pointer(o.pointer);
-      // An array index must name an element that is there: padding an array
-      // with nulls would report problems at places the file does not have.
-      if (!pointer.empty() && root.contains(pointer.parent_pointer()) && root.at(pointer.parent_pointer()).is_array()) {
-        const auto& array = root.at(pointer.parent_pointer());
-        const std::string& index = pointer.back();
+      // An array index on the way must name an element that is there: padding
+      // an array with nulls would report problems at places the file does not have.
+      std::vector<nlohmann::json::json_pointer> path;
+      for (auto p = pointer; !p.empty(); p = p.parent_pointer()) path.insert(path.begin(), p);
+      for (const auto& step : path) {
+        const auto parent = step.parent_pointer();
+        if (!root.contains(parent)) break;  // made below, as objects
+        const auto& container = root.at(parent);
+        if (!container.is_array()) continue;
+        const std::string& index = step.back();
         if (index.empty() || index.find_first_not_of("0123456789") != std::string::npos || index.size() > 9 ||
-            std::stoul(index) >= array.size())
+            std::stoul(index) >= container.size())
           throw FxError(ExitCode::usage, fmt::format("{}: {} has {} element{}; the index must be 0..{}", o.label,
-                                                     pointer.parent_pointer().to_string(), array.size(),
-                                                     array.size() == 1 ? "" : "s", int(array.size()) - 1));
+                                                     parent.to_string(), container.size(),
+                                                     container.size() == 1 ? "" : "s", int(container.size()) - 1));
       }
       root[pointer] = o.value;
     } catch (const nlohmann::json::exception& e) {

@@ -43,10 +43,10 @@ std::vector<std::string> example_scene_names() {
   return names;
 }
 
-CliResult run_fxsim(const std::string& arguments, const std::string& prefix) {
+CliResult run_fxsim(const std::string& arguments, const std::string& prefix, const std::string& standard_input) {
   TempDir capture("capture");
   const std::string command = prefix + " '" + FXSIM_EXE + "' " + arguments + " >'" + (capture / "out").string() +
-                              "' 2>'" + (capture / "err").string() + "' </dev/null";
+                              "' 2>'" + (capture / "err").string() + "' <'" + standard_input + "'";
   const int status = std::system(command.c_str());
   CliResult result;
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;

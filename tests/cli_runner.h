@@ -12,8 +12,9 @@ struct CliResult {
 };
 
 // `arguments` is appended to the executable's path as shell words; `prefix`
-// (e.g. "timeout 10") goes before it.
-CliResult run_fxsim(const std::string& arguments, const std::string& prefix = "");
+// (e.g. "timeout 10") goes before it; standard input is read from the file given.
+CliResult run_fxsim(const std::string& arguments, const std::string& prefix = "",
+                    const std::string& standard_input = "/dev/null");
 
 // A fresh, empty temporary folder for one test, removed when it goes out of scope.
 class TempDir {

@@ -35,3 +35,23 @@ TEST(FrameSelection, ParsesOneFrameARangeOrAList) {
   EXPECT_FALSE(parse_frame_selection("1,,2"));
   EXPECT_FALSE(parse_frame_selection(""));
 }
+
+TEST(FrameSelection, StepsTakeEverySthFrameOfARange) {
+  const auto stepped = parse_frame_selection("1-240:2,300");
+  ASSERT_TRUE(stepped);
+  EXPECT_EQ(stepped->count(), 121);
+  EXPECT_TRUE(stepped->contains(1));
+  EXPECT_FALSE(stepped->contains(2));
+  EXPECT_TRUE(stepped->contains(239));
+  EXPECT_FALSE(stepped->contains(240));
+  EXPECT_TRUE(stepped->contains(300));
+  EXPECT_EQ(stepped->last(), 300);
+  // The last frame is the last the step reaches, so nothing is simulated past it.
+  const auto short_step = parse_frame_selection("1-10:4");
+  EXPECT_EQ(short_step->last(), 9);
+  EXPECT_EQ(short_step->count(), 3);
+  EXPECT_FALSE(parse_frame_selection("5:2"));   // a step needs a range
+  EXPECT_FALSE(parse_frame_selection("1-9:0"));
+  EXPECT_FALSE(parse_frame_selection("1-9:"));
+  EXPECT_FALSE(parse_frame_selection("1-9:x"));
+}

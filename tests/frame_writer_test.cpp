@@ -1,0 +1,93 @@
+// The output stage (render/frame_writer.h): frames prepared on several threads
+// at once are committed strictly in order, with a bounded number in flight,
+// and nothing after a failed frame is committed.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "render/frame_writer.h"
+
+using namespace fxsim;
+
+namespace {
+FrameRecord frame(int n) {
+  FrameRecord r;
+  r.frame = n;
+  return r;
+}
+// Early frames take longest to prepare, so later ones finish first.
+void slow_for_early_frames(const FrameRecord& r) { std::this_thread::sleep_for(std::chrono::milliseconds(8 - r.frame % 8)); }
+}  // namespace
+
+TEST(FrameWriter, SeveralEncodersCommitInSubmissionOrder) {
+  std::mutex mutex;
+  std::vector<int> committed;
+  std::atomic<int> preparing{0}, most_at_once{0};
+  {
+    FrameWriter writer(
+        [&](FrameRecord& r) {
+          const int now = ++preparing;
+          for (int seen = most_at_once; now > seen && !most_at_once.compare_exchange_weak(seen, now);) {
+          }
+          slow_for_early_frames(r);
+          --preparing;
+        },
+        [&](FrameRecord& r) {
+          const std::lock_guard lock(mutex);
+          committed.push_back(r.frame);
+        },
+        4, 6);
+    EXPECT_EQ(writer.encoders(), 4u);
+    for (int f = 1; f <= 40; ++f) writer.submit(frame(f));
+    writer.finish();
+  }
+  ASSERT_EQ(committed.size(), 40u);
+  for (int f = 1; f <= 40; ++f) EXPECT_EQ(committed[size_t(f - 1)], f);
+  EXPECT_GT(most_at_once.load(), 1);  // frames really were prepared at once
+  EXPECT_LE(most_at_once.load(), 4);
+}
+
+TEST(FrameWriter, AtMostInFlightFramesAreUncommitted) {
+  std::atomic<int> submitted{0}, committed{0}, most_uncommitted{0};
+  FrameWriter writer([&](FrameRecord& r) { slow_for_early_frames(r); }, [&](FrameRecord&) { ++committed; }, 3, 5);
+  for (int f = 1; f <= 30; ++f) {
+    writer.submit(frame(f));
+    ++submitted;
+    most_uncommitted = std::max(most_uncommitted.load(), submitted - committed);
+  }
+  writer.finish();
+  EXPECT_EQ(committed.load(), 30);
+  EXPECT_LE(most_uncommitted.load(), 5);
+}
+
+TEST(FrameWriter, NothingAfterAFailedFrameIsCommittedAndTheErrorComesBack) {
+  std::mutex mutex;
+  std::vector<int> committed;
+  FrameWriter writer(
+      [&](FrameRecord& r) {
+        slow_for_early_frames(r);
+        if (r.frame == 7) throw std::runtime_error("disk full at frame 7");
+      },
+      [&](FrameRecord& r) {
+        const std::lock_guard lock(mutex);
+        committed.push_back(r.frame);
+      },
+      4, 8);
+  bool thrown = false;
+  try {
+    for (int f = 1; f <= 40; ++f) writer.submit(frame(f));
+    writer.finish();
+  } catch (const std::runtime_error& e) {
+    thrown = true;
+    EXPECT_STREQ(e.what(), "disk full at frame 7");
+  }
+  EXPECT_TRUE(thrown);
+  const std::lock_guard lock(mutex);
+  for (size_t i = 0; i < committed.size(); ++i) EXPECT_EQ(committed[i], int(i) + 1);  // in order, and none past 6
+  EXPECT_LE(committed.size(), 6u);
+}

@@ -1,0 +1,133 @@
+// What batch and farm runs rely on: overrides, frame steps, frames past the
+// scene's end, a scene from standard input, several PNG encoders giving the
+// same bytes, and per-frame log lines when stderr is not a terminal.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cli_runner.h"
+
+using namespace fxsim::test;
+namespace fs = std::filesystem;
+
+namespace {
+const std::string kSnow = "'" FXSIM_SOURCE_DIR "/scenes/snow.json'";
+const std::string kSmall = " --width 96 --height 54 ";
+
+std::string fmt_frame(int f) {
+  std::string n = std::to_string(f);
+  return "f_" + std::string(4 - n.size(), '0') + n + ".png";
+}
+
+std::string out_pattern(const TempDir& dir) { return "'" + (dir / "f_####.png").string() + "'"; }
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+}  // namespace
+
+TEST(RenderBatch, SeveralEncodersWriteTheSameBytesAsOne) {
+  TempDir one("enc-1"), four("enc-4");
+  for (const auto* dir : {&one, &four}) {
+    const CliResult r = run_fxsim("render " + kSnow + " --frames 1-12" + kSmall + "-q -o " + out_pattern(*dir) +
+                                  (dir == &one ? " --encoders 1" : " --encoders 4"));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  for (int f = 1; f <= 12; ++f) {
+    const std::string name = fmt_frame(f);
+    EXPECT_EQ(read_text_file(one / name), read_text_file(four / name)) << name;
+  }
+}
+
+TEST(RenderBatch, FrameStepsAndFramesPastTheScenesEnd) {
+  TempDir dir("steps");
+  // snow.json has 48 frames; 45-60:5 asks for 45, 50, 55 and 60.
+  const CliResult r = run_fxsim("render " + kSnow + " --frames 2-6:2,45-60:5" + kSmall + "-q -o " + out_pattern(dir));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<std::string> written;
+  for (const auto& entry : fs::directory_iterator(dir.path())) written.push_back(entry.path().filename().string());
+  std::sort(written.begin(), written.end());
+  EXPECT_EQ(written, (std::vector<std::string>{"f_0002.png", "f_0004.png", "f_0006.png", "f_0045.png", "f_0050.png",
+                                               "f_0055.png", "f_0060.png"}));
+}
+
+TEST(RenderBatch, SeedAndFpsOverridesChangeTheSimulationAsTheSceneKeysWould) {
+  TempDir dir("seed");
+  const auto hashes = [&](const std::string& flags, const std::string& name) {
+    const CliResult r = run_fxsim("render " + kSnow + " --frames 3" + kSmall + "-q -o " + out_pattern(dir) +
+                                  " --state-hashes '" + (dir / name).string() + "' " + flags);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return read_text_file(dir / name);
+  };
+  const std::string plain = hashes("", "a"), seeded = hashes("--seed 99", "b"), set_seed = hashes("--set /seed=99", "c"),
+                    faster = hashes("--fps 48", "d");
+  EXPECT_NE(plain, seeded);
+  EXPECT_EQ(seeded, set_seed);
+  EXPECT_NE(plain, faster);
+}
+
+TEST(RenderBatch, AnInvalidOverrideIsASceneErrorNamingTheOverride) {
+  TempDir dir("bad-set");
+  const CliResult r = run_fxsim("render " + kSnow + " --frames 1" + kSmall + "-o " + out_pattern(dir) +
+                                " --set /emitters/0/max_particles=-5");
+  EXPECT_EQ(r.exit_code, 65);
+  EXPECT_NE(r.err.find("--set /emitters/0/max_particles=-5: /emitters/0/max_particles: expected"), std::string::npos)
+      << r.err;
+  EXPECT_TRUE(fs::is_empty(dir.path()));
+  const CliResult malformed = run_fxsim("render " + kSnow + " --set emitters=3");
+  EXPECT_EQ(malformed.exit_code, 64) << malformed.err;
+  EXPECT_NE(malformed.err.find("--set emitters=3: expected /json/pointer=VALUE"), std::string::npos) << malformed.err;
+}
+
+TEST(RenderBatch, ReadsTheSceneFromStandardInput) {
+  TempDir dir("stdin");
+  const CliResult r =
+      run_fxsim("render - --frames 2" + kSmall + "-q -o " + out_pattern(dir), "", FXSIM_SOURCE_DIR "/scenes/snow.json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  TempDir file_dir("stdin-file");
+  ASSERT_EQ(run_fxsim("render " + kSnow + " --frames 2" + kSmall + "-q -o " + out_pattern(file_dir)).exit_code, 0);
+  EXPECT_EQ(read_text_file(dir / "f_0002.png"), read_text_file(file_dir / "f_0002.png"));
+  write_text_file(dir / "bad.json", "{\"fxsim\": 2}");
+  const CliResult bad = run_fxsim("render - --frames 2", "", (dir / "bad.json").string());
+  EXPECT_EQ(bad.exit_code, 65);
+  EXPECT_NE(bad.err.find("<stdin>:1:"), std::string::npos) << bad.err;
+}
+
+TEST(RenderBatch, WithoutATerminalEachFrameGetsOneLogLine) {
+  TempDir dir("lines");
+  const CliResult r = run_fxsim("render " + kSnow + " --frames 3-5" + kSmall + "-o " + out_pattern(dir));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto lines = lines_of(r.err);
+  ASSERT_EQ(lines.size(), 3u) << r.err;
+  for (int i = 0; i < 3; ++i) {
+    const std::string& line = lines[size_t(i)];
+    EXPECT_EQ(line.rfind("fxsim: frame " + std::to_string(3 + i) + " (" + std::to_string(i + 1) + "/3)", 0), 0u) << line;
+    EXPECT_NE(line.find("30000 live particles"), std::string::npos) << line;
+    EXPECT_NE(line.find(" ms "), std::string::npos) << line;
+    EXPECT_NE(line.find("f_000" + std::to_string(3 + i) + ".png"), std::string::npos) << line;
+  }
+  EXPECT_NE(r.out.find("rendered 3 frames"), std::string::npos) << r.out;
+}
+
+TEST(RenderBatch, ProgressAsJsonLines) {
+  TempDir dir("jsonl");
+  const CliResult r = run_fxsim("render " + kSnow + " --frames 4,6" + kSmall + "--progress jsonl -o " + out_pattern(dir));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<int> frames;
+  for (const std::string& line : lines_of(r.err)) {
+    const auto event = nlohmann::json::parse(line);
+    if (event["event"] == "frame") {
+      frames.push_back(event["frame"].get<int>());
+      EXPECT_EQ(event["live"].get<int>(), 30000);
+      EXPECT_EQ(event["count"].get<int>(), 2);
+      EXPECT_TRUE(event["file"].get<std::string>().find(".png") != std::string::npos);
+    }
+  }
+  EXPECT_EQ(frames, (std::vector<int>{4, 6}));
+}

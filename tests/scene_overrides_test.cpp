@@ -1,0 +1,73 @@
+// Command-line overrides of scene values (core/scene_overrides.h), applied
+// before validation and named in the errors they cause.
+#include <gtest/gtest.h>
+
+#include "core/diagnostics.h"
+#include "core/exit_codes.h"
+#include "core/scene_parser.h"
+
+using namespace fxsim;
+
+namespace {
+const char* kScene = R"({"fxsim": 1, "output": {"frames": 2, "path": "f_#.png"},
+  "emitters": [{"name": "s", "type": "snow", "max_particles": 100}]})";
+
+Scene parse_with(const std::vector<std::string>& sets) {
+  std::vector<SceneOverride> overrides;
+  for (const auto& s : sets) overrides.push_back(parse_set_override(s));
+  return parse_scene_text(kScene, "scene.json", ".", overrides);
+}
+
+int usage_error(const std::vector<std::string>& sets) {
+  try {
+    parse_with(sets);
+  } catch (const SceneError&) {
+    return -1;
+  } catch (const FxError& e) {
+    return int(e.code());
+  }
+  return 0;
+}
+}  // namespace
+
+TEST(SceneOverrides, ValuesAreJsonOrElseStrings) {
+  const Scene scene = parse_with({"/output/fps=30", "/seed=7", "/output/path=out/x_####.png",
+                                  "/emitters/0/max_particles=250", "/output/background=\"#ff0000\""});
+  EXPECT_EQ(scene.output.fps, 30);
+  EXPECT_EQ(scene.seed, 7u);
+  EXPECT_EQ(scene.output.path, "out/x_####.png");
+  EXPECT_EQ(scene.emitters[0].max_particles, 250);
+  EXPECT_FLOAT_EQ(scene.output.background.srgb[0], 1.0f);
+}
+
+TEST(SceneOverrides, LaterOverridesWinAndMissingKeysAreCreated) {
+  const Scene scene = parse_with({"/output/png_level=3", "/output/png_level=9"});
+  EXPECT_EQ(scene.output.png_level, 9);
+}
+
+TEST(SceneOverrides, AnOverriddenValueIsValidatedAndTheErrorNamesTheOverride) {
+  try {
+    parse_with({"/output/fps=0", "/emitters/0/colour=1"});
+    FAIL() << "accepted";
+  } catch (const SceneError& e) {
+    ASSERT_EQ(e.lines().size(), 2u);
+    std::string all;
+    for (const auto& l : e.lines()) all += l + "\n";
+    EXPECT_NE(all.find("--set /output/fps=0: /output/fps: expected a number"), std::string::npos) << all;
+    EXPECT_NE(all.find("--set /emitters/0/colour=1: /emitters/0/colour: unknown key"), std::string::npos) << all;
+  }
+}
+
+TEST(SceneOverrides, MalformedOverridesAreUsageErrors) {
+  EXPECT_EQ(usage_error({"output/fps=3"}), int(ExitCode::usage));     // not a pointer
+  EXPECT_EQ(usage_error({"/output/fps"}), int(ExitCode::usage));      // no value
+  EXPECT_EQ(usage_error({"/a~2b=1"}), int(ExitCode::usage));          // bad escape
+  EXPECT_EQ(usage_error({"/emitters/3/rate=1"}), int(ExitCode::usage));  // no such element
+  EXPECT_EQ(usage_error({"/fxsim/x=1"}), int(ExitCode::usage));       // through a number
+  try {
+    parse_with({"/emitters/3/rate=1"});
+  } catch (const FxError& e) {
+    EXPECT_NE(std::string(e.what()).find("--set /emitters/3/rate=1: /emitters has 1 element"), std::string::npos)
+        << e.what();
+  }
+}
