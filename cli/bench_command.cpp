@@ -6,10 +6,12 @@
 #include <chrono>
 #include <filesystem>
 #include <optional>
+#include <thread>
 #include <unistd.h>
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "core/memory_estimate.h"
 #include "core/particles.h"
 #include "core/scene_parser.h"
 #include "core/simulation.h"
@@ -49,7 +51,12 @@ Scene bench_scene(const BenchOptions& o) {
 }  // namespace
 
 int run_bench(const BenchOptions& o) {
-  const Scene scene = bench_scene(o);
+  // --scene: a user's scene at the bench's image size, frames only (its step
+  // figures would mix every emitter); otherwise a synthetic one-effect scene.
+  const Scene scene = o.scene.empty()
+                          ? bench_scene(o)
+                          : parse_scene_file(o.scene, {{"--width", "/output/width", o.width},
+                                                       {"--height", "/output/height", o.height}});
   const double n = double(o.particles);
   // A step reads and writes position and velocity; snow also reads the sway
   // fields (phase and direction), a fountain the age (read and written) and source.
@@ -61,45 +68,61 @@ int run_bench(const BenchOptions& o) {
   if (gpu || o.frames > 0) gl.emplace(o.device, gpu ? BackendChoice::gpu : BackendChoice::cpu);
   if (gpu) check_memory(scene, Backend::gpu, gl->context().software());
   const SystemFactory factory = gpu ? gl->system_factory() : SystemFactory{};
-  fmt::print("fxsim bench: {}, {} particles{}, {} backend{}\n", o.effect, o.particles,
-             o.turbulence ? ", turbulent wind" : "", gpu ? "GPU" : "CPU",
+  const std::string what = o.scene.empty() ? fmt::format("{}, {} particles{}", o.effect, o.particles,
+                                                         o.turbulence ? ", turbulent wind" : ", no turbulence")
+                                           : o.scene;
+  fmt::print("fxsim bench: {}, {} backend{}\n", what, gpu ? "GPU" : "CPU",
              gl ? " on " + gl->context().info().renderer : std::string());
-  const double copy = gpu ? gpu_copy_bandwidth(size_t(step_bytes / 2)) : cpu_copy_bandwidth(size_t(n) * particle_bytes());
-  fmt::print("  memory copy (baseline)    {:8.2f} GB/s\n", copy / 1e9);
-  const auto report = [&](const char* label, double seconds, double baseline) {
-    fmt::print("  {:<25} {:8.3f} ms  {:9.1f} M particle-steps/s  {:7.2f} GB/s  ({:.2f} of copy{})\n", label,
-               seconds * 1e3, n / seconds / 1e6, step_bytes / seconds / 1e9, step_bytes / seconds / copy,
-               baseline > 0 ? fmt::format(", {:.2f}x the 1-thread step", baseline / seconds) : std::string());
-  };
-  if (gpu) {
-    report("step (compute shader)", time_steps(scene, 1, o.steps, factory, true), 0);
-  } else {
-    const double one = time_steps(scene, 1, o.steps, {}, false);
-    report("step, 1 thread", one, 0);
-    if (o.threads != 1) {
-      Simulation probe(scene, o.threads);
-      report(fmt::format("step, {} threads", probe.pool().size()).c_str(),
-             time_steps(scene, o.threads, o.steps, {}, false), one);
+  if (o.scene.empty()) {
+    const double copy = gpu ? gpu_copy_bandwidth(size_t(step_bytes / 2)) : cpu_copy_bandwidth(size_t(n) * particle_bytes());
+    fmt::print("  memory copy (baseline)    {:8.2f} GB/s\n", copy / 1e9);
+    const auto report = [&](const char* label, double seconds, double baseline) {
+      fmt::print("  {:<25} {:8.3f} ms  {:9.1f} M particle-steps/s  {:7.2f} GB/s  ({:.2f} of copy{})\n", label,
+                 seconds * 1e3, n / seconds / 1e6, step_bytes / seconds / 1e9, step_bytes / seconds / copy,
+                 baseline > 0 ? fmt::format(", {:.2f}x the 1-thread step", baseline / seconds) : std::string());
+    };
+    if (gpu) {
+      report("step (compute shader)", time_steps(scene, 1, o.steps, factory, true), 0);
+    } else {
+      const double one = time_steps(scene, 1, o.steps, {}, false);
+      report("step, 1 thread", one, 0);
+      if (o.threads != 1) {
+        Simulation probe(scene, o.threads);
+        report(fmt::format("step, {} threads", probe.pool().size()).c_str(),
+               time_steps(scene, o.threads, o.steps, {}, false), one);
+      }
     }
   }
   if (o.frames <= 0) return 0;
 
   Simulation sim(scene, o.threads, factory);
   Renderer renderer(scene, o.width, o.height);
-  sim.advance_to_frame(steady_frame(scene));
-  const FrameTimes times = time_frames(sim, renderer, o.frames, gpu);
-  // End to end: the frame loop of `render`, writing every frame as a PNG file.
+  if (o.scene.empty()) sim.advance_to_frame(steady_frame(scene));
+  const PngSettings png{o.png_level};
+  const FrameTimes times = time_frames(sim, renderer, o.frames, gpu, png);
+  // End to end: the frame loop of `render`, writing every frame as a PNG file
+  // with its encoder threads, and the GPU reading back while drawing the next.
   const auto folder = std::filesystem::temp_directory_path() / fmt::format("fxsim-bench-{}", getpid());
   const int first = sim.frame() + 1;
   const FrameSelection frames{{{first, first + o.frames - 1}}};
-  PngSequenceSink pngs((folder / "frame_######.png").string(), first);
+  PngSequenceSink pngs((folder / "frame_######.png").string(), first, png);
+  FrameLoopOptions loop;
+  const int cores = o.threads > 0 ? o.threads : int(std::max(1u, std::thread::hardware_concurrency()));
+  loop.encoders = o.encoders > 0 ? size_t(o.encoders) : default_encoder_threads(cores, gl->backend());
   const auto total = Clock::now();
-  const FrameLoopReport loop = run_frame_loop(sim, renderer, frames, {&pngs});
-  const double all = seconds_since(total);
+  const FrameLoopReport looped = run_frame_loop(sim, renderer, frames, {&pngs}, loop);
+  const double all = seconds_since(total) / o.frames;
   std::filesystem::remove_all(folder);
-  fmt::print("  frame at {}x{}, {} live particles:\n", o.width, o.height, loop.peak_particles);
-  fmt::print("    simulate {:8.2f} ms   draw+read {:8.2f} ms   end to end with PNG files {:8.2f} ms ({:.2f} frames/s)\n",
-             times.step * 1e3, times.draw * 1e3, all / o.frames * 1e3, o.frames / all);
+  const double made = times.step + times.draw + times.read;
+  fmt::print("  frame at {}x{}, {} live particles, stage by stage (GL drained between stages):\n", o.width, o.height,
+             looped.peak_particles);
+  fmt::print("    simulate {:8.2f} ms   draw {:8.2f} ms   read back {:8.2f} ms   PNG encode (1 thread, level {}) "
+             "{:8.2f} ms, {}\n",
+             times.step * 1e3, times.draw * 1e3, times.read * 1e3, o.png_level, times.encode * 1e3,
+             format_bytes(double(times.png_bytes)));
+  fmt::print("  end to end with PNG files ({} encoder{}): {:8.2f} ms a frame ({:.2f} frames/s) = {:.0f} % of the "
+             "simulate+draw+read rate ({:.2f}x its time)\n",
+             loop.encoders, loop.encoders == 1 ? "" : "s", all * 1e3, 1 / all, made / all * 100, all / made);
   return 0;
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/diagnostics.h"
+#include "core/png_writer.h"
 
 namespace fxsim {
 
@@ -36,6 +37,7 @@ struct CompareOptions {
 };
 
 struct BenchOptions {
+  std::string scene;            // a scene file: its frames are measured instead of a synthetic effect
   std::string effect = "snow";  // snow, rain or fountain
   std::string backend = "cpu";  // cpu or gpu
   std::optional<int> device;
@@ -45,6 +47,8 @@ struct BenchOptions {
   int frames = 10;    // frames for the draw/end-to-end figures (0: skip)
   int width = 640, height = 360;
   bool turbulence = true;
+  int encoders = 0;  // 0: as render chooses
+  int png_level = kDefaultPngLevel;
 };
 
 int run_render(const RenderOptions& options);

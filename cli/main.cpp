@@ -83,6 +83,8 @@ int main(int argc, char** argv) {
 
   BenchOptions bench;
   auto* bench_cmd = app.add_subcommand("bench", "measure simulation, drawing and frame throughput (prints figures)");
+  bench_cmd->add_option("--scene", bench.scene, "measure this scene's frames (at --width x --height) instead of a "
+                                                "synthetic effect");
   bench_cmd->add_option("--effect", bench.effect, "snow, rain or fountain")
       ->check(CLI::IsMember({"snow", "rain", "fountain"}));
   bench_cmd->add_option("--particles", bench.particles, "number of particles")->check(CLI::Range(int64_t(1), int64_t(0x7FFFFFFF)));
@@ -95,6 +97,9 @@ int main(int argc, char** argv) {
   bench_cmd->add_flag("!--no-turbulence", bench.turbulence, "steady wind and gusts only");
   bench_cmd->add_option("--backend", bench.backend, "cpu or gpu")->check(CLI::IsMember({"cpu", "gpu"}));
   bench_cmd->add_option("--device", bench.device, "EGL device index (see `fxsim info`)");
+  bench_cmd->add_option("--encoders", bench.encoders, "PNG encoder threads for the end-to-end figure (default: as render)")
+      ->check(CLI::Range(1, 64));
+  bench_cmd->add_option("--png-level", bench.png_level, "PNG compression 0-9 (default 1)")->check(CLI::Range(0, 9));
 
   try {
     app.parse(argc, argv);

@@ -59,14 +59,6 @@ std::vector<SceneOverride> scene_overrides(const RenderOptions& options) {
   return overrides;
 }
 
-// PNG encoders: on the GPU backend the CPU's cores are free but one, which
-// feeds the GPU; on the CPU backend the simulation and llvmpipe share the
-// cores with them, so they get half.
-size_t default_encoders(int cores, Backend backend) {
-  const int n = backend == Backend::gpu ? cores - 1 : cores / 2;
-  return size_t(std::clamp(n, 1, 16));
-}
-
 }  // namespace
 
 int run_render(const RenderOptions& options) {
@@ -103,7 +95,7 @@ int run_render(const RenderOptions& options) {
 
   ProgressReport progress(style, frames.last(), count, scene.output.path);
   FrameLoopOptions loop;
-  loop.encoders = options.encoders ? size_t(*options.encoders) : default_encoders(cores, gl.backend());
+  loop.encoders = options.encoders ? size_t(*options.encoders) : default_encoder_threads(cores, gl.backend());
   loop.on_committed = [&](const FrameRecord& frame) { progress.committed(frame); };
   loop.on_skipped = [&](int frame) { progress.skipped(frame); };
   std::vector<FrameSink*> outputs;

@@ -83,7 +83,7 @@ void main() {
   }
   return 2.0 * double(bytes) / best;
 }
-FrameTimes time_frames(Simulation& simulation, Renderer& renderer, int frames, bool gpu) {
+FrameTimes time_frames(Simulation& simulation, Renderer& renderer, int frames, bool gpu, const PngSettings& png) {
   const int first = simulation.frame();
   renderer.render(simulation);  // warm up: shader compilation, first upload
   FrameTimes times;
@@ -93,11 +93,17 @@ FrameTimes time_frames(Simulation& simulation, Renderer& renderer, int frames, b
     if (gpu) wait_for_gl("stepping");
     times.step += seconds_since(t);
     t = Clock::now();
-    renderer.render(simulation);  // ends with the read-back: the GPU is drained
+    renderer.draw(simulation);
+    wait_for_gl("drawing");
     times.draw += seconds_since(t);
+    t = Clock::now();
+    const Image image = renderer.take_image();
+    times.read += seconds_since(t);
+    t = Clock::now();
+    times.png_bytes = encode_png(image, png).size();
+    times.encode += seconds_since(t);
   }
-  times.step /= frames;
-  times.draw /= frames;
+  for (double* stage : {&times.step, &times.draw, &times.read, &times.encode}) *stage /= frames;
   return times;
 }
 

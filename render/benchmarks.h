@@ -4,6 +4,7 @@
 // queue drained.
 #include <cstddef>
 
+#include "core/png_writer.h"
 #include "core/scene.h"
 #include "core/simulation.h"
 #include "render/renderer.h"
@@ -25,11 +26,14 @@ double time_steps(const Scene& scene, int threads, int steps, const SystemFactor
 double cpu_copy_bandwidth(size_t bytes);
 double gpu_copy_bandwidth(size_t bytes);
 
-// Per-frame seconds of stepping and of drawing with read-back, over `frames`
-// frames after the simulation's current one (the first drawn frame warms up).
+// Per-frame seconds of each stage, one after the other with the GL drained
+// between them, over `frames` frames after the simulation's current one (the
+// first drawn frame warms up): stepping, drawing, reading the image back, and
+// encoding it as a PNG on one thread.
 struct FrameTimes {
-  double step = 0, draw = 0;
+  double step = 0, draw = 0, read = 0, encode = 0;
+  size_t png_bytes = 0;  // the last frame's PNG
 };
-FrameTimes time_frames(Simulation& simulation, Renderer& renderer, int frames, bool gpu);
+FrameTimes time_frames(Simulation& simulation, Renderer& renderer, int frames, bool gpu, const PngSettings& png);
 
 }  // namespace fxsim

@@ -2,10 +2,17 @@
 
 #include <algorithm>
 #include <chrono>
+#include <deque>
 
 #include "render/frame_writer.h"
 
 namespace fxsim {
+
+namespace {
+// Frames drawn and not yet read back, at most: two lets the GPU draw one
+// while the other's pixels are copied out.
+constexpr size_t kFramesInFlightOnTheGpu = 2;
+}  // namespace
 
 FrameLoopReport run_frame_loop(Simulation& simulation, Renderer& renderer, const FrameSelection& frames,
                                const std::vector<FrameSink*>& sinks, const FrameLoopOptions& options) {
@@ -28,6 +35,15 @@ FrameLoopReport run_frame_loop(Simulation& simulation, Renderer& renderer, const
 
   using Clock = std::chrono::steady_clock;
   FrameLoopReport report;
+  // Frames drawn whose images are still on the way: frame n is read back
+  // while frame n + 1 is simulated and drawn.
+  std::deque<FrameRecord> drawing;
+  const auto hand_over_oldest = [&] {
+    FrameRecord record = std::move(drawing.front());
+    drawing.pop_front();
+    record.image = renderer.take_image();
+    writer.submit(std::move(record));
+  };
   FrameRecord next;
   auto started = Clock::now();
   for (int frame = simulation.frame() + 1; frame <= frames.last(); ++frame) {
@@ -44,13 +60,15 @@ FrameLoopReport run_frame_loop(Simulation& simulation, Renderer& renderer, const
     next.live = 0;
     for (const auto& e : next.stats.emitters) next.live += e.live;
     report.peak_particles = std::max(report.peak_particles, next.live);
-    next.image = renderer.render(simulation);
+    renderer.draw(simulation);
     const auto now = Clock::now();
     next.seconds = std::chrono::duration<double>(now - started).count();
     started = now;
-    writer.submit(std::exchange(next, FrameRecord{}));
+    drawing.push_back(std::exchange(next, FrameRecord{}));
+    if (drawing.size() >= kFramesInFlightOnTheGpu) hand_over_oldest();
     ++report.frames;
   }
+  while (!drawing.empty()) hand_over_oldest();
   writer.finish();
   return report;
 }

@@ -71,26 +71,62 @@ void FrameTarget::bind_for_drawing() const {
   glEnable(GL_FRAMEBUFFER_SRGB);
 }
 
-Image FrameTarget::read() const {
+FrameTarget::~FrameTarget() {
+  for (const PendingRead& r : pending_) glDeleteSync(r.fence);
+}
+
+void FrameTarget::start_read() {
+  if (pending_.size() >= kReadsInFlight)
+    throw FxError(ExitCode::internal, "more frame read-backs started than the pixel buffers hold");
   glBindFramebuffer(GL_READ_FRAMEBUFFER, draw_fbo_.get());
   glBindFramebuffer(GL_DRAW_FRAMEBUFFER, resolve_fbo_.get());
   glBlitFramebuffer(0, 0, width_, height_, 0, 0, width_, height_, GL_COLOR_BUFFER_BIT, GL_NEAREST);
-  wait_for_gl("drawing the frame");
   glBindFramebuffer(GL_READ_FRAMEBUFFER, resolve_fbo_.get());
-  Image image{width_, height_, std::vector<uint8_t>(size_t(width_) * size_t(height_) * 4)};
-  glPixelStorei(GL_PACK_ALIGNMENT, 1);
-  glReadPixels(0, 0, width_, height_, GL_RGBA, GL_UNSIGNED_BYTE, image.rgba.data());
-  // GL's rows run bottom to top; PNG's top to bottom.
-  const size_t row = size_t(width_) * 4;
-  std::vector<uint8_t> swap(row);
-  for (int y = 0; y < height_ / 2; ++y) {
-    uint8_t* a = image.rgba.data() + size_t(y) * row;
-    uint8_t* b = image.rgba.data() + size_t(height_ - 1 - y) * row;
-    std::memcpy(swap.data(), a, row);
-    std::memcpy(a, b, row);
-    std::memcpy(b, swap.data(), row);
+  const size_t bytes = size_t(width_) * size_t(height_) * 4;
+  if (pixel_buffers_.empty()) {
+    for (size_t i = 0; i < kReadsInFlight; ++i) {
+      pixel_buffers_.emplace_back(gl_gen(glGenBuffers));
+      glBindBuffer(GL_PIXEL_PACK_BUFFER, pixel_buffers_.back().get());
+      glBufferData(GL_PIXEL_PACK_BUFFER, GLsizeiptr(bytes), nullptr, GL_STREAM_READ);
+    }
+    check_gl(fmt::format("allocating {} pixel buffers of {}×{}", kReadsInFlight, width_, height_));
   }
+  const size_t buffer = next_buffer_;
+  next_buffer_ = (next_buffer_ + 1) % kReadsInFlight;
+  glBindBuffer(GL_PIXEL_PACK_BUFFER, pixel_buffers_[buffer].get());
+  glPixelStorei(GL_PACK_ALIGNMENT, 1);
+  glReadPixels(0, 0, width_, height_, GL_RGBA, GL_UNSIGNED_BYTE, nullptr);
+  glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+  GLsync fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+  check_gl("starting the frame's read-back");
+  glFlush();  // the copy starts now, not at the next wait
+  pending_.push_back({buffer, fence});
+}
+
+Image FrameTarget::read() {
+  start_read();
+  return finish_read();
+}
+
+Image FrameTarget::finish_read() {
+  if (pending_.empty()) throw FxError(ExitCode::internal, "no frame read-back was started");
+  const PendingRead read = pending_.front();
+  pending_.pop_front();
+  // The wait is in one-second steps: see wait_for_gl on NVIDIA's silent zeros.
+  wait_for_fence(read.fence, "drawing the frame");
+  const size_t row = size_t(width_) * 4;
+  Image image{width_, height_, std::vector<uint8_t>(row * size_t(height_))};
+  glBindBuffer(GL_PIXEL_PACK_BUFFER, pixel_buffers_[read.buffer].get());
+  const auto* pixels =
+      static_cast<const uint8_t*>(glMapBufferRange(GL_PIXEL_PACK_BUFFER, 0, GLsizeiptr(image.rgba.size()), GL_MAP_READ_BIT));
+  if (pixels) {
+    // GL's rows run bottom to top; PNG's top to bottom.
+    for (int y = 0; y < height_; ++y) std::memcpy(image.rgba.data() + size_t(y) * row, pixels + size_t(height_ - 1 - y) * row, row);
+    glUnmapBuffer(GL_PIXEL_PACK_BUFFER);
+  }
+  glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
   check_gl("reading the frame back");
+  if (!pixels) throw FxError(ExitCode::no_gl, "the GL could not map the frame's pixel buffer; nothing was written for it");
   // The image is opaque: the background is cleared opaque and blending keeps it
   // so. The buffer starts at zero, so a read-back that did not happen (or a
   // frame that was never drawn) shows as transparent pixels: refused.

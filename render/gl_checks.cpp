@@ -81,9 +81,7 @@ void check_gl(const std::string& what) {
   throw FxError(ExitCode::no_gl, fmt::format("{}: the GL failed ({}); nothing was written for it", what, list));
 }
 
-void wait_for_gl(const std::string& what) {
-  GLsync fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
-  if (!fence) return check_gl(what);
+void wait_for_fence(GLsync fence, const std::string& what) {
   GLbitfield flags = GL_SYNC_FLUSH_COMMANDS_BIT;  // the first wait must also submit the work
   GLenum result = GL_TIMEOUT_EXPIRED;
   while (result == GL_TIMEOUT_EXPIRED) {
@@ -93,6 +91,12 @@ void wait_for_gl(const std::string& what) {
   glDeleteSync(fence);
   if (result == GL_WAIT_FAILED) throw FxError(ExitCode::no_gl, fmt::format("{}: waiting for the GL failed", what));
   check_gl(what);
+}
+
+void wait_for_gl(const std::string& what) {
+  GLsync fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+  if (!fence) return check_gl(what);
+  wait_for_fence(fence, what);
 }
 
 }  // namespace fxsim

@@ -4,6 +4,7 @@
 // allocation that can fail and once per frame — turns anything the GL reported
 // (glGetError, or an error or high-severity message of the debug output) into
 // an FxError that stops the render before a frame is written from it.
+#include <epoxy/gl.h>
 #include <string>
 
 namespace fxsim {
@@ -27,5 +28,8 @@ void discard_gl_reports();
 // (about 18 s of drawing on an H200) then read back as all zeros, with no GL
 // error. Waiting on a fence in one-second steps has no such limit.
 void wait_for_gl(const std::string& what);
+// The same wait for a fence made earlier (deleted here), so work queued after
+// it goes on while the caller waits only for what came before.
+void wait_for_fence(GLsync fence, const std::string& what);
 
 }  // namespace fxsim

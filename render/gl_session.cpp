@@ -1,5 +1,7 @@
 #include "render/gl_session.h"
 
+#include <algorithm>
+
 #include <epoxy/gl.h>
 #include <fmt/format.h>
 
@@ -55,6 +57,11 @@ GlLimits gl_limits(const EglContext& context) {
   limits.gpu_memory = gpu_memory_bytes();
   limits.gpu_free_memory = gpu_free_memory_bytes();
   return limits;
+}
+
+size_t default_encoder_threads(int cores, Backend backend) {
+  const int n = backend == Backend::gpu ? cores - 1 : cores / 2;
+  return size_t(std::clamp(n, 1, 16));
 }
 
 }  // namespace fxsim

@@ -42,6 +42,11 @@ class GlSession {
   std::optional<GpuKernels> kernels_;
 };
 
+// PNG encoder threads for `cores` CPU cores: on the GPU backend all but one
+// (which feeds the GPU), on the CPU backend half (the simulation and llvmpipe
+// use the rest); 1 to 16.
+size_t default_encoder_threads(int cores, Backend backend);
+
 // What `fxsim info` reports of the current context.
 struct GlLimits {
   bool compute = false;            // OpenGL 4.3 compute shaders

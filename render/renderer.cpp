@@ -15,6 +15,13 @@ Renderer::Renderer(const Scene& scene, int width, int height)
 }
 
 Image Renderer::render(Simulation& simulation) {
+  draw(simulation);
+  return take_image();
+}
+
+Image Renderer::take_image() { return target_.finish_read(); }
+
+void Renderer::draw(Simulation& simulation) {
   const CameraPose camera = simulation.camera();
   const float aspect = float(target_.width()) / float(target_.height());
   target_.bind_for_drawing();
@@ -36,7 +43,7 @@ Image Renderer::render(Simulation& simulation) {
                   batch.look == SpriteLook::primary ? textures_[batch.emitter] : secondary_textures_[batch.emitter]);
   }
   check_gl(fmt::format("drawing frame {}", simulation.frame()));
-  return target_.read();
+  target_.start_read();
 }
 
 }  // namespace fxsim

@@ -16,6 +16,13 @@ namespace fxsim {
 class Renderer {
  public:
   Renderer(const Scene& scene, int width, int height);
+  // Draws the simulation's current frame and starts reading it back (its
+  // image comes from take_image(), oldest first, so the next frame can be
+  // simulated and drawn while this one travels).
+  void draw(Simulation& simulation);
+  Image take_image();
+  size_t images_pending() const { return target_.reads_pending(); }
+  // draw() then take_image().
   Image render(Simulation& simulation);
 
  private:
