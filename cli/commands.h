@@ -22,6 +22,8 @@ struct RenderOptions {
   std::optional<int> png_level;       // overrides output.png_level
   int threads = 0;  // 0: all hardware threads; caps the simulation, the encoders and llvmpipe
   std::optional<int> encoders;        // PNG encoder threads (default: from the backend and the cores)
+  std::optional<std::string> video;   // a video beside the PNG frames (.mp4, .webm, .mov, .gif)
+  std::optional<int> video_crf;       // mp4/webm quality
   std::optional<std::string> stats;   // JSON Lines file
   std::optional<std::string> state_hashes;  // per-frame simulation hashes (golden tests)
   std::optional<int> device;

@@ -20,9 +20,15 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
 
   RenderOptions render;
-  auto* render_cmd = app.add_subcommand("render", "simulate a scene and write its frames as PNG");
+  auto* render_cmd = app.add_subcommand("render", "simulate a scene and write its frames as PNG or video");
   render_cmd->add_option("scene", render.scene, "scene file (JSON), or - to read it from standard input")->required();
-  render_cmd->add_option("-o,--output", render.output, "output path; a run of # is the frame number");
+  render_cmd->add_option("-o,--output", render.output,
+                         "output path: PNG frames where a run of # is the frame number, or a video (.mp4, .webm, "
+                         ".mov, .gif, through ffmpeg)");
+  render_cmd->add_option("--video", render.video, "also write the frames as a video file (.mp4, .webm, .mov, .gif)");
+  render_cmd->add_option("--video-crf", render.video_crf,
+                         "video quality for .mp4 (H.264, default 18) and .webm (VP9, default 31): lower is better")
+      ->check(CLI::Range(0, 63));
   render_cmd->add_option("--frames", render.frames,
                          "frames to write: N, A-B, A-B:S (every S-th), or a list such as 1-240:2,300; may go past "
                          "output.frames (simulation still starts at 0)");

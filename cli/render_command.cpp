@@ -18,10 +18,12 @@
 #include "core/scene_parser.h"
 #include "core/simulation.h"
 #include "render/atomic_file.h"
+#include "render/child_process.h"
 #include "render/frame_loop.h"
 #include "render/gl_session.h"
 #include "render/output_files.h"
 #include "render/renderer.h"
+#include "render/video_sink.h"
 
 namespace fxsim {
 
@@ -32,6 +34,7 @@ namespace {
 // let finish first, so the text outputs cover exactly the frames on disk.
 extern "C" void on_interrupt(int signal) {
   wait_for_commit();
+  stop_child_processes();  // ffmpeg: its temporary file is removed next
   remove_partial_output();
   _exit(128 + signal);
 }
@@ -74,7 +77,8 @@ int run_render(const RenderOptions& options) {
   const int count = frames.count();
   if (scene.output.path == "-")
     throw FxError(ExitCode::usage, "-o -: frames are written as files; give a path such as out/frame_####.png");
-  if (count > 1 && scene.output.path.find('#') == std::string::npos)
+  const bool video_only = video_format_of(scene.output.path).has_value();  // -o out.mp4: a video, no PNGs
+  if (!video_only && count > 1 && scene.output.path.find('#') == std::string::npos)
     throw FxError(ExitCode::usage, fmt::format("output path \"{}\" has no run of '#' for the frame number, and {} "
                                                "frames are to be written", scene.output.path, count));
   if (options.stats && options.state_hashes && *options.stats == "-" && *options.state_hashes == "-")
@@ -82,7 +86,15 @@ int run_render(const RenderOptions& options) {
   const ProgressStyle style = parse_progress_style(options.progress, options.quiet);
   // The outputs check their paths now, before any work; they create nothing yet.
   std::vector<std::unique_ptr<FrameSink>> sinks;
-  sinks.push_back(std::make_unique<PngSequenceSink>(scene.output.path, frames.first(), PngSettings{scene.output.png_level}));
+  const VideoSettings video{options.video_crf};
+  if (video_only)
+    sinks.push_back(std::make_unique<VideoSink>(scene.output.path, scene.output.width, scene.output.height,
+                                                scene.output.fps, video));
+  else
+    sinks.push_back(std::make_unique<PngSequenceSink>(scene.output.path, frames.first(), PngSettings{scene.output.png_level}));
+  if (options.video)
+    sinks.push_back(std::make_unique<VideoSink>(*options.video, scene.output.width, scene.output.height,
+                                                scene.output.fps, video));
   if (options.stats) sinks.push_back(std::make_unique<StatisticsSink>(*options.stats));
   if (options.state_hashes) sinks.push_back(std::make_unique<StateHashSink>(*options.state_hashes));
 

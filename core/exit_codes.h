@@ -15,6 +15,7 @@ enum class ExitCode : int {
   input_missing = 66,
   no_gl = 69,
   internal = 70,
+  no_video_encoder = 72,  // a video was asked for and ffmpeg (or its encoder) is not installed
   cannot_write = 73,
 };
 

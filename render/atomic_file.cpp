@@ -18,11 +18,37 @@ namespace {
 // buffer because a signal handler may read it.
 char g_partial_path[4096];
 std::atomic<bool> g_partial_active{false};
+// PartialFile's slots.
+constexpr int kPartialSlots = 4;
+char g_registered[kPartialSlots][4096];
+std::atomic<bool> g_registered_active[kPartialSlots];
+std::atomic<bool> g_registered_taken[kPartialSlots];
 }  // namespace
+
+std::filesystem::path partial_path(const std::filesystem::path& path) {
+  return fmt::format("{}.partial-{}", path.string(), getpid());
+}
+
+PartialFile::PartialFile(const std::filesystem::path& path) : slot_(-1) {
+  const std::string text = path.string();
+  for (int i = 0; i < kPartialSlots && slot_ < 0; ++i) {
+    bool free = false;
+    if (g_registered_taken[i].compare_exchange_strong(free, true)) slot_ = i;
+  }
+  if (slot_ < 0 || text.size() >= sizeof g_registered[0])
+    throw FxError(ExitCode::cannot_write, fmt::format("{}: cannot track this temporary file", text));
+  std::memcpy(g_registered[slot_], text.c_str(), text.size() + 1);
+  g_registered_active[slot_] = true;
+}
+
+PartialFile::~PartialFile() {
+  g_registered_active[slot_] = false;
+  g_registered_taken[slot_] = false;
+}
 
 void write_file_atomically(const std::filesystem::path& path, const std::vector<uint8_t>& bytes) {
   check_output_path(path.string());
-  const std::string temporary = fmt::format("{}.partial-{}", path.string(), getpid());
+  const std::string temporary = partial_path(path).string();
   if (temporary.size() >= sizeof g_partial_path)
     throw FxError(ExitCode::cannot_write, fmt::format("{}: path too long", path.string()));
   std::memcpy(g_partial_path, temporary.c_str(), temporary.size() + 1);
@@ -59,6 +85,8 @@ void write_file_atomically(const std::filesystem::path& path, const std::vector<
 
 void remove_partial_output() {
   if (g_partial_active.load()) ::unlink(g_partial_path);
+  for (int i = 0; i < kPartialSlots; ++i)
+    if (g_registered_active[i].load()) ::unlink(g_registered[i]);
 }
 
 }  // namespace fxsim

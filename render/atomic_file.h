@@ -14,8 +14,25 @@ namespace fxsim {
 // replace anything but a regular file. Throws FxError(cannot_write).
 void write_file_atomically(const std::filesystem::path& path, const std::vector<uint8_t>& bytes);
 
-// For a signal handler: deletes the temporary file of the write in progress, if
-// any. Async-signal-safe.
+// For a signal handler: deletes the temporary file of the write in progress
+// and every registered PartialFile. Async-signal-safe.
 void remove_partial_output();
+
+// A temporary file written over a longer time (a video), removed by
+// remove_partial_output() on an interrupt while it is registered.
+class PartialFile {
+ public:
+  explicit PartialFile(const std::filesystem::path& path);  // throws FxError(cannot_write) when no slot is free
+  ~PartialFile();  // unregisters (the file stays)
+  PartialFile(const PartialFile&) = delete;
+  PartialFile& operator=(const PartialFile&) = delete;
+
+ private:
+  int slot_;
+};
+
+// The name a file is written under before it is complete: "<path>.partial-<pid>"
+// (remove_stale_partials() cleans up after killed runs).
+std::filesystem::path partial_path(const std::filesystem::path& path);
 
 }  // namespace fxsim

@@ -70,6 +70,7 @@ FrameLoopReport run_frame_loop(Simulation& simulation, Renderer& renderer, const
   }
   while (!drawing.empty()) hand_over_oldest();
   writer.finish();
+  for (FrameSink* sink : sinks) sink->finish();
   return report;
 }
 

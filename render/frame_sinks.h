@@ -48,6 +48,8 @@ class FrameSink {
   virtual void start() {}
   virtual std::vector<uint8_t> prepare(const FrameRecord&) const { return {}; }
   virtual void commit(const FrameRecord& record, const std::vector<uint8_t>& prepared) = 0;
+  // After the last frame's commit: completes what spans frames (a video file).
+  virtual void finish() {}
 };
 
 // One PNG per frame at a path pattern ('#' runs are the frame number).

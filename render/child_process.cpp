@@ -1,0 +1,180 @@
+#include "render/child_process.h"
+
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <spawn.h>
+#include <sstream>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "core/exit_codes.h"
+
+extern char** environ;
+
+namespace fxsim {
+
+namespace {
+// Running children, for stop_child_processes(); fixed slots because a signal handler reads them.
+constexpr int kMaxChildren = 8;
+std::atomic<pid_t> g_children[kMaxChildren];
+
+void track(pid_t pid) {
+  for (auto& slot : g_children) {
+    pid_t empty = 0;
+    if (slot.compare_exchange_strong(empty, pid)) return;
+  }
+}
+
+void untrack(pid_t pid) {
+  for (auto& slot : g_children) {
+    pid_t expected = pid;
+    slot.compare_exchange_strong(expected, 0);
+  }
+}
+
+std::vector<char*> c_argv(const std::vector<std::string>& argv) {
+  std::vector<char*> out;
+  for (const auto& a : argv) out.push_back(const_cast<char*>(a.c_str()));
+  out.push_back(nullptr);
+  return out;
+}
+}  // namespace
+
+std::string find_program(const std::string& program) {
+  const char* path = std::getenv("PATH");
+  std::istringstream dirs(path ? path : "/usr/bin:/bin");
+  for (std::string dir; std::getline(dirs, dir, ':');) {
+    const std::string candidate = (dir.empty() ? "." : dir) + "/" + program;
+    if (::access(candidate.c_str(), X_OK) == 0 && std::filesystem::is_regular_file(candidate)) return candidate;
+  }
+  return "";
+}
+
+ProgramOutput run_program(const std::vector<std::string>& argv) {
+  ProgramOutput result;
+  const std::string path = find_program(argv.at(0));
+  if (path.empty()) return result;
+  int out[2];
+  if (::pipe2(out, O_CLOEXEC) != 0) return result;
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  pid_t pid = -1;
+  const int spawned = posix_spawn(&pid, path.c_str(), &actions, nullptr, c_argv(argv).data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(out[1]);
+  if (spawned == 0) {
+    char buffer[4096];
+    for (ssize_t n; (n = ::read(out[0], buffer, sizeof buffer)) != 0;) {
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) break;
+      result.out.append(buffer, size_t(n));
+    }
+  }
+  ::close(out[0]);
+  if (spawned != 0) return result;
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  result.ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  return result;
+}
+
+ChildProcess::ChildProcess(const std::vector<std::string>& argv) {
+  const std::string path = find_program(argv.at(0));
+  if (path.empty()) throw FxError(ExitCode::cannot_write, fmt::format("cannot find {} on PATH", argv[0]));
+  char stderr_template[] = "/tmp/fxsim-child-XXXXXX";
+  const int stderr_fd = ::mkstemp(stderr_template);
+  if (stderr_fd < 0) throw FxError(ExitCode::cannot_write, fmt::format("cannot make a temporary file for {}'s messages", argv[0]));
+  stderr_path_ = stderr_template;
+  int in[2];
+  if (::pipe2(in, O_CLOEXEC) != 0) {
+    ::close(stderr_fd);
+    throw FxError(ExitCode::cannot_write, fmt::format("cannot make a pipe to {} ({})", argv[0], std::strerror(errno)));
+  }
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, in[0], STDIN_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, stderr_fd, STDERR_FILENO);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+  // The child ignores Ctrl-C: fxsim decides when it stops (stop_child_processes).
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  posix_spawnattr_setpgroup(&attributes, 0);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+  const int spawned = posix_spawn(&pid_, path.c_str(), &actions, &attributes, c_argv(argv).data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attributes);
+  ::close(in[0]);
+  ::close(stderr_fd);
+  if (spawned != 0) {
+    ::close(in[1]);
+    pid_ = -1;
+    throw FxError(ExitCode::cannot_write, fmt::format("cannot start {} ({})", path, std::strerror(spawned)));
+  }
+  input_ = in[1];
+  track(pid_);
+  // A child that exits early must turn our writes into errors, not kill fxsim.
+  std::signal(SIGPIPE, SIG_IGN);
+}
+
+ChildProcess::~ChildProcess() {
+  if (input_ >= 0) ::close(input_);
+  if (pid_ > 0) {
+    ::kill(pid_, SIGKILL);
+    while (::waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
+    }
+    untrack(pid_);
+  }
+  if (!stderr_path_.empty()) ::unlink(stderr_path_.c_str());
+}
+
+bool ChildProcess::write(const void* data, size_t bytes) {
+  const auto* p = static_cast<const char*>(data);
+  while (bytes > 0) {
+    const ssize_t n = ::write(input_, p, bytes);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    p += n;
+    bytes -= size_t(n);
+  }
+  return true;
+}
+
+int ChildProcess::finish() {
+  if (input_ >= 0) ::close(input_);
+  input_ = -1;
+  int status = 0;
+  while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+  }
+  untrack(pid_);
+  pid_ = -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+std::string ChildProcess::error_tail() const {
+  std::ifstream in(stderr_path_);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  if (text.size() > 2000) text = "…" + text.substr(text.size() - 2000);
+  return text;
+}
+
+void stop_child_processes() {
+  for (auto& slot : g_children)
+    if (const pid_t pid = slot.load(); pid > 0) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, nullptr, 0);  // reaped here: no zombie is left for a parent that may not reap
+    }
+}
+
+}  // namespace fxsim

@@ -1,0 +1,50 @@
+#pragma once
+// A helper program run as a child process (ffmpeg), fed through a pipe to its
+// standard input; what it says on standard error is kept in a temporary file
+// for the error message. An interrupt stops every running child
+// (stop_child_processes()), so none is left behind.
+#include <string>
+#include <sys/types.h>
+#include <vector>
+
+namespace fxsim {
+
+// The full path of `program` found on PATH, or "" when there is none.
+std::string find_program(const std::string& program);
+
+// Runs `argv` (argv[0] found on PATH) and returns its standard output, or
+// nullopt-like "" with ok = false when it cannot run or fails. For probes
+// such as `ffmpeg -encoders`.
+struct ProgramOutput {
+  bool ok = false;
+  std::string out;
+};
+ProgramOutput run_program(const std::vector<std::string>& argv);
+
+class ChildProcess {
+ public:
+  // Starts `argv` with a pipe to its standard input. Throws FxError(cannot_write)
+  // when it cannot be started.
+  explicit ChildProcess(const std::vector<std::string>& argv);
+  ~ChildProcess();  // kills a child still running
+  ChildProcess(const ChildProcess&) = delete;
+  ChildProcess& operator=(const ChildProcess&) = delete;
+
+  // Writes everything (blocking while the child catches up); false when the
+  // child has stopped reading (it exited).
+  bool write(const void* data, size_t bytes);
+  // Closes its standard input and waits for it: its exit status (-1: killed by a signal).
+  int finish();
+  // The last lines it wrote on standard error.
+  std::string error_tail() const;
+
+ private:
+  pid_t pid_ = -1;
+  int input_ = -1;
+  std::string stderr_path_;
+};
+
+// For a signal handler: kills and reaps every running child. Async-signal-safe.
+void stop_child_processes();
+
+}  // namespace fxsim

@@ -1,0 +1,128 @@
+#include "render/video_sink.h"
+
+#include <fmt/format.h>
+
+#include "core/exit_codes.h"
+#include "render/output_files.h"
+
+namespace fxsim {
+
+namespace {
+const char* encoder_of(VideoFormat f) {
+  switch (f) {
+    case VideoFormat::mp4: return "libx264";
+    case VideoFormat::webm: return "libvpx-vp9";
+    case VideoFormat::mov: return "prores_ks";
+    case VideoFormat::gif: return "gif";
+  }
+  return "";
+}
+
+const char* muxer_of(VideoFormat f) {
+  switch (f) {
+    case VideoFormat::mp4: return "mp4";
+    case VideoFormat::webm: return "webm";
+    case VideoFormat::mov: return "mov";
+    case VideoFormat::gif: return "gif";
+  }
+  return "";
+}
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+}  // namespace
+
+std::optional<VideoFormat> video_format_of(const std::string& path) {
+  std::string lower = path;
+  for (char& c : lower) c = char(std::tolower(static_cast<unsigned char>(c)));
+  if (ends_with(lower, ".mp4")) return VideoFormat::mp4;
+  if (ends_with(lower, ".webm")) return VideoFormat::webm;
+  if (ends_with(lower, ".mov")) return VideoFormat::mov;
+  if (ends_with(lower, ".gif")) return VideoFormat::gif;
+  return std::nullopt;
+}
+
+VideoSink::VideoSink(std::string path, int width, int height, double fps, VideoSettings settings)
+    : path_(std::move(path)), width_(width), height_(height), fps_(fps), settings_(settings) {
+  const auto format = video_format_of(path_);
+  if (!format)
+    throw FxError(ExitCode::usage, fmt::format("{}: a video file ends in .mp4, .webm, .mov or .gif", path_));
+  format_ = *format;
+  check_output_path(path_);
+  if (find_program("ffmpeg").empty())
+    throw FxError(ExitCode::no_video_encoder,
+                  fmt::format("{}: writing a video needs ffmpeg, which is not installed (Debian: apt-get install "
+                              "ffmpeg; scripts/fxsim installs it)", path_));
+  const ProgramOutput encoders = run_program({"ffmpeg", "-hide_banner", "-encoders"});
+  if (!encoders.ok || encoders.out.find(std::string(" ") + encoder_of(format_) + " ") == std::string::npos)
+    throw FxError(ExitCode::no_video_encoder,
+                  fmt::format("{}: this ffmpeg has no {} encoder, which {} files need", path_, encoder_of(format_),
+                              muxer_of(format_)));
+}
+
+VideoSink::~VideoSink() {
+  // Not finished (an error stopped the render): no half-written video under the final name.
+  if (ffmpeg_) {
+    ffmpeg_.reset();
+    std::filesystem::remove(partial_);
+  }
+}
+
+void VideoSink::start() {
+  prepare_output_folder(path_);
+  remove_stale_partials(std::filesystem::path(path_).parent_path());
+  partial_ = partial_path(path_);
+  registered_ = std::make_unique<PartialFile>(partial_);
+  std::vector<std::string> argv = {"ffmpeg", "-hide_banner", "-loglevel", "error", "-y", "-f", "rawvideo",
+                                   "-pix_fmt", "rgba", "-s", fmt::format("{}x{}", width_, height_), "-framerate",
+                                   fmt::format("{}", fps_), "-i", "pipe:0"};
+  const std::string even = "pad=ceil(iw/2)*2:ceil(ih/2)*2";
+  const auto add = [&](std::initializer_list<std::string> more) { argv.insert(argv.end(), more); };
+  switch (format_) {
+    case VideoFormat::mp4:
+      add({"-c:v", "libx264", "-preset", "medium", "-crf", std::to_string(settings_.crf.value_or(18)), "-pix_fmt",
+           "yuv420p", "-vf", even});
+      break;
+    case VideoFormat::webm:
+      add({"-c:v", "libvpx-vp9", "-crf", std::to_string(settings_.crf.value_or(31)), "-b:v", "0", "-row-mt", "1",
+           "-pix_fmt", "yuv420p", "-vf", even});
+      break;
+    case VideoFormat::mov: add({"-c:v", "prores_ks", "-profile:v", "4444", "-pix_fmt", "yuva444p10le"}); break;
+    case VideoFormat::gif: add({"-vf", "split[a][b];[a]palettegen=stats_mode=diff[p];[b][p]paletteuse"}); break;
+  }
+  add({"-f", muxer_of(format_), partial_.string()});
+  ffmpeg_ = std::make_unique<ChildProcess>(argv);
+}
+
+void VideoSink::commit(const FrameRecord& record, const std::vector<uint8_t>&) {
+  if (record.image.width != width_ || record.image.height != height_)
+    throw FxError(ExitCode::internal, "a frame's size differs from the video's");
+  if (!ffmpeg_->write(record.image.rgba.data(), record.image.rgba.size()))
+    throw FxError(ExitCode::cannot_write, fmt::format("{}: ffmpeg stopped at frame {}: {}", path_, record.frame,
+                                                      ffmpeg_->error_tail()));
+  ++frames_;
+}
+
+void VideoSink::finish() {
+  const int status = ffmpeg_->finish();
+  const std::string messages = ffmpeg_->error_tail();
+  ffmpeg_.reset();
+  if (status != 0) {
+    std::filesystem::remove(partial_);
+    throw FxError(ExitCode::cannot_write,
+                  fmt::format("{}: ffmpeg failed (exit status {}): {}", path_, status, messages));
+  }
+  const CommitSection section;
+  check_output_path(path_);  // again: it may have changed while the video was written
+  std::error_code error;
+  std::filesystem::rename(partial_, path_, error);
+  if (error) {
+    std::filesystem::remove(partial_);
+    throw FxError(ExitCode::cannot_write, fmt::format("{}: cannot rename the finished video into place ({})", path_,
+                                                      error.message()));
+  }
+  registered_.reset();
+}
+
+}  // namespace fxsim

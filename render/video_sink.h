@@ -1,0 +1,52 @@
+#pragma once
+// A video file written through an ffmpeg child process fed raw RGBA frames
+// over a pipe, in frame order. The format follows the file's extension:
+//   .mp4   H.264 (libx264), yuv420p, quality by CRF (default 18)
+//   .webm  VP9 (libvpx-vp9), yuv420p, quality by CRF (default 31)
+//   .mov   ProRes 4444 (prores_ks) with alpha, yuva444p10le
+//   .gif   a palette made from all the frames
+// yuv420p needs even sizes: an odd width or height is padded by one pixel.
+// ffmpeg writes to a temporary name beside the file, renamed into place when
+// ffmpeg has finished; an interrupt kills ffmpeg and removes it.
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "render/atomic_file.h"
+#include "render/child_process.h"
+#include "render/frame_sinks.h"
+
+namespace fxsim {
+
+enum class VideoFormat { mp4, webm, mov, gif };
+
+// The format a path's extension names, or nullopt for none of them.
+std::optional<VideoFormat> video_format_of(const std::string& path);
+
+struct VideoSettings {
+  std::optional<int> crf;  // mp4 and webm: 0 (lossless) to 51 (x264) or 63 (VP9)
+};
+
+class VideoSink : public FrameSink {
+ public:
+  // Checks the path (73) and that ffmpeg and the format's encoder are
+  // installed (72); starts nothing yet.
+  VideoSink(std::string path, int width, int height, double fps, VideoSettings settings = {});
+  ~VideoSink() override;
+  void start() override;
+  void commit(const FrameRecord& record, const std::vector<uint8_t>&) override;
+  void finish() override;
+
+ private:
+  std::string path_;
+  VideoFormat format_;
+  int width_, height_;
+  double fps_;
+  VideoSettings settings_;
+  std::filesystem::path partial_;
+  std::unique_ptr<PartialFile> registered_;
+  std::unique_ptr<ChildProcess> ffmpeg_;
+  int frames_ = 0;
+};
+
+}  // namespace fxsim

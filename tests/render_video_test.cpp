@@ -1,0 +1,93 @@
+// Videos through a real ffmpeg child process (Debian's ffmpeg): frame count,
+// size and codec probed with ffprobe; a video beside PNG frames; a clear
+// refusal without ffmpeg; and an interrupt leaving no video, no temporary
+// file and no ffmpeg behind.
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <sys/wait.h>
+
+#include "cli_runner.h"
+
+using namespace fxsim::test;
+namespace fs = std::filesystem;
+
+namespace {
+const std::string kSnow = "'" FXSIM_SOURCE_DIR "/scenes/snow.json'";
+
+// "codec,width,height,pix_fmt,frames" of the first video stream.
+std::string probe(const fs::path& video) {
+  TempDir out("probe");
+  const std::string command = "ffprobe -v error -count_frames -select_streams v:0 -show_entries "
+                              "stream=codec_name,width,height,pix_fmt,nb_read_frames -of csv=p=0 '" +
+                              video.string() + "' > '" + (out / "p").string() + "'";
+  EXPECT_EQ(std::system(command.c_str()), 0) << command;
+  std::string text = read_text_file(out / "p");
+  while (!text.empty() && (text.back() == '\n' || text.back() == ',')) text.pop_back();
+  return text;
+}
+}  // namespace
+
+TEST(RenderVideo, Mp4IsH264WithEveryFrame) {
+  TempDir dir("mp4");
+  const CliResult r = run_fxsim("render " + kSnow + " --frames 1-12 --width 160 --height 90 -q -o '" +
+                                (dir / "snow.mp4").string() + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(probe(dir / "snow.mp4"), "h264,160,90,yuv420p,12");
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator()), 1);  // no PNGs, no leftovers
+}
+
+TEST(RenderVideo, OddSizesArePaddedForYuv420AndMovKeepsAlpha) {
+  TempDir dir("odd");
+  ASSERT_EQ(run_fxsim("render " + kSnow + " --frames 1-5 --width 101 --height 57 -q -o '" + (dir / "a.webm").string() +
+                      "'").exit_code, 0);
+  EXPECT_EQ(probe(dir / "a.webm"), "vp9,102,58,yuv420p,5");
+  ASSERT_EQ(run_fxsim("render " + kSnow + " --frames 1-5 --width 101 --height 57 -q -o '" + (dir / "a.mov").string() +
+                      "'").exit_code, 0);
+  const std::string mov = probe(dir / "a.mov");
+  EXPECT_EQ(mov.rfind("prores,101,57,yuva444p", 0), 0u) << mov;
+  EXPECT_EQ(mov.substr(mov.size() - 2), ",5") << mov;
+  ASSERT_EQ(run_fxsim("render " + kSnow + " --frames 1-5 --width 101 --height 57 -q -o '" + (dir / "a.gif").string() +
+                      "'").exit_code, 0);
+  EXPECT_EQ(probe(dir / "a.gif").substr(0, 11), "gif,101,57,");
+}
+
+TEST(RenderVideo, AVideoBesideThePngFrames) {
+  TempDir dir("beside");
+  const CliResult r = run_fxsim("render " + kSnow + " --frames 3-8 --width 96 --height 54 -q -o '" +
+                                (dir / "f_####.png").string() + "' --video '" + (dir / "v.mp4").string() + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (int f = 3; f <= 8; ++f) EXPECT_TRUE(fs::exists(dir / ("f_000" + std::to_string(f) + ".png"))) << f;
+  EXPECT_EQ(probe(dir / "v.mp4"), "h264,96,54,yuv420p,6");
+}
+
+TEST(RenderVideo, WithoutFfmpegTheRenderIsRefusedBeforeAnyWork) {
+  TempDir dir("no-ffmpeg");
+  // A PATH with no ffmpeg on it.
+  const CliResult r = run_fxsim("render " + kSnow + " --frames 1-3 -o '" + (dir / "v.mp4").string() + "'",
+                                "PATH=/nonexistent");
+  EXPECT_EQ(r.exit_code, 72) << r.err;
+  EXPECT_NE(r.err.find("needs ffmpeg, which is not installed"), std::string::npos) << r.err;
+  EXPECT_TRUE(fs::is_empty(dir.path()));
+  const CliResult beside = run_fxsim("render " + kSnow + " --frames 1-3 -o '" + (dir / "f_#.png").string() +
+                                     "' --video '" + (dir / "v.webm").string() + "'", "PATH=/nonexistent");
+  EXPECT_EQ(beside.exit_code, 72) << beside.err;
+  EXPECT_TRUE(fs::is_empty(dir.path()));  // not even the PNG frames
+}
+
+TEST(RenderVideo, AnInterruptLeavesNoVideoNoTemporaryFileAndNoFfmpeg) {
+  TempDir dir("video-interrupt");
+  const std::string video = (dir / "long.mp4").string();
+  const std::string command = "timeout --preserve-status -s TERM 3 '" + std::string(FXSIM_EXE) + "' render '" +
+                              FXSIM_SOURCE_DIR "/scenes/fountain-ring.json' --quiet --width 640 --height 360 -o '" +
+                              video + "'";
+  const int status = std::system(command.c_str());
+  ASSERT_TRUE(WIFEXITED(status)) << status;
+  EXPECT_EQ(WEXITSTATUS(status), 128 + SIGTERM);
+  EXPECT_TRUE(fs::is_empty(dir.path()));
+  // No ffmpeg still writing into this folder ("[f]" keeps pgrep's own shell from matching).
+  const std::string pgrep = "pgrep -f '[f]fmpeg .*" + dir.path().string() + "' > /dev/null";
+  EXPECT_NE(std::system(pgrep.c_str()), 0);
+}
