@@ -95,15 +95,22 @@ int run_bench(const BenchOptions& o) {
   }
   if (o.frames <= 0) return 0;
 
-  Simulation sim(scene, o.threads, factory);
+  // Both measurements cover the same frames, each from a simulation of its own.
   Renderer renderer(scene, o.width, o.height);
-  if (o.scene.empty()) sim.advance_to_frame(steady_frame(scene));
+  const int start = o.scene.empty() ? steady_frame(scene) : 0;
   const PngSettings png{o.png_level};
-  const FrameTimes times = time_frames(sim, renderer, o.frames, gpu, png);
+  FrameTimes times;
+  {
+    Simulation staged(scene, o.threads, factory);
+    staged.advance_to_frame(start);
+    times = time_frames(staged, renderer, o.frames, gpu, png);
+  }
   // End to end: the frame loop of `render`, writing every frame as a PNG file
   // with its encoder threads, and the GPU reading back while drawing the next.
+  Simulation sim(scene, o.threads, factory);
+  sim.advance_to_frame(start);
   const auto folder = std::filesystem::temp_directory_path() / fmt::format("fxsim-bench-{}", getpid());
-  const int first = sim.frame() + 1;
+  const int first = start + 1;
   const FrameSelection frames{{{first, first + o.frames - 1}}};
   PngSequenceSink pngs((folder / "frame_######.png").string(), first, png);
   FrameLoopOptions loop;

@@ -6,6 +6,7 @@
 
 #include "cli/commands.h"
 #include "core/diagnostics.h"
+#include "core/effects/registry.h"
 #include "core/memory_estimate.h"
 #include "core/scene_parser.h"
 
@@ -18,11 +19,20 @@ int run_validate(const std::string& scene_file, const std::string& backend) {
     // stays in RAM is checked here (render checks the GPU's free memory).
     const size_t ram = ram_image_bytes(scene) + (backend == "gpu" ? 0 : cpu_particle_bytes(scene) + gl_image_bytes(scene));
     check_ram(scene, ram, backend == "gpu" ? "" : ", or check with --backend gpu for a GPU render");
-    int64_t particles = 0;
-    for (const auto& e : scene.emitters) particles += e.max_particles;
-    fmt::print("{}: ok ({} emitter{}, up to {} particles, {} frames at {} fps, {}x{}; about {} of memory on the {} "
-               "backend)\n",
-               scene_file, scene.emitters.size(), scene.emitters.size() == 1 ? "" : "s", particles, scene.output.frames,
+    // Slots: the most particles that can be live at once (max_particles, and
+    // the secondaries' pools: splashes, mist, embers, debris). render and its
+    // progress count live particles, secondaries included, out of these.
+    size_t primary = 0, all = 0;
+    for (const auto& e : scene.emitters) {
+      const SlotPlan plan = effect_slots(e, scene.environment);
+      primary += plan.particles;
+      all += plan.total();
+    }
+    const std::string slots = all == primary ? fmt::format("{} particle slots", primary)
+                                             : fmt::format("{} particle slots + {} for secondaries (splashes, mist, "
+                                                           "embers, debris)", primary, all - primary);
+    fmt::print("{}: ok ({} emitter{}, {}, {} frames at {} fps, {}x{}; about {} of memory on the {} backend)\n",
+               scene_file, scene.emitters.size(), scene.emitters.size() == 1 ? "" : "s", slots, scene.output.frames,
                scene.output.fps, scene.output.width, scene.output.height, format_bytes(double(ram)),
                backend == "gpu" ? "GPU (in RAM)" : "CPU");
     return 0;

@@ -25,9 +25,32 @@ fxsim_install_packages() {
     command -v sudo >/dev/null || { echo "fxsim: missing packages (${missing[*]}); run as root or install sudo" >&2; exit 1; }
     sudo="sudo"
   fi
-  echo "fxsim: installing ${missing[*]}" >&2
+  echo "fxsim: installing ${#missing[@]} Debian package(s) fxsim needs: ${missing[*]}" >&2
+  echo "fxsim: updating the package lists (apt-get update)…" >&2
   $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
+  echo "fxsim: installing (apt-get install; a few minutes on a fresh machine)…" >&2
   $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+  echo "fxsim: packages installed" >&2
+}
+
+# Shows ninja's [done/total] count on one line (a terminal) or every 10 % (a log).
+fxsim_build_progress() {
+  local line last=-1 tty=0
+  [ -t 2 ] && tty=1
+  while IFS= read -r line; do
+    printf '%s\n' "$line" >>"$1"
+    if [[ "$line" =~ ^\[([0-9]+)/([0-9]+)\] ]]; then
+      local done=${BASH_REMATCH[1]} total=${BASH_REMATCH[2]}
+      if [ "$tty" = 1 ]; then
+        printf '\rfxsim: building %s [%d/%d]\033[K' "$2" "$done" "$total" >&2
+      elif [ $((done * 10 / total)) -gt "$last" ]; then
+        last=$((done * 10 / total))
+        echo "fxsim: building $2 [$done/$total]" >&2
+      fi
+    fi
+  done
+  [ "$tty" = 1 ] && printf '\r\033[K' >&2
+  return 0
 }
 
 fxsim_build() {
@@ -35,12 +58,18 @@ fxsim_build() {
   local log="$dir/build.log"
   mkdir -p "$dir"
   if [ ! -f "$dir/build.ninja" ]; then
+    echo "fxsim: configuring the build in ${dir#"$FXSIM_ROOT"/} (first run)" >&2
     # shellcheck disable=SC2086  # FXSIM_CMAKE_ARGS is a list of words
     cmake -S "$FXSIM_ROOT" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release ${FXSIM_CMAKE_ARGS:-} >"$log" 2>&1 ||
       { cat "$log" >&2; echo "fxsim: cmake configuration failed" >&2; exit 1; }
   fi
-  cmake --build "$dir" "$@" >"$log" 2>&1 ||
-    { cat "$log" >&2; echo "fxsim: build failed" >&2; exit 1; }
+  : >"$log"
+  local status
+  set +e
+  NINJA_STATUS="[%f/%t] " cmake --build "$dir" "$@" 2>&1 | fxsim_build_progress "$log" "${dir#"$FXSIM_ROOT"/}"
+  status=${PIPESTATUS[0]}
+  set -e
+  [ "$status" = 0 ] || { cat "$log" >&2; echo "fxsim: build failed" >&2; exit 1; }
 }
 
 # The sanitizer build (scripts/sanitize, scripts/fuzz): clang, ASan + UBSan, libFuzzer.
