@@ -131,3 +131,32 @@ TEST(RenderBatch, ProgressAsJsonLines) {
   }
   EXPECT_EQ(frames, (std::vector<int>{4, 6}));
 }
+
+TEST(RenderBatch, ThreadsCapsEveryThreadFxsimStartsLlvmpipesToo) {
+  // The process's threads, counted while it renders: with --threads 1 the
+  // simulation, the encoders and llvmpipe (LP_NUM_THREADS) get one each.
+  const auto tasks_while_rendering = [](int threads) {
+    TempDir dir("threads");
+    const std::string command = "'" + std::string(FXSIM_EXE) + "' render '" FXSIM_SOURCE_DIR
+                                "/scenes/fountain-ring.json' -q --threads " + std::to_string(threads) + " -o '" +
+                                (dir / "f_####.png").string() + "' & pid=$!; sleep 2; ls /proc/$pid/task | wc -l > '" +
+                                (dir / "tasks").string() + "'; kill $pid; wait $pid";
+    std::system(command.c_str());
+    return std::stoi(read_text_file(dir / "tasks"));
+  };
+  const int one = tasks_while_rendering(1), eight = tasks_while_rendering(8);
+  EXPECT_LE(one, 6);  // main, one simulation thread, one encoder, one llvmpipe thread, driver helpers
+  EXPECT_GE(eight, one + 14);  // 8 llvmpipe threads, 8 simulation threads, 4 encoders
+}
+
+TEST(RenderBatch, PngLevelChangesTheFileSizeNotThePixels) {
+  TempDir stored("png-0"), small("png-9");
+  ASSERT_EQ(run_fxsim("render " + kSnow + " --frames 2" + kSmall + "-q --png-level 0 -o " + out_pattern(stored)).exit_code, 0);
+  ASSERT_EQ(run_fxsim("render " + kSnow + " --frames 2" + kSmall + "-q --set /output/png_level=9 -o " +
+                      out_pattern(small)).exit_code, 0);
+  EXPECT_GT(fs::file_size(stored / "f_0002.png"), fs::file_size(small / "f_0002.png"));
+  const CliResult same = run_fxsim("compare '" + (stored / "f_0002.png").string() + "' '" +
+                                   (small / "f_0002.png").string() + "'");
+  EXPECT_EQ(same.exit_code, 0) << same.out << same.err;
+  EXPECT_EQ(run_fxsim("render " + kSnow + " --png-level 10").exit_code, 64);
+}
