@@ -71,7 +71,7 @@ void ProgressReport::skipped(int frame) {
     case ProgressStyle::none: return;
     case ProgressStyle::bar:
       if (since < 0.1) return;
-      draw_bar(frame, 0);
+      draw_bar(frame, last_live_);
       break;
     case ProgressStyle::lines:
       if (since < 5) return;
@@ -89,6 +89,7 @@ void ProgressReport::skipped(int frame) {
 void ProgressReport::committed(const FrameRecord& frame) {
   const std::lock_guard lock(mutex_);
   ++written_;
+  last_live_ = frame.live;
   const std::string file = frame_path(pattern_, frame.frame);
   switch (style_) {
     case ProgressStyle::none: return;

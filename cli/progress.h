@@ -37,6 +37,7 @@ class ProgressReport {
 
   ProgressStyle style_;
   int last_, count_, written_ = 0;
+  uint64_t last_live_ = 0;  // of the last frame written (shown while fast-forwarding)
   std::string pattern_;
   std::chrono::steady_clock::time_point started_, last_print_;
   std::mutex mutex_;

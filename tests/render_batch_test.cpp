@@ -160,3 +160,26 @@ TEST(RenderBatch, PngLevelChangesTheFileSizeNotThePixels) {
   EXPECT_EQ(same.exit_code, 0) << same.out << same.err;
   EXPECT_EQ(run_fxsim("render " + kSnow + " --png-level 10").exit_code, 64);
 }
+
+TEST(RenderBatch, OnATerminalProgressIsOneLineRedrawnWithPercentAndEta) {
+  TempDir dir("tty");
+  // script(1) runs fxsim on a pseudo-terminal.
+  const std::string command = "script -qec \"'" + std::string(FXSIM_EXE) + "' render " + kSnow +
+                              " --frames 40-44 --width 96 --height 54 -o '" + (dir / "f_####.png").string() +
+                              "'\" /dev/null > '" + (dir / "tty.txt").string() + "'";
+  ASSERT_EQ(std::system(command.c_str()), 0);
+  const std::string shown = read_text_file(dir / "tty.txt");
+  EXPECT_NE(shown.find('\r'), std::string::npos);
+  EXPECT_NE(shown.find("100%  frame 44/44  5 written  30000 live"), std::string::npos) << shown;
+  EXPECT_NE(shown.find("ETA"), std::string::npos) << shown;
+  EXPECT_EQ(shown.find("fxsim: frame"), std::string::npos) << shown;  // no per-frame lines on a terminal
+  // Each redraw fits an 80-column terminal (a pseudo-terminal reports no size).
+  size_t start = 0;
+  for (size_t i = 0; i <= shown.size(); ++i)
+    if (i == shown.size() || shown[i] == '\r' || shown[i] == '\n') {
+      std::string redraw = shown.substr(start, i - start);
+      if (const size_t erase = redraw.find("\033[K"); erase != std::string::npos) redraw.resize(erase);
+      if (redraw.find("elapsed") != std::string::npos) EXPECT_LE(redraw.size(), 79u) << redraw;  // not the summary
+      start = i + 1;
+    }
+}
