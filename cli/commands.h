@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/diagnostics.h"
+#include "core/image_compare.h"
 #include "core/png_writer.h"
 
 namespace fxsim {
@@ -34,8 +35,9 @@ struct RenderOptions {
 
 struct CompareOptions {
   std::string a, b;
-  int max_diff = 0;         // per-channel difference a pixel may have and still match
-  double max_fraction = 0;  // fraction of pixels allowed over max_diff
+  CompareThresholds thresholds;  // idiff's: --fail, --failpercent, --hardfail, --warn, --warnpercent, --hardwarn
+  std::optional<std::string> diff;  // a difference heat map (a folder of them for folders)
+  bool json = false;                // results as JSON on standard output
 };
 
 struct BenchOptions {
@@ -53,10 +55,22 @@ struct BenchOptions {
   int png_level = kDefaultPngLevel;
 };
 
+struct TestOptions {
+  std::vector<std::string> suites;      // suite files or folders of scenes
+  std::vector<std::string> only;        // --scene NAME: only these scenes
+  bool update = false;                  // write or accept goldens for this device class
+  std::optional<std::string> junit, report, json;
+  std::optional<std::string> backend;   // overrides the suites' backend
+  std::optional<std::string> device_class;  // overrides the GL's (tests of the fallback)
+  std::optional<int> device;
+  int jobs = 0;                         // scenes rendered at once (0: from the cores and the GL)
+};
+
 int run_render(const RenderOptions& options);
 int run_bench(const BenchOptions& options);
 int run_validate(const std::string& scene, const std::string& backend);
-int run_info(std::optional<int> device);
+int run_info(std::optional<int> device, bool json);
+int run_test(const struct TestOptions& options);
 int run_compare(const CompareOptions& options);
 
 // Prints a scene's problems, one per line, then how many there are; returns 65.

@@ -1,28 +1,69 @@
+// compare: two PNGs, or two folders of PNGs by file name, with the thresholds
+// and exit codes of OpenImageIO's idiff (see core/image_compare.h):
+// 0 PASS, 1 WARNING, 2 FAILURE, 3 sizes differ; the worst over all pairs.
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 #include <vector>
 
 #include "cli/commands.h"
 #include "core/exit_codes.h"
 #include "core/image_compare.h"
+#include "core/png_writer.h"
+#include "render/atomic_file.h"
+#include "render/output_files.h"
 
 namespace fxsim {
 
 namespace fs = std::filesystem;
 
 namespace {
-bool within(const ImageDifference& d, const CompareOptions& o) {
-  return d.same_size && d.fraction_over <= o.max_fraction;
+int exit_code_of(CompareVerdict v) {
+  switch (v) {
+    case CompareVerdict::pass: return 0;
+    case CompareVerdict::warning: return 1;
+    case CompareVerdict::failure: return 2;
+    case CompareVerdict::different_size: return 3;
+  }
+  return 2;
 }
 
-void report(const std::string& label, const ImageDifference& d, const CompareOptions& o) {
-  if (!d.same_size) {
-    fmt::print("{}: different sizes\n", label);
+std::string number(double x) { return std::isinf(x) ? "inf" : fmt::format("{:g}", x); }
+
+void print_report(const std::string& a, const std::string& b, const ImageComparison& c, const CompareThresholds& t) {
+  fmt::print("Comparing \"{}\" and \"{}\"\n", a, b);
+  if (!c.same_size()) {
+    fmt::print("  sizes differ: {}x{} and {}x{}\n{}\n", c.width_a, c.height_a, c.width_b, c.height_b,
+               verdict_name(c.verdict));
     return;
   }
-  fmt::print("{}: max {} mean {:.4f} over-{} {:.6f} {}\n", label, d.max_difference, d.mean_difference, o.max_diff,
-             d.fraction_over, within(d, o) ? "ok" : "DIFFERENT");
+  fmt::print("  Mean error = {:.6g}\n  RMS error = {:.6g}\n  Peak SNR = {}\n  Max error  = {:.6g} @ ({}, {}, {})\n",
+             c.mean, c.rms, std::isinf(c.psnr) ? "inf" : fmt::format("{:.4g}", c.psnr), c.max, c.max_x, c.max_y,
+             c.max_channel);
+  fmt::print("  {} pixels ({:.3g}%) over {} (warn, {}% allowed)\n", c.warn_pixels, c.warn_percent(), number(t.warn),
+             number(t.warn_percent));
+  fmt::print("  {} pixels ({:.3g}%) over {} (fail, {}% allowed)\n", c.fail_pixels, c.fail_percent(), number(t.fail),
+             number(t.fail_percent));
+  fmt::print("{}\n", verdict_name(c.verdict));
+}
+
+nlohmann::json to_json(const std::string& a, const std::string& b, const ImageComparison& c) {
+  nlohmann::json j{{"a", a}, {"b", b}, {"verdict", verdict_name(c.verdict)},
+                   {"size_a", {c.width_a, c.height_a}}, {"size_b", {c.width_b, c.height_b}}};
+  if (c.same_size()) {
+    j["mean"] = c.mean;
+    j["rms"] = c.rms;
+    j["psnr"] = std::isinf(c.psnr) ? nlohmann::json(nullptr) : nlohmann::json(c.psnr);  // null: identical
+    j["max"] = c.max;
+    j["max_at"] = {{"x", c.max_x}, {"y", c.max_y}, {"channel", std::string(1, c.max_channel)}};
+    j["fail_pixels"] = c.fail_pixels;
+    j["fail_percent"] = c.fail_percent();
+    j["warn_pixels"] = c.warn_pixels;
+    j["warn_percent"] = c.warn_percent();
+  }
+  return j;
 }
 
 std::vector<std::string> png_names(const fs::path& folder) {
@@ -39,30 +80,46 @@ int run_compare(const CompareOptions& o) {
     if (!fs::exists(p)) throw FxError(ExitCode::input_missing, fmt::format("{}: no such file or folder", p));
   if (fs::is_directory(o.a) != fs::is_directory(o.b))
     throw FxError(ExitCode::usage, "compare takes two images or two folders, not one of each");
-  if (!fs::is_directory(o.a)) {
-    const ImageDifference d = compare_images(read_png(o.a), read_png(o.b), o.max_diff);
-    report(fs::path(o.b).filename().string(), d, o);
-    return within(d, o) ? 0 : int(ExitCode::images_differ);
+  const bool folders = fs::is_directory(o.a);
+  if (o.diff) check_output_path(*o.diff);
+  std::vector<std::pair<std::string, std::string>> pairs;  // paths, "" for a missing side
+  if (!folders) {
+    pairs.emplace_back(o.a, o.b);
+  } else {
+    const auto names_a = png_names(o.a), names_b = png_names(o.b);
+    std::vector<std::string> all = names_a;
+    all.insert(all.end(), names_b.begin(), names_b.end());
+    std::sort(all.begin(), all.end());
+    all.erase(std::unique(all.begin(), all.end()), all.end());
+    for (const auto& name : all)
+      pairs.emplace_back(std::binary_search(names_a.begin(), names_a.end(), name) ? (fs::path(o.a) / name).string() : "",
+                         std::binary_search(names_b.begin(), names_b.end(), name) ? (fs::path(o.b) / name).string() : "");
   }
-  const auto names_a = png_names(o.a), names_b = png_names(o.b);
-  int differing = 0;
-  for (const auto& name : names_a) {
-    if (!std::binary_search(names_b.begin(), names_b.end(), name)) {
-      fmt::print("{}: missing from {}\n", name, o.b);
-      ++differing;
+  int worst = 0;
+  nlohmann::json results = nlohmann::json::array();
+  for (const auto& [a, b] : pairs) {
+    if (a.empty() || b.empty()) {
+      const std::string missing = fs::path(a.empty() ? b : a).filename().string();
+      if (!o.json) fmt::print("{}: missing from {}\nFAILURE\n", missing, a.empty() ? o.a : o.b);
+      results.push_back({{"a", a}, {"b", b}, {"verdict", "FAILURE"}, {"missing", true}});
+      worst = std::max(worst, 2);
       continue;
     }
-    const ImageDifference d = compare_images(read_png(fs::path(o.a) / name), read_png(fs::path(o.b) / name), o.max_diff);
-    report(name, d, o);
-    differing += within(d, o) ? 0 : 1;
-  }
-  for (const auto& name : names_b)
-    if (!std::binary_search(names_a.begin(), names_a.end(), name)) {
-      fmt::print("{}: missing from {}\n", name, o.a);
-      ++differing;
+    const Image image_a = read_png(a), image_b = read_png(b);
+    const ImageComparison c = compare_images(image_a, image_b, o.thresholds);
+    if (o.json) results.push_back(to_json(a, b, c));
+    else print_report(a, b, c, o.thresholds);
+    worst = std::max(worst, exit_code_of(c.verdict));
+    if (o.diff && c.same_size()) {
+      const fs::path target = folders ? fs::path(*o.diff) / ("diff_" + fs::path(a).filename().string()) : fs::path(*o.diff);
+      if (folders) fs::create_directories(*o.diff);
+      write_file_atomically(target, encode_png(difference_heat_map(image_a, image_b)));
     }
-  fmt::print("{} of {} images differ\n", differing, std::max(names_a.size(), names_b.size()));
-  return differing == 0 ? 0 : int(ExitCode::images_differ);
+  }
+  if (o.json) fmt::print("{}\n", nlohmann::json{{"images", results}, {"exit", worst}}.dump(2));
+  else if (folders) fmt::print("{} image pair{} compared, worst: {}\n", pairs.size(), pairs.size() == 1 ? "" : "s",
+                              worst == 0 ? "PASS" : worst == 1 ? "WARNING" : worst == 2 ? "FAILURE" : "FAILURE (sizes differ)");
+  return worst;
 }
 
 }  // namespace fxsim

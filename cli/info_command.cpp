@@ -1,14 +1,39 @@
 // info: the EGL devices, the context fxsim gets on the chosen one, and what
 // the GPU backend could use there.
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "core/device_class.h"
+#include "core/memory_estimate.h"
 #include "render/gl_session.h"
 
 namespace fxsim {
 
-int run_info(std::optional<int> device) {
+int run_info(std::optional<int> device, bool json) {
   const auto devices = EglContext::list_devices();
+  if (json) {
+    const GlSession session(device, BackendChoice::automatic);
+    const GlInfo& info = session.context().info();
+    const GlLimits limits = gl_limits(session.context());
+    const DeviceClass dc = device_class(info.vendor, info.renderer);
+    nlohmann::json out{{"platform", info.platform},
+                       {"vendor", info.vendor},
+                       {"renderer", info.renderer},
+                       {"version", info.version},
+                       {"device_class", dc.base},
+                       {"device_class_exact", dc.exact},
+                       {"gpu_backend", limits.compute},
+                       {"auto_backend", session.backend() == Backend::gpu ? "gpu" : "cpu"},
+                       {"max_image_side", limits.max_image_side},
+                       {"devices", nlohmann::json::array()}};
+    for (const auto& d : devices)
+      out["devices"].push_back({{"index", d.index}, {"name", d.name}, {"software", d.software},
+                                {"cuda_device", d.cuda_device ? nlohmann::json(*d.cuda_device) : nlohmann::json()}});
+    if (limits.gpu_memory) out["gpu_memory"] = *limits.gpu_memory;
+    fmt::print("{}\n", out.dump(2));
+    return 0;
+  }
   fmt::print("EGL devices: {}\n", devices.size());
   for (const auto& d : devices)
     fmt::print("  [{}] {}{}{}\n", d.index, d.name, d.software ? " (software)" : "",
@@ -20,6 +45,8 @@ int run_info(std::optional<int> device) {
   fmt::print("GL vendor:   {}\n", info.vendor);
   fmt::print("GL renderer: {}\n", info.renderer);
   fmt::print("GL version:  {}\n", info.version);
+  const DeviceClass dc = device_class(info.vendor, info.renderer);
+  fmt::print("device class: {} (goldens looked up as {}, then {}, then the base set)\n", dc.base, dc.exact, dc.base);
   fmt::print("GPU backend: {}\n", !limits.compute                          ? "not available (needs OpenGL 4.3)"
                                   : session.backend() == Backend::gpu      ? "available (`auto` picks it)"
                                                                            : "available (software GL: `auto` picks cpu)");

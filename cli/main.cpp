@@ -75,17 +75,56 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"cpu", "gpu"}));
 
   std::optional<int> info_device;
+  bool info_json = false;
   auto* info_cmd = app.add_subcommand("info", "list EGL devices and the OpenGL context fxsim gets");
   info_cmd->add_option("--device", info_device, "try this EGL device index");
+  info_cmd->add_flag("--json", info_json, "print it as JSON (with the device class goldens are kept under)");
+
+  TestOptions test;
+  auto* test_cmd = app.add_subcommand(
+      "test", "render suites of scenes and compare them with their goldens (exit 0 all pass, 1 any fails)");
+  test_cmd->add_option("suite", test.suites, "suite file, or a folder of scenes (its suite.json, else every *.json)")
+      ->required();
+  test_cmd->add_option("--scene", test.only, "test only this scene (by name; repeatable)");
+  test_cmd->add_flag("--update", test.update, "write the goldens of this device class (and backend) from this run");
+  test_cmd->add_option("--junit", test.junit, "write a JUnit XML file (one test case per scene and frame)");
+  test_cmd->add_option("--report", test.report, "write an HTML report into this folder");
+  test_cmd->add_option("--json", test.json, "write the results as JSON");
+  test_cmd->add_option("--backend", test.backend, "cpu or gpu, overriding the suite's")
+      ->check(CLI::IsMember({"cpu", "gpu"}));
+  test_cmd->add_option("--device-class", test.device_class,
+                       "use the goldens of this device class instead of the GL's (such as nvidia-h200)");
+  test_cmd->add_option("--device", test.device, "EGL device index (see `fxsim info`)")->check(CLI::NonNegativeNumber);
+  test_cmd->add_option("--jobs", test.jobs, "scenes rendered at once (default: half the cores on a software GL, 4 on "
+                                            "a GPU)")
+      ->check(CLI::Range(1, 256));
 
   CompareOptions compare;
-  auto* compare_cmd = app.add_subcommand("compare", "compare two PNGs or two folders of PNGs (exit 1 if they differ)");
+  auto* compare_cmd = app.add_subcommand(
+      "compare", "compare two PNGs or two folders of PNGs as OpenImageIO's idiff does (exit 0 pass, 1 warning, "
+                 "2 failure, 3 sizes differ)");
   compare_cmd->add_option("a", compare.a, "image or folder")->required();
   compare_cmd->add_option("b", compare.b, "image or folder")->required();
-  compare_cmd->add_option("--max-diff", compare.max_diff, "per-channel difference (0-255) a pixel may have")
-      ->check(CLI::Range(0, 255));
-  compare_cmd->add_option("--max-fraction", compare.max_fraction, "fraction of pixels allowed over --max-diff")
+  compare_cmd->add_option("--fail", compare.thresholds.fail,
+                          "a pixel fails when a channel differs by more than this, 0..1 of full scale (default 1e-6)")
       ->check(CLI::Range(0.0, 1.0));
+  compare_cmd->add_option("--failpercent", compare.thresholds.fail_percent,
+                          "the comparison fails when more than this percentage of pixels fail (default 0)")
+      ->check(CLI::Range(0.0, 100.0));
+  compare_cmd->add_option("--hardfail", compare.thresholds.hard_fail,
+                          "the comparison fails when any pixel differs by more than this (default: no limit)")
+      ->check(CLI::Range(0.0, 1.0));
+  compare_cmd->add_option("--warn", compare.thresholds.warn, "a pixel warns above this difference (default 1e-6)")
+      ->check(CLI::Range(0.0, 1.0));
+  compare_cmd->add_option("--warnpercent", compare.thresholds.warn_percent,
+                          "the comparison warns when more than this percentage of pixels warn (default 0)")
+      ->check(CLI::Range(0.0, 100.0));
+  compare_cmd->add_option("--hardwarn", compare.thresholds.hard_warn,
+                          "the comparison warns when any pixel differs by more than this (default: no limit)")
+      ->check(CLI::Range(0.0, 1.0));
+  compare_cmd->add_option("--diff", compare.diff,
+                          "write a difference heat map (for folders: a folder of diff_NAME.png)");
+  compare_cmd->add_flag("--json", compare.json, "print the results as JSON");
 
   BenchOptions bench;
   auto* bench_cmd = app.add_subcommand("bench", "measure simulation, drawing and frame throughput (prints figures)");
@@ -117,7 +156,8 @@ int main(int argc, char** argv) {
   try {
     if (*render_cmd) return run_render(render);
     if (*validate_cmd) return run_validate(validate_scene, validate_backend);
-    if (*info_cmd) return run_info(info_device);
+    if (*info_cmd) return run_info(info_device, info_json);
+    if (*test_cmd) return run_test(test);
     if (*compare_cmd) return run_compare(compare);
     if (*bench_cmd) return run_bench(bench);
   } catch (const SceneError& e) {

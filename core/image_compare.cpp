@@ -1,47 +1,87 @@
 #include "core/image_compare.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 
 namespace fxsim {
 
-ImageDifference compare_images(const Image& a, const Image& b, int threshold) {
-  ImageDifference d;
-  if (a.width != b.width || a.height != b.height) {
-    d.same_size = false;
-    d.max_difference = 255;
-    d.mean_difference = 255;
-    d.fraction_over = 1;
-    return d;
+const char* verdict_name(CompareVerdict v) {
+  switch (v) {
+    case CompareVerdict::pass: return "PASS";
+    case CompareVerdict::warning: return "WARNING";
+    case CompareVerdict::failure: return "FAILURE";
+    case CompareVerdict::different_size: return "FAILURE (sizes differ)";
   }
-  const size_t pixels = size_t(a.width) * size_t(a.height);
-  uint64_t sum = 0, over = 0;
-  for (size_t i = 0; i < pixels; ++i) {
-    int pixel_max = 0;
-    for (int c = 0; c < 4; ++c) {
-      const int diff = std::abs(int(a.rgba[i * 4 + c]) - int(b.rgba[i * 4 + c]));
-      pixel_max = std::max(pixel_max, diff);
-      sum += uint64_t(diff);
-    }
-    d.max_difference = std::max(d.max_difference, pixel_max);
-    if (pixel_max > threshold) ++over;
-  }
-  d.mean_difference = pixels ? double(sum) / double(pixels * 4) : 0;
-  d.fraction_over = pixels ? double(over) / double(pixels) : 0;
-  return d;
+  return "?";
 }
 
-Image difference_image(const Image& a, const Image& b) {
-  Image out{a.width, a.height, std::vector<uint8_t>(a.rgba.size())};
-  const bool comparable = a.width == b.width && a.height == b.height;
-  for (size_t i = 0; i < a.rgba.size() / 4; ++i) {
-    int diff = 0;
-    for (int c = 0; c < 3 && comparable; ++c) diff = std::max(diff, std::abs(int(a.rgba[i * 4 + c]) - int(b.rgba[i * 4 + c])));
-    const uint8_t grey = uint8_t((a.rgba[i * 4] + a.rgba[i * 4 + 1] + a.rgba[i * 4 + 2]) / 12);
-    out.rgba[i * 4 + 0] = diff ? uint8_t(std::min(255, 64 + diff * 4)) : grey;
-    out.rgba[i * 4 + 1] = diff ? 0 : grey;
-    out.rgba[i * 4 + 2] = diff ? 0 : grey;
-    out.rgba[i * 4 + 3] = 255;
+ImageComparison compare_images(const Image& a, const Image& b, const CompareThresholds& t) {
+  ImageComparison c;
+  c.width_a = a.width, c.height_a = a.height, c.width_b = b.width, c.height_b = b.height;
+  if (!c.same_size()) {
+    c.verdict = CompareVerdict::different_size;
+    return c;
+  }
+  c.pixels = size_t(a.width) * size_t(a.height);
+  // Thresholds compared in 8-bit steps: an error e (0..1) exceeds x when e × 255 > x × 255.
+  uint64_t sum = 0, sum_squares = 0;
+  int largest = -1;
+  for (size_t i = 0; i < c.pixels; ++i) {
+    int pixel = 0;
+    for (int ch = 0; ch < 4; ++ch) {
+      const int d = std::abs(int(a.rgba[i * 4 + size_t(ch)]) - int(b.rgba[i * 4 + size_t(ch)]));
+      sum += uint64_t(d);
+      sum_squares += uint64_t(d) * uint64_t(d);
+      pixel = std::max(pixel, d);
+      if (d > largest) {
+        largest = d;
+        c.max_x = int(i % size_t(a.width));
+        c.max_y = int(i / size_t(a.width));
+        c.max_channel = "RGBA"[ch];
+      }
+    }
+    const double e = pixel / 255.0;
+    c.fail_pixels += e > t.fail;
+    c.warn_pixels += e > t.warn;
+  }
+  const double samples = double(c.pixels) * 4;
+  c.max = std::max(largest, 0) / 255.0;
+  c.mean = c.pixels ? double(sum) / samples / 255.0 : 0;
+  c.rms = c.pixels ? std::sqrt(double(sum_squares) / samples) / 255.0 : 0;
+  c.psnr = c.rms > 0 ? 20 * std::log10(1.0 / c.rms) : std::numeric_limits<double>::infinity();
+  if (c.fail_percent() > t.fail_percent || c.max > t.hard_fail) c.verdict = CompareVerdict::failure;
+  else if (c.warn_percent() > t.warn_percent || c.max > t.hard_warn) c.verdict = CompareVerdict::warning;
+  return c;
+}
+
+Image difference_heat_map(const Image& a, const Image& b, double full_scale) {
+  Image out{a.width, a.height, std::vector<uint8_t>(a.rgba.size(), 0)};
+  if (a.width != b.width || a.height != b.height) return out;
+  const size_t pixels = size_t(a.width) * size_t(a.height);
+  std::vector<int> error(pixels);
+  int largest = 0;
+  for (size_t i = 0; i < pixels; ++i) {
+    for (int ch = 0; ch < 4; ++ch)
+      error[i] = std::max(error[i], std::abs(int(a.rgba[i * 4 + size_t(ch)]) - int(b.rgba[i * 4 + size_t(ch)])));
+    largest = std::max(largest, error[i]);
+  }
+  const double scale = full_scale > 0 ? full_scale * 255 : std::max(largest, 1);
+  for (size_t i = 0; i < pixels; ++i) {
+    uint8_t* o = &out.rgba[i * 4];
+    o[3] = 255;
+    if (error[i] == 0) {  // a faint copy of a
+      const int grey = (a.rgba[i * 4] + a.rgba[i * 4 + 1] + a.rgba[i * 4 + 2]) / 12;
+      o[0] = o[1] = o[2] = uint8_t(grey);
+      continue;
+    }
+    // 0 → blue, 1/3 → green, 2/3 → yellow, 1 → red; the smallest error still shows.
+    const double x = std::clamp(0.15 + 0.85 * error[i] / scale, 0.0, 1.0);
+    const double r = std::clamp(3 * x - 1, 0.0, 1.0), g = x < 2.0 / 3 ? std::clamp(3 * x, 0.0, 1.0) : 3 - 3 * x,
+                 bl = std::clamp(1 - 3 * x, 0.0, 1.0);
+    o[0] = uint8_t(std::lround(255 * r));
+    o[1] = uint8_t(std::lround(255 * std::clamp(g, 0.0, 1.0)));
+    o[2] = uint8_t(std::lround(255 * bl));
   }
   return out;
 }

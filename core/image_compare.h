@@ -1,20 +1,48 @@
 #pragma once
-// Image comparison for golden tests and `fxsim compare`.
+// Image comparison with the conventions of OpenImageIO's idiff, for golden
+// tests, `fxsim compare` and `fxsim test`. Differences are in 0..1 of full
+// scale (one 8-bit step is 1/255 ≈ 0.0039); a pixel's error is its largest
+// channel difference.
+//   fail, warn           a pixel fails (warns) when its error exceeds this
+//   fail_percent, ...    the comparison fails (warns) when more than this
+//                        percentage of the pixels fail (warn)
+//   hard_fail, hard_warn ... or when any one pixel's error exceeds this
+// Images of different sizes cannot be compared: a failure of its own.
+#include <cstddef>
+#include <limits>
+#include <string>
+
 #include "core/image.h"
 
 namespace fxsim {
 
-struct ImageDifference {
-  bool same_size = true;
-  int max_difference = 0;       // largest per-channel difference, 0..255
-  double mean_difference = 0;   // mean per-channel difference over all pixels
-  double fraction_over = 0;     // fraction of pixels with a channel differing by more than the threshold
+struct CompareThresholds {
+  double fail = 1e-6, fail_percent = 0, hard_fail = std::numeric_limits<double>::infinity();
+  double warn = 1e-6, warn_percent = 0, hard_warn = std::numeric_limits<double>::infinity();
 };
 
-// `threshold`: a pixel counts as different when any channel differs by more.
-ImageDifference compare_images(const Image& a, const Image& b, int threshold);
+enum class CompareVerdict { pass, warning, failure, different_size };
+const char* verdict_name(CompareVerdict v);  // "PASS", "WARNING", "FAILURE", "FAILURE (sizes differ)"
 
-// A visualisation: differing pixels red, scaled by the difference, over a dimmed copy of `a`.
-Image difference_image(const Image& a, const Image& b);
+struct ImageComparison {
+  int width_a = 0, height_a = 0, width_b = 0, height_b = 0;
+  size_t pixels = 0;
+  double mean = 0, rms = 0, psnr = 0;  // mean and RMS over every channel of every pixel; PSNR in dB (inf: identical)
+  double max = 0;                      // the largest error, at (max_x, max_y) in channel max_channel (R, G, B, A)
+  int max_x = 0, max_y = 0;
+  char max_channel = 'R';
+  size_t fail_pixels = 0, warn_pixels = 0;
+  CompareVerdict verdict = CompareVerdict::pass;
+  bool same_size() const { return width_a == width_b && height_a == height_b; }
+  double fail_percent() const { return pixels ? 100.0 * double(fail_pixels) / double(pixels) : 0; }
+  double warn_percent() const { return pixels ? 100.0 * double(warn_pixels) / double(pixels) : 0; }
+};
+
+ImageComparison compare_images(const Image& a, const Image& b, const CompareThresholds& thresholds);
+
+// A heat map of the differences: black where equal, then blue → green →
+// yellow → red as the error grows to `full_scale` (default: the largest error
+// in the image), over a faint copy of `a` so the picture stays readable.
+Image difference_heat_map(const Image& a, const Image& b, double full_scale = 0);
 
 }  // namespace fxsim

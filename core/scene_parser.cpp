@@ -247,20 +247,11 @@ class Parser {
 
 }  // namespace
 
-Scene parse_scene_text(std::string_view text, std::string_view label, const std::filesystem::path& base_dir,
-                       const std::vector<SceneOverride>& overrides) {
-  if (text.size() > kMaxSceneBytes)
-    throw SceneError({fmt::format("{}: the scene is larger than {} bytes (16 MiB), the most fxsim reads", label,
-                                  kMaxSceneBytes)});
-  // Editors may write a UTF-8 byte-order mark; JSON parsers refuse it. Columns
-  // are counted after it, as an editor shows them.
-  text.remove_prefix(utf8_bom_length(text));
-  const JsonLocations where(text);
+Json parse_located_json(std::string_view text, std::string_view label, const JsonLocations& where) {
   if (const auto& deep = where.too_deep())
     throw SceneError(format_diagnostics(label, where, {{deep->pointer, deep->message, false, deep->offset}}));
-  Json root;
   try {
-    root = Json::parse(text.begin(), text.end());
+    return Json::parse(text.begin(), text.end());
   } catch (const Json::parse_error& e) {
     // nlohmann reports the byte after the problem; point at the byte itself.
     const size_t offset = e.byte > 0 ? std::min<size_t>(e.byte - 1, text.size()) : 0;
@@ -275,6 +266,18 @@ Scene parse_scene_text(std::string_view text, std::string_view label, const std:
     if (problems.empty()) throw SceneError({fmt::format("{}: a number is beyond the range of a double", label)});
     throw SceneError(format_diagnostics(label, where, problems), problems.size());
   }
+}
+
+Scene parse_scene_text(std::string_view text, std::string_view label, const std::filesystem::path& base_dir,
+                       const std::vector<SceneOverride>& overrides) {
+  if (text.size() > kMaxSceneBytes)
+    throw SceneError({fmt::format("{}: the scene is larger than {} bytes (16 MiB), the most fxsim reads", label,
+                                  kMaxSceneBytes)});
+  // Editors may write a UTF-8 byte-order mark; JSON parsers refuse it. Columns
+  // are counted after it, as an editor shows them.
+  text.remove_prefix(utf8_bom_length(text));
+  const JsonLocations where(text);
+  Json root = parse_located_json(text, label, where);
   apply_overrides(root, overrides);
   std::string stem = std::filesystem::path(std::string(label)).stem().string();
   Parser parser(root, base_dir, stem.empty() || label == "<stdin>" ? "frame" : stem);

@@ -6,7 +6,9 @@
 #include <string>
 #include <string_view>
 
+#include "core/json_locations.h"
 #include "core/scene.h"
+#include "core/scene_reader.h"
 #include "core/scene_overrides.h"
 
 namespace fxsim {
@@ -21,6 +23,11 @@ Scene parse_scene_file(const std::filesystem::path& file, const std::vector<Scen
 // refused without blocking); past kMaxSceneBytes reading stops. Throws
 // FxError(input_missing) when it cannot be read.
 std::string read_scene_file(const std::filesystem::path& file);
+
+// JSON text (after its byte-order mark) parsed with its problems located:
+// too deep, not JSON, numbers beyond a double throw SceneError naming
+// label:line:column. Shared by scene and suite files.
+Json parse_located_json(std::string_view text, std::string_view label, const JsonLocations& where);
 
 // `label` is what messages call the file; relative texture paths resolve against `base_dir`.
 Scene parse_scene_text(std::string_view text, std::string_view label, const std::filesystem::path& base_dir,

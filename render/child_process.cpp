@@ -90,7 +90,7 @@ ProgramOutput run_program(const std::vector<std::string>& argv) {
 }
 
 ChildProcess::ChildProcess(const std::vector<std::string>& argv) {
-  const std::string path = find_program(argv.at(0));
+  const std::string path = argv.at(0).find('/') != std::string::npos ? argv[0] : find_program(argv[0]);
   if (path.empty()) throw FxError(ExitCode::cannot_write, fmt::format("cannot find {} on PATH", argv[0]));
   char stderr_template[] = "/tmp/fxsim-child-XXXXXX";
   const int stderr_fd = ::mkstemp(stderr_template);

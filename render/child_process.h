@@ -23,7 +23,7 @@ ProgramOutput run_program(const std::vector<std::string>& argv);
 
 class ChildProcess {
  public:
-  // Starts `argv` with a pipe to its standard input. Throws FxError(cannot_write)
+  // Starts `argv` (argv[0] a path, or a program found on PATH) with a pipe to its standard input. Throws FxError(cannot_write)
   // when it cannot be started.
   explicit ChildProcess(const std::vector<std::string>& argv);
   ~ChildProcess();  // kills a child still running

@@ -28,7 +28,7 @@ class TempDir {
   std::filesystem::path path_;
 };
 
-// The example scenes in scenes/, by name without ".json", sorted.
+// The example scenes in scenes/, by name without ".json", sorted (not suite.json, the golden-test suite).
 std::vector<std::string> example_scene_names();
 
 void write_text_file(const std::filesystem::path& path, const std::string& text);

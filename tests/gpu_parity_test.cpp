@@ -131,11 +131,14 @@ TEST_P(GpuParity, FramesMatchTheCpuGoldens) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   for (const auto& entry : fs::directory_iterator(golden)) {
     if (entry.path().extension() != ".png") continue;
-    // The golden tolerance of tests/golden_test.cpp.
-    const ImageDifference d = compare_images(read_png(entry.path()), read_png(dir / entry.path().filename()), 3);
-    EXPECT_TRUE(d.same_size && d.fraction_over <= 0.01)
-        << name << "/" << entry.path().filename().string() << ": max " << d.max_difference << ", "
-        << d.fraction_over * 100 << " % over 3";
+    // The golden tolerance of scenes/suite.json: 3 steps of 255, 1 % of the pixels.
+    CompareThresholds tolerance;
+    tolerance.fail = tolerance.warn = 3 / 255.0;
+    tolerance.fail_percent = tolerance.warn_percent = 1;
+    const ImageComparison c = compare_images(read_png(entry.path()), read_png(dir / entry.path().filename()), tolerance);
+    EXPECT_EQ(c.verdict, CompareVerdict::pass)
+        << name << "/" << entry.path().filename().string() << ": max " << c.max * 255 << " steps, "
+        << c.fail_percent() << " % over 3";
   }
 }
 

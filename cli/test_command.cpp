@@ -1,0 +1,311 @@
+// test: renders every scene of one or more suites (fxsim render as child
+// processes, several at once), compares the chosen frames with the goldens of
+// this device class and the state hashes with the golden hashes, prints a
+// line per scene and a summary, and writes JUnit, JSON and HTML reports.
+// Exit 0 when every scene passes, 1 when any fails.
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <thread>
+#include <unistd.h>
+
+#include "cli/commands.h"
+#include "core/exit_codes.h"
+#include "core/image_compare.h"
+#include "core/png_writer.h"
+#include "core/test_results.h"
+#include "core/test_suite.h"
+#include "render/atomic_file.h"
+#include "render/child_process.h"
+#include "render/egl_context.h"
+#include "render/output_files.h"
+
+namespace fxsim {
+
+namespace fs = std::filesystem;
+
+namespace {
+using Clock = std::chrono::steady_clock;
+
+std::string read_all(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+void write_all(const fs::path& p, const std::string& text) {
+  if (!p.parent_path().empty()) fs::create_directories(p.parent_path());
+  write_file_atomically(p, std::vector<uint8_t>(text.begin(), text.end()));
+}
+
+// The first line where two hash files differ: "frame 12: 0123… here, 4567… in the golden".
+std::string first_hash_difference(const std::string& actual, const std::string& golden) {
+  std::istringstream a(actual), g(golden);
+  std::string la, lg;
+  for (int line = 1;; ++line) {
+    const bool more_a = bool(std::getline(a, la)), more_g = bool(std::getline(g, lg));
+    if (!more_a && !more_g) return "";
+    if (more_a != more_g)
+      return fmt::format("{} has more frames (line {})", more_a ? "this run" : "the golden", line);
+    if (la != lg) return fmt::format("first difference at line {}: \"{}\" here, \"{}\" in the golden", line, la, lg);
+  }
+}
+
+struct Job {
+  const Suite* suite;
+  const SuiteScene* scene;
+  SceneCheck* result;
+};
+
+class Runner {
+ public:
+  Runner(const TestOptions& o, DeviceClass device, fs::path work, int threads_each)
+      : options_(o), device_(std::move(device)), work_(std::move(work)), threads_each_(threads_each),
+        self_(fs::read_symlink("/proc/self/exe")) {}
+
+  void run(const Job& job) {
+    const auto started = Clock::now();
+    const SuiteScene& scene = *job.scene;
+    SceneCheck& out = *job.result;
+    out.name = scene.name;
+    out.scene = scene.scene.string();
+    out.backend = scene.backend;
+    out.tolerance = scene.tolerance;
+    const fs::path dir = work_ / fmt::format("{}-{}", job.suite->name, scene.name);
+    fs::create_directories(dir);
+    std::string frames;
+    for (const int f : scene.frames) frames += (frames.empty() ? "" : ",") + std::to_string(f);
+    std::vector<std::string> argv = {self_.string(), "render", scene.scene.string(), "--width", std::to_string(scene.width),
+                                     "--height", std::to_string(scene.height), "--frames", frames, "--backend",
+                                     scene.backend, "--quiet", "--encoders", "1", "--threads",
+                                     std::to_string(threads_each_), "-o", (dir / "frame_####.png").string(),
+                                     "--state-hashes", (dir / "state-hashes.txt").string()};
+    if (options_.device) argv.insert(argv.end(), {"--device", std::to_string(*options_.device)});
+    ChildProcess render(argv);
+    const int status = render.finish();
+    if (status != 0) {
+      out.render_error = fmt::format("fxsim render exited with {}: {}", status, render.error_tail());
+      out.seconds = seconds_since(started);
+      return;
+    }
+    const GoldenSet set = golden_set(*job.suite, scene, device_);
+    for (const int frame : scene.frames) out.frames.push_back(check_frame(scene, set, dir, frame));
+    if (scene.hashes) {
+      // CPU hashes are shared by every device: only the base class writes them.
+      const bool may_write = scene.backend == "gpu" || device_.base == job.suite->base_class;
+      out.hashes = check_hashes(set.hashes, dir / "state-hashes.txt", may_write);
+      if (scene.backend == "gpu") {
+        // The GPU's hashes are its device class's; the simulation must still match the CPU's shared ones.
+        SuiteScene on_cpu = scene;
+        on_cpu.backend = "cpu";
+        const fs::path cpu_dir = dir / "cpu";
+        fs::create_directories(cpu_dir);
+        ChildProcess cpu_render({self_.string(), "render", scene.scene.string(), "--width", "16", "--height", "16",
+                                 "--frames", std::to_string(scene.frames.back()), "--backend", "cpu", "--quiet",
+                                 "--threads", std::to_string(threads_each_), "-o", (cpu_dir / "f_####.png").string(),
+                                 "--state-hashes", (cpu_dir / "state-hashes.txt").string()});
+        if (const int cpu_status = cpu_render.finish(); cpu_status != 0)
+          out.render_error = fmt::format("fxsim render --backend cpu exited with {}: {}", cpu_status, cpu_render.error_tail());
+        else
+          out.cpu_hashes = check_hashes(golden_set(*job.suite, on_cpu, device_).hashes, cpu_dir / "state-hashes.txt",
+                                        device_.base == job.suite->base_class);
+      }
+    }
+    out.seconds = seconds_since(started);
+  }
+
+ private:
+  static double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+  FrameCheck check_frame(const SuiteScene& scene, const GoldenSet& set, const fs::path& dir, int frame) {
+    FrameCheck f;
+    f.frame = frame;
+    f.actual = dir / golden_frame_name(frame);
+    for (const fs::path& folder : set.lookup)
+      if (fs::is_regular_file(folder / golden_frame_name(frame))) {
+        f.golden = folder / golden_frame_name(frame);
+        f.golden_set = folder == set.lookup.back() ? "base set" : folder.filename().string();
+        break;
+      }
+    if (options_.update) {
+      const fs::path target = set.folder / golden_frame_name(frame);
+      fs::create_directories(set.folder);
+      write_all(target, read_all(f.actual));
+      f.status = CheckStatus::updated;
+      f.golden = target;
+      f.golden_set = set.name;
+      f.message = fmt::format("written to {}", target.string());
+      return f;
+    }
+    if (f.golden.empty()) {
+      f.status = CheckStatus::missing;
+      f.message = fmt::format("no golden {} for device class {} ({} backend); create it with fxsim test {} --update",
+                              golden_frame_name(frame), device_.base, scene.backend, options_.suites.front());
+      return f;
+    }
+    const Image golden = read_png(f.golden), actual = read_png(f.actual);
+    f.comparison = compare_images(golden, actual, scene.tolerance);
+    f.status = f.comparison.verdict == CompareVerdict::pass      ? CheckStatus::pass
+               : f.comparison.verdict == CompareVerdict::warning ? CheckStatus::warn
+                                                                 : CheckStatus::fail;
+    f.message = describe_comparison(f.comparison, scene.tolerance);
+    if (f.status == CheckStatus::fail && f.golden_set == "base set" && set.name != "base set")
+      f.message += fmt::format("; compared with the base set: there is no {} set yet (fxsim test … --update makes one)",
+                               set.name);
+    if (f.comparison.max > 0 && f.comparison.same_size()) {
+      f.diff = dir / ("diff_" + golden_frame_name(frame));
+      write_file_atomically(f.diff, encode_png(difference_heat_map(golden, actual)));
+    }
+    return f;
+  }
+
+  HashCheck check_hashes(const fs::path& golden, const fs::path& actual_file, bool may_write) {
+    HashCheck h;
+    const std::string actual = read_all(actual_file);
+    if (options_.update && may_write) {
+      const bool same = fs::exists(golden) && read_all(golden) == actual;
+      write_all(golden, actual);
+      h.status = same ? CheckStatus::pass : CheckStatus::updated;
+      h.message = same ? "unchanged" : fmt::format("written to {}", golden.string());
+      return h;
+    }
+    if (!fs::exists(golden)) {
+      h.status = CheckStatus::missing;
+      h.message = fmt::format("no golden state hashes {}; create them with --update", golden.string());
+      return h;
+    }
+    const std::string difference = first_hash_difference(actual, read_all(golden));
+    h.status = difference.empty() ? CheckStatus::pass : CheckStatus::fail;
+    h.message = difference.empty() ? "every frame's state hash matches" : "the simulation changed: " + difference;
+    return h;
+  }
+
+  const TestOptions& options_;
+  DeviceClass device_;
+  fs::path work_;
+  int threads_each_;
+  fs::path self_;
+};
+
+std::string scene_line(const SceneCheck& s) {
+  std::string worst;
+  if (!s.render_error.empty()) worst = s.render_error;
+  for (const FrameCheck& f : s.frames)
+    if (worst.empty() && (failed(f.status) || f.status == CheckStatus::warn))
+      worst = fmt::format("frame {}: {}", f.frame, f.message);
+  if (worst.empty() && s.hashes && failed(s.hashes->status)) worst = "state hashes: " + s.hashes->message;
+  if (worst.empty() && s.cpu_hashes && failed(s.cpu_hashes->status)) worst = "CPU state hashes: " + s.cpu_hashes->message;
+  double max = 0;
+  for (const FrameCheck& f : s.frames) max = std::max(max, f.comparison.max);
+  const bool updated = std::any_of(s.frames.begin(), s.frames.end(), [](const FrameCheck& f) { return f.status == CheckStatus::updated; });
+  const std::string status = s.failed() ? "FAIL" : updated ? "UPDATED" : s.warned() ? "WARN" : "PASS";
+  if (worst.empty())
+    worst = updated ? fmt::format("{} frames written{}", s.frames.size(),
+                                  s.hashes ? fmt::format(", hashes {}", s.hashes->message) : "")
+                    : fmt::format("{} frames, max {}/255{}", s.frames.size(), std::lround(max * 255),
+                                  s.hashes ? ", hashes match" : "");
+  return fmt::format("{:<8} {:<22} {:<4} {:6.1f} s  {}", status, s.name, s.backend, s.seconds, worst);
+}
+}  // namespace
+
+int run_test(const TestOptions& o) {
+  const auto started = Clock::now();
+  // Suites are read and every scene validated before anything renders.
+  std::vector<Suite> suites;
+  for (const std::string& path : o.suites) suites.push_back(load_suite(path, o.backend));
+  for (Suite& suite : suites) {
+    if (o.only.empty()) continue;
+    std::erase_if(suite.scenes, [&](const SuiteScene& s) { return std::find(o.only.begin(), o.only.end(), s.name) == o.only.end(); });
+  }
+  for (const std::string& name : o.only) {
+    const bool known = std::any_of(suites.begin(), suites.end(), [&](const Suite& s) {
+      return std::any_of(s.scenes.begin(), s.scenes.end(), [&](const SuiteScene& sc) { return sc.name == name; });
+    });
+    if (!known) throw FxError(ExitCode::usage, fmt::format("--scene {}: no such scene in the suite", name));
+  }
+  for (const auto& path : {o.junit, o.json})
+    if (path) check_output_path(*path);
+
+  // The device class of the GL the renders will get.
+  DeviceClass device;
+  bool software = true;
+  {
+    const auto context = EglContext::create(o.device, 3, 3);
+    device = device_class(context->info().vendor, context->info().renderer);
+    software = context->software();
+  }
+  if (o.device_class) device = {*o.device_class, o.device_class->substr(0, o.device_class->find('-'))};
+  for (Suite& suite : suites)
+    for (SuiteScene& scene : suite.scenes)
+      if (scene.backend == "auto") scene.backend = software ? "cpu" : "gpu";
+
+  size_t total = 0;
+  for (const Suite& s : suites) total += s.scenes.size();
+  const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
+  // llvmpipe renders on the cores: two renders at once share them; a GPU takes a few at once.
+  const int jobs = o.jobs > 0 ? o.jobs : std::clamp(software ? cores / 2 : 4, 1, int(std::max<size_t>(total, 1)));
+  const int threads_each = std::max(1, cores / jobs);
+  const fs::path work = fs::temp_directory_path() / fmt::format("fxsim-test-{}", getpid());
+  fs::create_directories(work);
+
+  std::vector<SuiteCheck> results(suites.size());
+  std::vector<Job> queue;
+  for (size_t i = 0; i < suites.size(); ++i) {
+    results[i].name = suites[i].name;
+    results[i].goldens = suites[i].goldens;
+    results[i].device = device;
+    results[i].scenes.resize(suites[i].scenes.size());
+    for (size_t k = 0; k < suites[i].scenes.size(); ++k) queue.push_back({&suites[i], &suites[i].scenes[k], &results[i].scenes[k]});
+  }
+  fmt::print("fxsim test: {} scene{} on {} ({}), {} at once{}\n", total, total == 1 ? "" : "s", device.base, device.exact,
+             jobs, o.update ? ", updating goldens" : "");
+  std::atomic<size_t> next{0};
+  std::mutex print;
+  std::exception_ptr error;
+  std::vector<std::thread> workers;
+  for (int w = 0; w < jobs; ++w)
+    workers.emplace_back([&] {
+      Runner runner(o, device, work, threads_each);
+      for (size_t i; (i = next++) < queue.size();) {
+        try {
+          runner.run(queue[i]);
+        } catch (...) {
+          const std::lock_guard lock(print);
+          if (!error) error = std::current_exception();
+          continue;
+        }
+        const std::lock_guard lock(print);
+        fmt::print("{}\n", scene_line(*queue[i].result));
+        std::fflush(stdout);
+      }
+    });
+  for (std::thread& t : workers) t.join();
+  if (error) {
+    fs::remove_all(work);
+    std::rethrow_exception(error);
+  }
+  const double seconds = std::chrono::duration<double>(Clock::now() - started).count();
+  for (SuiteCheck& r : results) r.seconds = seconds;
+
+  size_t failed_scenes = 0, frames = 0;
+  std::string names;
+  for (const SuiteCheck& r : results)
+    for (const SceneCheck& s : r.scenes) {
+      frames += s.frames.size();
+      if (s.failed()) names += (failed_scenes++ ? ", " : "") + s.name;
+    }
+  if (o.junit) write_all(*o.junit, junit_xml(results));
+  if (o.json) write_all(*o.json, results_json(results).dump(2) + "\n");
+  if (o.report) write_html_report(results, *o.report);
+  fs::remove_all(work);
+  fmt::print("{} scene{}, {} frames in {:.1f} s on {}: {} passed, {} failed{}\n", total, total == 1 ? "" : "s", frames,
+             seconds, device.base, total - failed_scenes, failed_scenes, failed_scenes ? " (" + names + ")" : "");
+  if (o.report) fmt::print("report: {}\n", (fs::path(*o.report) / "index.html").string());
+  return failed_scenes ? int(ExitCode::images_differ) : 0;
+}
+
+}  // namespace fxsim

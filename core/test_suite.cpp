@@ -1,0 +1,164 @@
+#include "core/test_suite.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+#include "core/exit_codes.h"
+#include "core/frame_output.h"
+#include "core/scene_parser.h"
+
+namespace fxsim {
+
+namespace fs = std::filesystem;
+
+namespace {
+// Reads the settings an entry may give (defaults, or one scene) over `into`.
+void read_settings(ObjectReader& r, SuiteScene& into, std::string& frames_text) {
+  into.width = int(r.integer("width", into.width, IntRange{1, 16384}));
+  into.height = int(r.integer("height", into.height, IntRange{1, 16384}));
+  into.backend = r.choice<std::string>("backend", into.backend, {{"cpu", "cpu"}, {"gpu", "gpu"}, {"auto", "auto"}});
+  into.hashes = r.boolean("hashes", into.hashes);
+  frames_text = r.string("frames", frames_text);
+  if (const Json* t = r.object("tolerance")) {
+    ObjectReader tr(t, r.child("tolerance"), r.diagnostics());
+    CompareThresholds& c = into.tolerance;
+    c.fail = tr.number("fail", c.fail, Range{0, 1});
+    c.fail_percent = tr.number("failpercent", c.fail_percent, Range{0, 100});
+    c.hard_fail = tr.optional_number("hardfail", Range{0, 1}).value_or(c.hard_fail);
+    c.warn = tr.number("warn", c.warn, Range{0, 1});
+    c.warn_percent = tr.number("warnpercent", c.warn_percent, Range{0, 100});
+    c.hard_warn = tr.optional_number("hardwarn", Range{0, 1}).value_or(c.hard_warn);
+    tr.finish();
+  }
+}
+
+// "first,middle,last" (the default), or a frame list as --frames takes it.
+std::optional<std::vector<int>> frames_of(const std::string& text, int scene_frames) {
+  if (text == "first,middle,last") {
+    std::vector<int> f{1, (scene_frames + 1) / 2, scene_frames};
+    f.erase(std::unique(f.begin(), f.end()), f.end());
+    return f;
+  }
+  const auto selection = parse_frame_selection(text);
+  if (!selection) return std::nullopt;
+  std::vector<int> f;
+  for (int frame = selection->first(); frame <= selection->last(); ++frame)
+    if (selection->contains(frame)) f.push_back(frame);
+  return f;
+}
+
+SuiteScene resolve(const fs::path& scene_file, SuiteScene settings, const std::string& frames_text,
+                   std::vector<Diagnostic>& problems, const std::string& pointer) {
+  settings.scene = scene_file;
+  settings.name = scene_file.stem().string();
+  const Scene scene = parse_scene_file(scene_file);  // a broken scene stops the suite (65)
+  const auto frames = frames_of(frames_text, scene.output.frames);
+  if (!frames) problems.push_back(Diagnostic{pointer, fmt::format("expected \"first,middle,last\" or frames such as \"1,24,48\" "
+                                                        "or \"1-48:8\", got \"{}\"", frames_text), false, {}});
+  else settings.frames = *frames;
+  return settings;
+}
+}  // namespace
+
+std::string golden_frame_name(int frame) { return fmt::format("frame_{:04}.png", frame); }
+
+Suite load_suite(const fs::path& path, const std::optional<std::string>& backend) {
+  if (!fs::exists(path)) throw FxError(ExitCode::input_missing, fmt::format("{}: no such suite file or folder", path.string()));
+  Suite suite;
+  suite.file = path;
+  const bool folder = fs::is_directory(path);
+  const fs::path file = folder ? path / "suite.json" : path;
+  SuiteScene defaults;
+  defaults.tolerance.fail = defaults.tolerance.warn = 3 / 255.0;  // a few steps of rounding
+  defaults.tolerance.fail_percent = defaults.tolerance.warn_percent = 1;
+  std::string default_frames = "first,middle,last";
+  if (folder && !fs::exists(file)) {
+    // A plain folder of scenes: every *.json, the defaults, goldens beside them.
+    suite.name = fs::weakly_canonical(path).filename().string();
+    suite.goldens = path / "golden";
+    std::vector<fs::path> files;
+    for (const auto& entry : fs::directory_iterator(path))
+      if (entry.is_regular_file() && entry.path().extension() == ".json") files.push_back(entry.path());
+    std::sort(files.begin(), files.end());
+    if (backend) defaults.backend = *backend;
+    std::vector<Diagnostic> problems;
+    for (const auto& f : files) suite.scenes.push_back(resolve(f, defaults, default_frames, problems, ""));
+    if (suite.scenes.empty()) throw FxError(ExitCode::input_missing, fmt::format("{}: no scene files (*.json) in it", path.string()));
+    return suite;
+  }
+  const std::string text = read_scene_file(file);
+  const JsonLocations where(text);
+  const Json root = parse_located_json(text, file.string(), where);
+  std::vector<Diagnostic> problems;
+  ObjectReader top(&root, "", problems);
+  if (!root.is_object()) problems.push_back({"", "expected a suite object {\"fxsim_suite\": 1, \"scenes\": [...]}", false, {}});
+  const int64_t version = top.integer("fxsim_suite", 1, IntRange{1, 1});
+  (void)version;
+  top.require("fxsim_suite", "the suite format version, 1");
+  suite.name = file.stem().string() == "suite" ? fs::weakly_canonical(file).parent_path().filename().string()
+                                               : file.stem().string();
+  const fs::path dir = file.parent_path().empty() ? fs::path(".") : file.parent_path();
+  suite.goldens = dir / top.string("goldens", "golden");
+  suite.base_class = top.string("base_class", suite.base_class);
+  if (const Json* d = top.object("defaults")) {
+    ObjectReader dr(d, "/defaults", problems);
+    read_settings(dr, defaults, default_frames);
+    dr.finish();
+  }
+  if (backend) defaults.backend = *backend;
+  top.require("scenes", "the scenes to test");
+  if (const Json* scenes = top.array("scenes")) {
+    for (size_t i = 0; i < scenes->size(); ++i) {
+      const Json& entry = (*scenes)[i];
+      const std::string pointer = fmt::format("/scenes/{}", i);
+      SuiteScene settings = defaults;
+      std::string frames_text = default_frames;
+      std::string scene_path;
+      if (entry.is_string()) {
+        scene_path = entry.get<std::string>();
+      } else if (entry.is_object()) {
+        ObjectReader er(&entry, pointer, problems);
+        scene_path = er.string("scene", "");
+        er.require("scene", "the scene file, relative to the suite file");
+        read_settings(er, settings, frames_text);
+        if (backend) settings.backend = *backend;
+        er.finish();
+      } else {
+        problems.push_back({pointer, "expected a scene file name or {\"scene\": …, settings}, " + describe_json(entry), false, {}});
+        continue;
+      }
+      if (scene_path.empty()) continue;
+      const fs::path scene_file = dir / scene_path;
+      if (!fs::is_regular_file(scene_file)) {
+        problems.push_back({pointer, fmt::format("no scene file {}", scene_file.string()), false, {}});
+        continue;
+      }
+      suite.scenes.push_back(resolve(scene_file, settings, frames_text, problems, pointer + "/frames"));
+    }
+  }
+  top.finish();
+  if (!problems.empty()) throw SceneError(format_diagnostics(file.string(), where, problems), problems.size());
+  return suite;
+}
+
+GoldenSet golden_set(const Suite& suite, const SuiteScene& scene, const DeviceClass& device) {
+  const fs::path base = suite.goldens / scene.name;
+  const std::string suffix = scene.backend == "gpu" ? "-gpu" : "";
+  GoldenSet set;
+  for (const std::string& c : {device.exact, device.base})
+    if (!c.empty()) set.lookup.push_back(base / (c + suffix));
+  set.lookup.erase(std::unique(set.lookup.begin(), set.lookup.end()), set.lookup.end());
+  set.lookup.push_back(base);
+  if (scene.backend == "cpu" && device.base == suite.base_class) {
+    set.folder = base;
+    set.name = "base set";
+  } else {
+    set.folder = base / (device.base + suffix);
+    set.name = device.base + suffix;
+  }
+  // CPU hashes do not depend on the device; GPU hashes are the set's.
+  set.hashes = scene.backend == "cpu" ? base / "state-hashes.txt" : set.folder / "state-hashes.txt";
+  return set;
+}
+
+}  // namespace fxsim

@@ -1,0 +1,112 @@
+// `fxsim compare` with idiff's thresholds and exit codes: 0 PASS, 1 WARNING,
+// 2 FAILURE, 3 sizes differ; file problems 66.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli_runner.h"
+#include "core/image.h"
+#include "core/png_writer.h"
+
+using namespace fxsim;
+using namespace fxsim::test;
+namespace fs = std::filesystem;
+
+namespace {
+// A 10×10 grey image; `changed` pixels get `delta` added to red.
+fs::path image(const TempDir& dir, const std::string& name, int changed, int delta, int size = 10) {
+  Image im{size, size, std::vector<uint8_t>(size_t(size * size) * 4, 100)};
+  for (int i = 0; i < changed; ++i) im.rgba[size_t(i) * 4] = uint8_t(100 + delta);
+  for (size_t i = 3; i < im.rgba.size(); i += 4) im.rgba[i] = 255;
+  const auto png = encode_png(im);
+  write_text_file(dir / name, std::string(png.begin(), png.end()));
+  return dir / name;
+}
+
+int compare(const fs::path& a, const fs::path& b, const std::string& flags, std::string* out = nullptr) {
+  const CliResult r = run_fxsim(fmt::format("compare '{}' '{}' {}", a.string(), b.string(), flags));
+  if (out) *out = r.out + r.err;
+  return r.exit_code;
+}
+}  // namespace
+
+TEST(Compare, IdenticalImagesPass) {
+  TempDir d("cmp-same");
+  std::string out;
+  EXPECT_EQ(compare(image(d, "a.png", 0, 0), image(d, "b.png", 0, 0), "", &out), 0);
+  EXPECT_NE(out.find("PASS"), std::string::npos) << out;
+  EXPECT_NE(out.find("Peak SNR = inf"), std::string::npos) << out;
+}
+
+TEST(Compare, AnyDifferenceFailsByDefaultAndTheReportSaysWhere) {
+  TempDir d("cmp-default");
+  std::string out;
+  EXPECT_EQ(compare(image(d, "a.png", 0, 0), image(d, "b.png", 3, 51), "", &out), 2);
+  EXPECT_NE(out.find("Comparing \""), std::string::npos);
+  EXPECT_NE(out.find("a.png\" and \""), std::string::npos) << out;  // both names
+  EXPECT_NE(out.find("Max error  = 0.2 @ (0, 0, R)"), std::string::npos) << out;
+  EXPECT_NE(out.find("3 pixels (3%) over 1e-06 (fail"), std::string::npos) << out;
+  EXPECT_NE(out.find("RMS error"), std::string::npos) << out;
+  EXPECT_NE(out.find("FAILURE"), std::string::npos) << out;
+}
+
+TEST(Compare, FailAndFailPercentThresholds) {
+  TempDir d("cmp-fail");
+  const auto a = image(d, "a.png", 0, 0), b = image(d, "b.png", 3, 51);  // 3 % of pixels off by 0.2
+  EXPECT_EQ(compare(a, b, "--fail 0.25 --warn 0.25"), 0);                  // under the pixel threshold
+  EXPECT_EQ(compare(a, b, "--fail 0.1 --failpercent 5 --warn 0.25"), 0);   // few enough failing pixels
+  EXPECT_EQ(compare(a, b, "--fail 0.1 --failpercent 2 --warn 0.25"), 2);   // too many
+  // "1 percent" is --failpercent 1, not a fraction: 3 % of the pixels fail it.
+  EXPECT_EQ(compare(a, b, "--fail 0.1 --failpercent 1"), 2);
+}
+
+TEST(Compare, HardFailCatchesOnePixelBeyondIt) {
+  TempDir d("cmp-hard");
+  const auto a = image(d, "a.png", 0, 0), b = image(d, "b.png", 1, 153);  // one pixel off by 0.6
+  EXPECT_EQ(compare(a, b, "--failpercent 5 --warnpercent 5"), 0);
+  EXPECT_EQ(compare(a, b, "--failpercent 5 --warnpercent 5 --hardfail 0.5"), 2);
+}
+
+TEST(Compare, WarningsExitOne) {
+  TempDir d("cmp-warn");
+  const auto a = image(d, "a.png", 0, 0), b = image(d, "b.png", 3, 51);
+  std::string out;
+  EXPECT_EQ(compare(a, b, "--fail 0.5 --warn 0.1", &out), 1);
+  EXPECT_NE(out.find("WARNING"), std::string::npos) << out;
+  EXPECT_EQ(compare(a, b, "--fail 0.5 --warn 0.1 --warnpercent 5"), 0);
+  EXPECT_EQ(compare(a, b, "--fail 0.5 --warn 0.1 --warnpercent 5 --hardwarn 0.1"), 1);
+}
+
+TEST(Compare, DifferentSizesExitThreeAndNameBothSizes) {
+  TempDir d("cmp-size");
+  std::string out;
+  EXPECT_EQ(compare(image(d, "a.png", 0, 0), image(d, "b.png", 0, 0, 12), "", &out), 3);
+  EXPECT_NE(out.find("sizes differ: 10x10 and 12x12"), std::string::npos) << out;
+}
+
+TEST(Compare, WritesADifferenceImageAndJson) {
+  TempDir d("cmp-diff");
+  std::string out;
+  EXPECT_EQ(compare(image(d, "a.png", 0, 0), image(d, "b.png", 3, 51), "--json --diff '" + (d / "diff.png").string() + "'",
+                    &out), 2);
+  const auto json = nlohmann::json::parse(out);
+  EXPECT_EQ(json["exit"], 2);
+  EXPECT_EQ(json["images"][0]["verdict"], "FAILURE");
+  EXPECT_EQ(json["images"][0]["fail_pixels"], 3);
+  EXPECT_NEAR(json["images"][0]["max"].get<double>(), 0.2, 1e-9);
+  const Image diff = read_png(d / "diff.png");
+  EXPECT_EQ(diff.width, 10);
+  EXPECT_GT(diff.rgba[0], diff.rgba[4 * 50]);  // the changed pixel is hot, an equal one dark
+}
+
+TEST(Compare, FoldersCompareByNameAndAMissingImageFails) {
+  TempDir a("cmp-fa"), b("cmp-fb");
+  image(a, "f1.png", 0, 0), image(b, "f1.png", 0, 0);
+  image(a, "f2.png", 0, 0);
+  std::string out;
+  EXPECT_EQ(compare(a.path(), b.path(), "", &out), 2);
+  EXPECT_NE(out.find("f2.png: missing from"), std::string::npos) << out;
+  EXPECT_EQ(compare(a.path() / "nosuch.png", b.path() / "f1.png", ""), 66);
+}

@@ -1,0 +1,140 @@
+// `fxsim test` on a small suite of its own: --update writes goldens, a second
+// run passes, a perturbed scene fails with exit 1, a JUnit file that names the
+// failure and an HTML report with the golden, actual and difference images;
+// device-class sets and the fallback to the base set; bad suites.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli_runner.h"
+
+using namespace fxsim::test;
+namespace fs = std::filesystem;
+
+namespace {
+const char* kScene = R"({"fxsim": 1, "seed": 3,
+  "output": {"width": 64, "height": 36, "frames": 6, "background": "#102040"},
+  "camera": {"position": [0, 1.7, 12], "target": [0, 2, 0], "fov": 55},
+  "emitters": [{"type": "snow", "max_particles": 2000, "size": 0.2, "region": {"center": [0, 4, 0], "size": [12, 8, 12]}}]})";
+
+// A suite folder: flakes.json and a suite.json, goldens in golden/.
+struct SuiteFolder {
+  TempDir dir{"suite"};
+  SuiteFolder() {
+    write_text_file(dir / "flakes.json", kScene);
+    write_text_file(dir / "suite.json", R"({"fxsim_suite": 1, "defaults": {"width": 64, "height": 36,
+      "frames": "2,6", "tolerance": {"fail": 0.02, "failpercent": 0.5}}, "scenes": ["flakes.json"]})");
+  }
+  std::string path() const { return "'" + dir.path().string() + "'"; }
+  fs::path golden(const std::string& rest) const { return dir / ("golden/flakes/" + rest); }
+};
+
+std::string quoted(const fs::path& p) { return fmt::format("'{}'", p.string()); }
+}  // namespace
+
+TEST(TestCommand, UpdateWritesTheGoldensAndASecondRunPasses) {
+  SuiteFolder s;
+  const CliResult missing = run_fxsim("test " + s.path());
+  EXPECT_EQ(missing.exit_code, 1) << missing.out << missing.err;
+  EXPECT_NE(missing.out.find("--update"), std::string::npos) << missing.out;  // says how to create them
+  const CliResult update = run_fxsim("test " + s.path() + " --update");
+  ASSERT_EQ(update.exit_code, 0) << update.out << update.err;
+  EXPECT_TRUE(fs::exists(s.golden("frame_0002.png")));
+  EXPECT_TRUE(fs::exists(s.golden("frame_0006.png")));
+  EXPECT_TRUE(fs::exists(s.golden("state-hashes.txt")));
+  TempDir out("junit");
+  const CliResult again = run_fxsim("test " + s.path() + " --junit " + quoted(out / "j.xml") + " --json " +
+                                    quoted(out / "r.json"));
+  EXPECT_EQ(again.exit_code, 0) << again.out << again.err;
+  EXPECT_NE(again.out.find("PASS     flakes"), std::string::npos) << again.out;
+  EXPECT_NE(again.out.find("1 scene, 2 frames"), std::string::npos) << again.out;
+  const std::string junit = read_text_file(out / "j.xml");
+  EXPECT_NE(junit.find("<testsuites name=\"fxsim test\" tests=\"3\" failures=\"0\""), std::string::npos) << junit;
+  const auto json = nlohmann::json::parse(read_text_file(out / "r.json"));
+  EXPECT_EQ(json[0]["scenes"][0]["passed"], true);
+  EXPECT_EQ(json[0]["scenes"][0]["frames"].size(), 2u);
+}
+
+TEST(TestCommand, APerturbedSceneFailsWithAJUnitFailureAndAReportOfThreeImages) {
+  SuiteFolder s;
+  ASSERT_EQ(run_fxsim("test " + s.path() + " --update").exit_code, 0);
+  std::string changed = kScene;
+  changed.replace(changed.find("#102040"), 7, "#204060");  // another background: same simulation, other pixels
+  write_text_file(s.dir / "flakes.json", changed);
+  TempDir out("report");
+  const CliResult r = run_fxsim("test " + s.path() + " --junit " + quoted(out / "j.xml") + " --report " +
+                                quoted(out / "report"));
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("FAIL     flakes"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1 failed (flakes)"), std::string::npos) << r.out;
+  const std::string junit = read_text_file(out / "j.xml");
+  EXPECT_NE(junit.find(".flakes\" name=\"frame_0006\""), std::string::npos) << junit;
+  EXPECT_NE(junit.find("<failure type=\"image\" message=\"FAIL: max "), std::string::npos) << junit;
+  EXPECT_NE(junit.find("failures=\"2\""), std::string::npos) << junit;  // both frames; the hashes still match
+  const std::string html = read_text_file(out / "report/index.html");
+  EXPECT_NE(html.find("1 of 1 scenes failed"), std::string::npos);
+  for (const char* label : {"alt=\"golden\"", "alt=\"actual\"", "alt=\"difference\"", "onclick=\"flip(this)\""})
+    EXPECT_NE(html.find(label), std::string::npos) << label;
+  size_t images = 0;
+  for (const auto& e : fs::directory_iterator(out / "report/images")) images += e.path().extension() == ".png";
+  EXPECT_EQ(images, 6u);  // golden, actual and difference of each failing frame
+  // Accepting the change: --update, then it passes.
+  ASSERT_EQ(run_fxsim("test " + s.path() + " --update").exit_code, 0);
+  EXPECT_EQ(run_fxsim("test " + s.path()).exit_code, 0);
+}
+
+TEST(TestCommand, AChangedSimulationFailsOnItsStateHashes) {
+  SuiteFolder s;
+  ASSERT_EQ(run_fxsim("test " + s.path() + " --update").exit_code, 0);
+  std::string reseeded = kScene;
+  reseeded.replace(reseeded.find("\"seed\": 3"), 9, "\"seed\": 4");
+  write_text_file(s.dir / "flakes.json", reseeded);
+  const CliResult r = run_fxsim("test " + s.path());
+  EXPECT_EQ(r.exit_code, 1);
+  TempDir out("hash-junit");
+  run_fxsim("test " + s.path() + " --junit " + quoted(out / "j.xml"));
+  EXPECT_NE(read_text_file(out / "j.xml").find("the simulation changed: first difference at line 1"), std::string::npos);
+}
+
+TEST(TestCommand, DeviceClassSetsFallBackToTheBaseSet) {
+  SuiteFolder s;
+  ASSERT_EQ(run_fxsim("test " + s.path() + " --update").exit_code, 0);
+  // Another device class with no set of its own is compared with the base set (here: the same pixels).
+  const CliResult fallback = run_fxsim("test " + s.path() + " --device-class nvidia-h200 --junit " +
+                                       quoted(s.dir / "j.xml"));
+  EXPECT_EQ(fallback.exit_code, 0) << fallback.out;
+  EXPECT_NE(fallback.out.find("on nvidia"), std::string::npos) << fallback.out;
+  // --update for that class writes its own set and leaves the base set and the shared CPU hashes alone.
+  const auto base_hashes = read_text_file(s.golden("state-hashes.txt"));
+  std::string changed = kScene;
+  changed.replace(changed.find("#102040"), 7, "#402010");
+  write_text_file(s.dir / "flakes.json", changed);
+  ASSERT_EQ(run_fxsim("test " + s.path() + " --device-class nvidia-h200 --update").exit_code, 0);
+  EXPECT_TRUE(fs::exists(s.golden("nvidia/frame_0002.png")));
+  EXPECT_FALSE(fs::exists(s.golden("nvidia-h200")));
+  EXPECT_EQ(read_text_file(s.golden("state-hashes.txt")), base_hashes);
+  // Now nvidia (and nvidia-h200, through its base class) use the new set; llvmpipe the base set.
+  EXPECT_EQ(run_fxsim("test " + s.path() + " --device-class nvidia-h200").exit_code, 0);
+  EXPECT_EQ(run_fxsim("test " + s.path() + " --device-class llvmpipe").exit_code, 1);
+  // An exact-class set wins over the base class's.
+  fs::create_directories(s.golden("nvidia-h200"));
+  fs::copy_file(s.golden("frame_0002.png"), s.golden("nvidia-h200/frame_0002.png"));  // the old pixels
+  EXPECT_EQ(run_fxsim("test " + s.path() + " --device-class nvidia-h200").exit_code, 1);
+  EXPECT_EQ(run_fxsim("test " + s.path() + " --device-class nvidia-a100").exit_code, 0);
+}
+
+TEST(TestCommand, BadSuitesAreRefusedWithTheirExitCodes) {
+  SuiteFolder s;
+  write_text_file(s.dir / "suite.json", "{\"fxsim_suite\": 1,\n \"scenes\": [\"flakes.json\", \"nothing.json\"],\n"
+                                        " \"defaults\": {\"tolerance\": {\"fail\": 2}}}");
+  const CliResult bad = run_fxsim("test " + s.path());
+  EXPECT_EQ(bad.exit_code, 65) << bad.err;
+  EXPECT_NE(bad.err.find("suite.json:2:"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("/scenes/1: no scene file"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("/defaults/tolerance/fail: expected a number in 0..1"), std::string::npos) << bad.err;
+  EXPECT_EQ(run_fxsim("test /nonexistent-suite").exit_code, 66);
+  SuiteFolder ok;
+  EXPECT_EQ(run_fxsim("test " + ok.path() + " --scene nosuch").exit_code, 64);
+}
