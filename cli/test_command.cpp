@@ -131,7 +131,9 @@ class Runner {
         f.golden_set = folder == set.lookup.back() ? "base set" : folder.filename().string();
         break;
       }
-    if (options_.update) {
+    // --update writes the frames that fail or have no golden; a frame within
+    // the tolerance keeps the golden it matched (no churn in the goldens).
+    const auto write_golden = [&] {
       const fs::path target = set.folder / golden_frame_name(frame);
       fs::create_directories(set.folder);
       write_all(target, read_all(f.actual));
@@ -140,8 +142,9 @@ class Runner {
       f.golden_set = set.name;
       f.message = fmt::format("written to {}", target.string());
       return f;
-    }
+    };
     if (f.golden.empty()) {
+      if (options_.update) return write_golden();
       f.status = CheckStatus::missing;
       f.message = fmt::format("no golden {} for device class {} ({} backend); create it with fxsim test {} --update",
                               golden_frame_name(frame), device_.base, scene.backend, options_.suites.front());
@@ -153,6 +156,7 @@ class Runner {
                : f.comparison.verdict == CompareVerdict::warning ? CheckStatus::warn
                                                                  : CheckStatus::fail;
     f.message = describe_comparison(f.comparison, scene.tolerance);
+    if (options_.update && f.status == CheckStatus::fail) return write_golden();
     if (f.status == CheckStatus::fail && f.golden_set == "base set" && set.name != "base set")
       f.message += fmt::format("; compared with the base set: there is no {} set yet (fxsim test … --update makes one)",
                                set.name);
@@ -207,7 +211,9 @@ std::string scene_line(const SceneCheck& s) {
     worst = updated ? fmt::format("{} frames written{}", s.frames.size(),
                                   s.hashes ? fmt::format(", hashes {}", s.hashes->message) : "")
                     : fmt::format("{} frames, max {}/255{}", s.frames.size(), std::lround(max * 255),
-                                  s.hashes ? ", hashes match" : "");
+                                  !s.hashes                                  ? ""
+                                  : s.hashes->status == CheckStatus::updated ? ", hashes written"
+                                                                             : ", hashes match");
   return fmt::format("{:<8} {:<22} {:<4} {:6.1f} s  {}", status, s.name, s.backend, s.seconds, worst);
 }
 }  // namespace
