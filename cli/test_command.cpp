@@ -209,7 +209,7 @@ std::string scene_line(const SceneCheck& s) {
   const std::string status = s.failed() ? "FAIL" : updated ? "UPDATED" : s.warned() ? "WARN" : "PASS";
   if (worst.empty())
     worst = updated ? fmt::format("{} frames written{}", s.frames.size(),
-                                  s.hashes ? fmt::format(", hashes {}", s.hashes->message) : "")
+                                  s.hashes ? fmt::format("; hashes: {}", s.hashes->message) : "")
                     : fmt::format("{} frames, max {}/255{}", s.frames.size(), std::lround(max * 255),
                                   !s.hashes                                  ? ""
                                   : s.hashes->status == CheckStatus::updated ? ", hashes written"

@@ -28,7 +28,8 @@ void expect_refused(const std::string& tag, const std::string& scene_text, int c
   const CliResult validate = run_fxsim("validate '" + scene.string() + "'");
   EXPECT_EQ(validate.exit_code, code) << tag << "\n" << validate.err.substr(0, 2000);
   EXPECT_NE(validate.err.find(words), std::string::npos) << tag << "\n" << validate.err.substr(0, 2000);
-  const CliResult render = run_fxsim("render '" + scene.string() + "' -o '" + (dir / "out/f_####.png").string() +
+  // The CPU backend on every machine, so render checks the same memory validate does.
+  const CliResult render = run_fxsim("render '" + scene.string() + "' --backend cpu -o '" + (dir / "out/f_####.png").string() +
                                      "' --stats '" + (dir / "stats.jsonl").string() + "' --state-hashes '" +
                                      (dir / "hashes.txt").string() + "'");
   EXPECT_EQ(render.exit_code, code) << tag << "\n" << render.err.substr(0, 2000);

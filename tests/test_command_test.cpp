@@ -24,9 +24,10 @@ struct SuiteFolder {
   TempDir dir{"suite"};
   SuiteFolder() {
     write_text_file(dir / "flakes.json", kScene);
-    write_text_file(dir / "suite.json", R"({"fxsim_suite": 1, "defaults": {"width": 64, "height": 36,
+    write_text_file(dir / "suite.json", R"({"fxsim_suite": 1, "defaults": {"width": 64, "height": 36, "backend": "cpu",
       "frames": "2,6", "tolerance": {"fail": 0.02, "failpercent": 0.5}}, "scenes": ["flakes.json"]})");
   }
+  // The suite, as seen from llvmpipe (the base set's class) unless a test names another class.
   std::string path() const { return "'" + dir.path().string() + "'"; }
   fs::path golden(const std::string& rest) const { return dir / ("golden/flakes/" + rest); }
 };
@@ -36,16 +37,16 @@ std::string quoted(const fs::path& p) { return fmt::format("'{}'", p.string()); 
 
 TEST(TestCommand, UpdateWritesTheGoldensAndASecondRunPasses) {
   SuiteFolder s;
-  const CliResult missing = run_fxsim("test " + s.path());
+  const CliResult missing = run_fxsim("test " + s.path() + " --device-class llvmpipe");
   EXPECT_EQ(missing.exit_code, 1) << missing.out << missing.err;
   EXPECT_NE(missing.out.find("--update"), std::string::npos) << missing.out;  // says how to create them
-  const CliResult update = run_fxsim("test " + s.path() + " --update");
+  const CliResult update = run_fxsim("test " + s.path() + " --device-class llvmpipe" + " --update");
   ASSERT_EQ(update.exit_code, 0) << update.out << update.err;
   EXPECT_TRUE(fs::exists(s.golden("frame_0002.png")));
   EXPECT_TRUE(fs::exists(s.golden("frame_0006.png")));
   EXPECT_TRUE(fs::exists(s.golden("state-hashes.txt")));
   TempDir out("junit");
-  const CliResult again = run_fxsim("test " + s.path() + " --junit " + quoted(out / "j.xml") + " --json " +
+  const CliResult again = run_fxsim("test " + s.path() + " --device-class llvmpipe" + " --junit " + quoted(out / "j.xml") + " --json " +
                                     quoted(out / "r.json"));
   EXPECT_EQ(again.exit_code, 0) << again.out << again.err;
   EXPECT_NE(again.out.find("PASS     flakes"), std::string::npos) << again.out;
@@ -59,12 +60,12 @@ TEST(TestCommand, UpdateWritesTheGoldensAndASecondRunPasses) {
 
 TEST(TestCommand, APerturbedSceneFailsWithAJUnitFailureAndAReportOfThreeImages) {
   SuiteFolder s;
-  ASSERT_EQ(run_fxsim("test " + s.path() + " --update").exit_code, 0);
+  ASSERT_EQ(run_fxsim("test " + s.path() + " --device-class llvmpipe" + " --update").exit_code, 0);
   std::string changed = kScene;
   changed.replace(changed.find("#102040"), 7, "#204060");  // another background: same simulation, other pixels
   write_text_file(s.dir / "flakes.json", changed);
   TempDir out("report");
-  const CliResult r = run_fxsim("test " + s.path() + " --junit " + quoted(out / "j.xml") + " --report " +
+  const CliResult r = run_fxsim("test " + s.path() + " --device-class llvmpipe" + " --junit " + quoted(out / "j.xml") + " --report " +
                                 quoted(out / "report"));
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_NE(r.out.find("FAIL     flakes"), std::string::npos) << r.out;
@@ -81,26 +82,26 @@ TEST(TestCommand, APerturbedSceneFailsWithAJUnitFailureAndAReportOfThreeImages) 
   for (const auto& e : fs::directory_iterator(out / "report/images")) images += e.path().extension() == ".png";
   EXPECT_EQ(images, 6u);  // golden, actual and difference of each failing frame
   // Accepting the change: --update, then it passes.
-  ASSERT_EQ(run_fxsim("test " + s.path() + " --update").exit_code, 0);
-  EXPECT_EQ(run_fxsim("test " + s.path()).exit_code, 0);
+  ASSERT_EQ(run_fxsim("test " + s.path() + " --device-class llvmpipe" + " --update").exit_code, 0);
+  EXPECT_EQ(run_fxsim("test " + s.path() + " --device-class llvmpipe").exit_code, 0);
 }
 
 TEST(TestCommand, AChangedSimulationFailsOnItsStateHashes) {
   SuiteFolder s;
-  ASSERT_EQ(run_fxsim("test " + s.path() + " --update").exit_code, 0);
+  ASSERT_EQ(run_fxsim("test " + s.path() + " --device-class llvmpipe" + " --update").exit_code, 0);
   std::string reseeded = kScene;
   reseeded.replace(reseeded.find("\"seed\": 3"), 9, "\"seed\": 4");
   write_text_file(s.dir / "flakes.json", reseeded);
-  const CliResult r = run_fxsim("test " + s.path());
+  const CliResult r = run_fxsim("test " + s.path() + " --device-class llvmpipe");
   EXPECT_EQ(r.exit_code, 1);
   TempDir out("hash-junit");
-  run_fxsim("test " + s.path() + " --junit " + quoted(out / "j.xml"));
+  run_fxsim("test " + s.path() + " --device-class llvmpipe" + " --junit " + quoted(out / "j.xml"));
   EXPECT_NE(read_text_file(out / "j.xml").find("the simulation changed: first difference at line 1"), std::string::npos);
 }
 
 TEST(TestCommand, DeviceClassSetsFallBackToTheBaseSet) {
   SuiteFolder s;
-  ASSERT_EQ(run_fxsim("test " + s.path() + " --update").exit_code, 0);
+  ASSERT_EQ(run_fxsim("test " + s.path() + " --device-class llvmpipe" + " --update").exit_code, 0);
   // Another device class with no set of its own is compared with the base set (here: the same pixels).
   const CliResult fallback = run_fxsim("test " + s.path() + " --device-class nvidia-h200 --junit " +
                                        quoted(s.dir / "j.xml"));
@@ -129,12 +130,12 @@ TEST(TestCommand, BadSuitesAreRefusedWithTheirExitCodes) {
   SuiteFolder s;
   write_text_file(s.dir / "suite.json", "{\"fxsim_suite\": 1,\n \"scenes\": [\"flakes.json\", \"nothing.json\"],\n"
                                         " \"defaults\": {\"tolerance\": {\"fail\": 2}}}");
-  const CliResult bad = run_fxsim("test " + s.path());
+  const CliResult bad = run_fxsim("test " + s.path() + " --device-class llvmpipe");
   EXPECT_EQ(bad.exit_code, 65) << bad.err;
   EXPECT_NE(bad.err.find("suite.json:2:"), std::string::npos) << bad.err;
   EXPECT_NE(bad.err.find("/scenes/1: no scene file"), std::string::npos) << bad.err;
   EXPECT_NE(bad.err.find("/defaults/tolerance/fail: expected a number in 0..1"), std::string::npos) << bad.err;
   EXPECT_EQ(run_fxsim("test /nonexistent-suite").exit_code, 66);
   SuiteFolder ok;
-  EXPECT_EQ(run_fxsim("test " + ok.path() + " --scene nosuch").exit_code, 64);
+  EXPECT_EQ(run_fxsim("test " + ok.path() + " --device-class llvmpipe --scene nosuch").exit_code, 64);
 }
