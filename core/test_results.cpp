@@ -225,8 +225,8 @@ table {{ border-collapse: collapse; margin-bottom: 24px; }} td, th {{ padding: 3
 tr.fail td:nth-child(3) {{ color: #ff6b6b; font-weight: bold; }} tr.pass td:nth-child(3) {{ color: #6bd66b; }}
 .case {{ background: #1e2128; padding: 12px; margin-bottom: 16px; border-left: 4px solid #ff6b6b; }}
 .row {{ display: flex; gap: 12px; flex-wrap: wrap; }} figure {{ margin: 0; }}
-.row img {{ width: 270px; image-rendering: pixelated; border: 1px solid #444; }}
-.none div {{ width: 270px; height: 152px; display: flex; align-items: center; justify-content: center; border: 1px dashed #555; }}
+.row img {{ width: 250px; image-rendering: pixelated; border: 1px solid #444; }}
+.none div {{ width: 250px; height: 141px; display: flex; align-items: center; justify-content: center; border: 1px dashed #555; }}
 .thumbs {{ display: flex; flex-wrap: wrap; gap: 8px; }} .thumbs img {{ width: 160px; border: 1px solid #333; }}
 figcaption {{ font-size: 12px; color: #aaa; }} button {{ font: inherit; }}
 </style>
