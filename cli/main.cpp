@@ -105,23 +105,22 @@ int main(int argc, char** argv) {
                  "2 failure, 3 sizes differ)");
   compare_cmd->add_option("a", compare.a, "image or folder")->required();
   compare_cmd->add_option("b", compare.b, "image or folder")->required();
-  compare_cmd->add_option("--fail", compare.thresholds.fail,
-                          "a pixel fails when a channel differs by more than this, 0..1 of full scale (default 1e-6)")
-      ->check(CLI::Range(0.0, 1.0));
-  compare_cmd->add_option("--failpercent", compare.thresholds.fail_percent,
-                          "the comparison fails when more than this percentage of pixels fail (default 0)")
-      ->check(CLI::Range(0.0, 100.0));
-  compare_cmd->add_option("--hardfail", compare.thresholds.hard_fail,
-                          "the comparison fails when any pixel differs by more than this (default: no limit)")
-      ->check(CLI::Range(0.0, 1.0));
-  compare_cmd->add_option("--warn", compare.thresholds.warn, "a pixel warns above this difference (default 1e-6)")
-      ->check(CLI::Range(0.0, 1.0));
-  compare_cmd->add_option("--warnpercent", compare.thresholds.warn_percent,
-                          "the comparison warns when more than this percentage of pixels warn (default 0)")
-      ->check(CLI::Range(0.0, 100.0));
-  compare_cmd->add_option("--hardwarn", compare.thresholds.hard_warn,
-                          "the comparison warns when any pixel differs by more than this (default: no limit)")
-      ->check(CLI::Range(0.0, 1.0));
+  // idiff's thresholds, once for failing and once for warning.
+  for (const bool fail : {true, false}) {
+    const std::string verb = fail ? "fail" : "warn";
+    CompareThresholds& t = compare.thresholds;
+    compare_cmd->add_option("--" + verb, fail ? t.fail : t.warn,
+                            "a pixel " + verb + "s when a channel differs by more than this, 0..1 of full scale "
+                            "(default 1e-6)")
+        ->check(CLI::Range(0.0, 1.0));
+    compare_cmd->add_option("--" + verb + "percent", fail ? t.fail_percent : t.warn_percent,
+                            "the comparison " + verb + "s when more than this percentage of pixels " + verb +
+                                " (default 0)")
+        ->check(CLI::Range(0.0, 100.0));
+    compare_cmd->add_option("--hard" + verb, fail ? t.hard_fail : t.hard_warn,
+                            "the comparison " + verb + "s when any pixel differs by more than this (default: no limit)")
+        ->check(CLI::Range(0.0, 1.0));
+  }
   compare_cmd->add_option("--diff", compare.diff,
                           "write a difference heat map (for folders: a folder of diff_NAME.png)");
   compare_cmd->add_flag("--json", compare.json, "print the results as JSON");
