@@ -112,7 +112,7 @@ int run_bench(const BenchOptions& o) {
   const auto folder = std::filesystem::temp_directory_path() / fmt::format("fxsim-bench-{}", getpid());
   const int first = start + 1;
   const FrameSelection frames{{{first, first + o.frames - 1}}};
-  PngSequenceSink pngs((folder / "frame_######.png").string(), first, png);
+  ImageSequenceSink pngs((folder / "frame_######.png").string(), first, ImageEncoding{ImageFormat::png, png, 8});
   FrameLoopOptions loop;
   const int cores = o.threads > 0 ? o.threads : int(std::max(1u, std::thread::hardware_concurrency()));
   loop.encoders = o.encoders > 0 ? size_t(o.encoders) : default_encoder_threads(cores, gl->backend());

@@ -71,8 +71,13 @@ int run_render(const RenderOptions& options) {
   if (options.threads > 0) setenv("LP_NUM_THREADS", std::to_string(options.threads).c_str(), 1);
 
   Scene scene = parse_scene_file(options.scene, scene_overrides(options));
-  // -o is checked by the output (its '#' against the frames selected here).
-  if (options.output) scene.output.path = *options.output;
+  // -o is checked here (its '#' against the frames selected, its extension).
+  if (options.output) {
+    scene.output.path = *options.output;
+    if (!image_format_of(scene.output.path) && !video_format_of(scene.output.path))
+      throw FxError(ExitCode::usage, fmt::format("-o {}: expected a path ending in .png or .exr (frames) or .mp4, .webm, "
+                                                 ".mov or .gif (a video)", scene.output.path));
+  }
   const FrameSelection frames = frames_to_render(options, scene);
   const int count = frames.count();
   if (scene.output.path == "-")
@@ -91,7 +96,9 @@ int run_render(const RenderOptions& options) {
     sinks.push_back(std::make_unique<VideoSink>(scene.output.path, scene.output.width, scene.output.height,
                                                 scene.output.fps, video));
   else
-    sinks.push_back(std::make_unique<PngSequenceSink>(scene.output.path, frames.first(), PngSettings{scene.output.png_level}));
+    sinks.push_back(std::make_unique<ImageSequenceSink>(
+        scene.output.path, frames.first(),
+        ImageEncoding{*image_format_of(scene.output.path), PngSettings{scene.output.png_level}, scene.output.bit_depth}));
   if (options.video)
     sinks.push_back(std::make_unique<VideoSink>(*options.video, scene.output.width, scene.output.height,
                                                 scene.output.fps, video));

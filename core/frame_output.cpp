@@ -1,6 +1,7 @@
 #include "core/frame_output.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <fmt/format.h>
 
@@ -69,6 +70,29 @@ int FrameSelection::count() const {
   int n = 0;
   for (int f = first(); f <= last(); ++f) n += contains(f);
   return n;
+}
+
+namespace {
+bool has_extension(const std::string& path, std::string_view extension) {
+  if (path.size() < extension.size()) return false;
+  for (size_t i = 0; i < extension.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(path[path.size() - extension.size() + i])) != extension[i]) return false;
+  return true;
+}
+}  // namespace
+
+std::optional<ImageFormat> image_format_of(const std::string& path) {
+  if (has_extension(path, ".png")) return ImageFormat::png;
+  if (has_extension(path, ".exr")) return ImageFormat::exr;
+  return std::nullopt;
+}
+
+std::optional<VideoFormat> video_format_of(const std::string& path) {
+  if (has_extension(path, ".mp4")) return VideoFormat::mp4;
+  if (has_extension(path, ".webm")) return VideoFormat::webm;
+  if (has_extension(path, ".mov")) return VideoFormat::mov;
+  if (has_extension(path, ".gif")) return VideoFormat::gif;
+  return std::nullopt;
 }
 
 std::string frame_path(const std::string& pattern, int frame) {

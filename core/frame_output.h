@@ -28,6 +28,14 @@ struct FrameSelection {
 // nullopt when malformed.
 std::optional<FrameSelection> parse_frame_selection(std::string_view text);
 
+// What an output path's extension (any case) asks for: frames as PNG or
+// OpenEXR images, or a video (render/video_sink.h); nullopt for anything else,
+// which is refused rather than written under a misleading name.
+enum class ImageFormat { png, exr };
+enum class VideoFormat { mp4, webm, mov, gif };
+std::optional<ImageFormat> image_format_of(const std::string& path);
+std::optional<VideoFormat> video_format_of(const std::string& path);
+
 // Replaces the first run of '#' with the zero-padded frame number (padded to
 // the run's length); a path without '#' is returned unchanged.
 std::string frame_path(const std::string& pattern, int frame);

@@ -1,6 +1,8 @@
 #include "core/image.h"
 
+#include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -9,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/color.h"
 #include "core/exit_codes.h"
 #include "core/limits.h"
 
@@ -91,6 +94,19 @@ Image resize_image(const Image& image, int width, int height) {
   if (image.width == width && image.height == height) return image;
   Image out{width, height, std::vector<uint8_t>(size_t(width) * size_t(height) * 4)};
   stbir_resize_uint8_srgb(image.rgba.data(), image.width, image.height, 0, out.rgba.data(), width, height, 0, 4, 3, 0);
+  return out;
+}
+
+Image to_straight_srgb8(const LinearImage& in) {
+  Image out{in.width, in.height, std::vector<uint8_t>(in.rgba.size())};
+  for (size_t i = 0; i < in.rgba.size(); i += 4) {
+    const float a = std::clamp(in.rgba[i + 3], 0.0f, 1.0f);
+    for (size_t c = 0; c < 3; ++c) {
+      const float straight = a > 0 ? std::clamp(in.rgba[i + c] / a, 0.0f, 1.0f) : 0.0f;
+      out.rgba[i + c] = uint8_t(std::lround(linear_to_srgb(straight) * 255.0f));
+    }
+    out.rgba[i + 3] = uint8_t(std::lround(a * 255.0f));
+  }
   return out;
 }
 

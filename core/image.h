@@ -16,6 +16,17 @@ struct Image {
   std::vector<uint8_t> rgba;  // rows top to bottom, 4 bytes per pixel
 };
 
+// A frame in linear light with premultiplied alpha, as the GPU blended it in
+// a float render target: values above 1 (fire, additive light) are kept.
+struct LinearImage {
+  int width = 0, height = 0;
+  std::vector<float> rgba;  // rows top to bottom, 4 floats per pixel
+};
+
+// 8-bit sRGB with straight alpha (what PNG stores): colour divided by alpha,
+// clamped to 0..1. Pixels with no coverage are transparent black.
+Image to_straight_srgb8(const LinearImage& image);
+
 // Reads and decodes a PNG (any bit depth and colour type, converted to 8-bit
 // RGBA). Throws FxError(input_missing) saying what is wrong with the file.
 Image read_png(const std::filesystem::path& path);

@@ -21,5 +21,8 @@ struct PngSettings {
 };
 
 std::vector<uint8_t> encode_png(const Image& image, const PngSettings& settings = {});
+// 16 bits a sample, sRGB-encoded, straight alpha (RGB when every pixel is
+// opaque), from a linear premultiplied image.
+std::vector<uint8_t> encode_png16(const LinearImage& image, const PngSettings& settings = {});
 
 }  // namespace fxsim

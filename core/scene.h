@@ -27,6 +27,10 @@ struct OutputSettings {
   Color background{{0, 0, 0, 1}};
   int samples = 4;
   int png_level = kDefaultPngLevel;  // zlib level of the PNG frames, 0..9
+  int bit_depth = 8;                 // of PNG frames: 8 or 16
+  // A background with alpha below 1 ("transparent" is #00000000): the frames
+  // carry the effect's coverage as alpha, for compositing.
+  bool transparent() const { return background.srgb.a < 1; }
 };
 
 struct CameraKey {

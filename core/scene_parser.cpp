@@ -15,6 +15,7 @@
 #include <glm/trigonometric.hpp>
 
 #include "core/camera_path.h"
+#include "core/frame_output.h"
 #include "core/image.h"
 #include "core/json_locations.h"
 #include "core/value_ranges.h"
@@ -70,16 +71,27 @@ class Parser {
     o.frames = int(r.integer("frames", o.frames, IntRange{1, 10000000}));
     o.path = r.string("path", stem_ + "_####.png");
     if (o.path.empty()) r.error(r.child("path"), "expected a file path, got an empty string");
-    else if (o.frames > 1 && o.path.find('#') == std::string::npos)
+    else if (o.frames > 1 && o.path.find('#') == std::string::npos && !video_format_of(o.path))
       r.error(r.child("path"), fmt::format("expected a run of '#' for the frame number (the scene has {} frames), got \"{}\"",
                                            o.frames, o.path));
-    o.background = r.color("background", o.background);
+    if (const Json* bg = r.raw("background"); bg && bg->is_string() && bg->get<std::string>() == "transparent")
+      o.background = Color{{0, 0, 0, 0}};
+    else
+      o.background = r.color("background", o.background);
     o.samples = int(r.integer("samples", o.samples, IntRange{1, 8}));
     if (!std::has_single_bit(unsigned(o.samples))) {
       r.error(r.child("samples"), fmt::format("expected an integer of 1, 2, 4 or 8, got {}", o.samples));
       o.samples = 4;
     }
     o.png_level = int(r.integer("png_level", o.png_level, IntRange{0, 9}));
+    o.bit_depth = int(r.integer("bit_depth", o.bit_depth, IntRange{8, 16}));
+    if (o.bit_depth != 8 && o.bit_depth != 16) {
+      r.error(r.child("bit_depth"), fmt::format("expected 8 or 16, got {}", o.bit_depth));
+      o.bit_depth = 8;
+    }
+    if (!o.path.empty() && !image_format_of(o.path) && !video_format_of(o.path))
+      r.error(r.child("path"), fmt::format("expected a path ending in .png or .exr (frames) or .mp4, .webm, .mov or "
+                                           ".gif (a video), got \"{}\"", o.path));
     r.finish();
   }
 

@@ -97,7 +97,7 @@ FrameTimes time_frames(Simulation& simulation, Renderer& renderer, int frames, b
     wait_for_gl("drawing");
     times.draw += seconds_since(t);
     t = Clock::now();
-    const Image image = renderer.take_image();
+    const Image image = renderer.take_frame().image;
     times.read += seconds_since(t);
     t = Clock::now();
     times.png_bytes = encode_png(image, png).size();

@@ -41,7 +41,9 @@ FrameLoopReport run_frame_loop(Simulation& simulation, Renderer& renderer, const
   const auto hand_over_oldest = [&] {
     FrameRecord record = std::move(drawing.front());
     drawing.pop_front();
-    record.image = renderer.take_image();
+    RenderedFrame frame = renderer.take_frame();
+    record.image = std::move(frame.image);
+    record.linear = std::move(frame.linear);
     writer.submit(std::move(record));
   };
   FrameRecord next;

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "core/image.h"
+#include "core/frame_output.h"
 #include "core/png_writer.h"
 #include "core/stats.h"
 #include "render/output_files.h"
@@ -31,7 +32,8 @@ struct FrameRecord {
   double time = 0;     // simulated seconds
   uint64_t live = 0;   // live particles drawn, secondaries included
   double seconds = 0;  // wall time from the previous frame's hand-over to this one's (simulate + draw + read)
-  Image image;
+  Image image;                        // 8-bit sRGB, straight alpha
+  std::optional<LinearImage> linear;  // linear, premultiplied (float targets: transparent, 16-bit, EXR)
   FrameStats stats;
   // (frame, state hash) of every frame simulated since the previous record,
   // this one included: hashes cover frames that are not drawn too.
@@ -52,11 +54,19 @@ class FrameSink {
   virtual void finish() {}
 };
 
-// One PNG per frame at a path pattern ('#' runs are the frame number).
-class PngSequenceSink : public FrameSink {
+// How frames are written: the format follows the path's extension.
+struct ImageEncoding {
+  ImageFormat format = ImageFormat::png;
+  PngSettings png;
+  int bit_depth = 8;  // PNG: 8 (from the 8-bit frame) or 16 (from the linear frame)
+};
+
+// One image per frame at a path pattern ('#' runs are the frame number): PNG
+// (8 or 16 bits, straight alpha) or OpenEXR (half float, premultiplied linear).
+class ImageSequenceSink : public FrameSink {
  public:
   // Refuses (73) a first frame path that is not a regular file.
-  PngSequenceSink(std::string pattern, int first_frame, PngSettings png = {});
+  ImageSequenceSink(std::string pattern, int first_frame, ImageEncoding encoding = {});
   void start() override;
   std::vector<uint8_t> prepare(const FrameRecord& record) const override;
   void commit(const FrameRecord& record, const std::vector<uint8_t>& png) override;
@@ -68,7 +78,7 @@ class PngSequenceSink : public FrameSink {
 
   std::string pattern_;
   std::filesystem::path first_path_;
-  PngSettings png_;
+  ImageEncoding encoding_;
   std::set<std::filesystem::path> folders_;  // made or checked already
 };
 

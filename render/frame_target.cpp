@@ -1,6 +1,7 @@
 #include "render/frame_target.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <fmt/format.h>
 
@@ -26,14 +27,16 @@ void check_image_size(int width, int height) {
                               width, height, max_width, max_height, renderbuffer, viewport[0], viewport[1]));
 }
 
-FrameTarget::FrameTarget(int width, int height, int samples) : width_(width), height_(height) {
+FrameTarget::FrameTarget(int width, int height, int samples, TargetFormat format, bool opaque)
+    : width_(width), height_(height), format_(format), opaque_(opaque) {
+  const GLenum color_format = format == TargetFormat::float16 ? GL_RGBA16F : GL_SRGB8_ALPHA8;
   check_image_size(width, height);
   GLint max_samples = 1;
   glGetIntegerv(GL_MAX_SAMPLES, &max_samples);
   samples = std::min(samples, int(max_samples));
   color_ = GlRenderbuffer(gl_gen(glGenRenderbuffers));
   glBindRenderbuffer(GL_RENDERBUFFER, color_.get());
-  glRenderbufferStorageMultisample(GL_RENDERBUFFER, samples, GL_SRGB8_ALPHA8, width, height);
+  glRenderbufferStorageMultisample(GL_RENDERBUFFER, samples, color_format, width, height);
   depth_ = GlRenderbuffer(gl_gen(glGenRenderbuffers));
   glBindRenderbuffer(GL_RENDERBUFFER, depth_.get());
   glRenderbufferStorageMultisample(GL_RENDERBUFFER, samples, GL_DEPTH_COMPONENT24, width, height);
@@ -53,7 +56,7 @@ FrameTarget::FrameTarget(int width, int height, int samples) : width_(width), he
 
   resolved_ = GlRenderbuffer(gl_gen(glGenRenderbuffers));
   glBindRenderbuffer(GL_RENDERBUFFER, resolved_.get());
-  glRenderbufferStorage(GL_RENDERBUFFER, GL_SRGB8_ALPHA8, width, height);
+  glRenderbufferStorage(GL_RENDERBUFFER, color_format, width, height);
   resolve_fbo_ = GlFramebuffer(gl_gen(glGenFramebuffers));
   glBindFramebuffer(GL_FRAMEBUFFER, resolve_fbo_.get());
   glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, resolved_.get());
@@ -82,7 +85,7 @@ void FrameTarget::start_read() {
   glBindFramebuffer(GL_DRAW_FRAMEBUFFER, resolve_fbo_.get());
   glBlitFramebuffer(0, 0, width_, height_, 0, 0, width_, height_, GL_COLOR_BUFFER_BIT, GL_NEAREST);
   glBindFramebuffer(GL_READ_FRAMEBUFFER, resolve_fbo_.get());
-  const size_t bytes = size_t(width_) * size_t(height_) * 4;
+  const size_t bytes = size_t(width_) * size_t(height_) * pixel_bytes();
   if (pixel_buffers_.empty()) {
     for (size_t i = 0; i < kReadsInFlight; ++i) {
       pixel_buffers_.emplace_back(gl_gen(glGenBuffers));
@@ -95,7 +98,7 @@ void FrameTarget::start_read() {
   next_buffer_ = (next_buffer_ + 1) % kReadsInFlight;
   glBindBuffer(GL_PIXEL_PACK_BUFFER, pixel_buffers_[buffer].get());
   glPixelStorei(GL_PACK_ALIGNMENT, 1);
-  glReadPixels(0, 0, width_, height_, GL_RGBA, GL_UNSIGNED_BYTE, nullptr);
+  glReadPixels(0, 0, width_, height_, GL_RGBA, format_ == TargetFormat::float16 ? GL_FLOAT : GL_UNSIGNED_BYTE, nullptr);
   glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
   GLsync fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
   check_gl("starting the frame's read-back");
@@ -105,40 +108,59 @@ void FrameTarget::start_read() {
 
 Image FrameTarget::read() {
   start_read();
-  return finish_read();
+  return finish_read().image;
 }
 
-Image FrameTarget::finish_read() {
+RenderedFrame FrameTarget::finish_read() {
   if (pending_.empty()) throw FxError(ExitCode::internal, "no frame read-back was started");
   const PendingRead read = pending_.front();
   pending_.pop_front();
   // The wait is in one-second steps: see wait_for_gl on NVIDIA's silent zeros.
   wait_for_fence(read.fence, "drawing the frame");
-  const size_t row = size_t(width_) * 4;
-  Image image{width_, height_, std::vector<uint8_t>(row * size_t(height_))};
+  RenderedFrame frame;
+  const size_t row = size_t(width_) * pixel_bytes(), pixels = size_t(width_) * size_t(height_);
   glBindBuffer(GL_PIXEL_PACK_BUFFER, pixel_buffers_[read.buffer].get());
-  const auto* pixels =
-      static_cast<const uint8_t*>(glMapBufferRange(GL_PIXEL_PACK_BUFFER, 0, GLsizeiptr(image.rgba.size()), GL_MAP_READ_BIT));
-  if (pixels) {
-    // GL's rows run bottom to top; PNG's top to bottom.
-    for (int y = 0; y < height_; ++y) std::memcpy(image.rgba.data() + size_t(y) * row, pixels + size_t(height_ - 1 - y) * row, row);
+  const auto* mapped =
+      static_cast<const uint8_t*>(glMapBufferRange(GL_PIXEL_PACK_BUFFER, 0, GLsizeiptr(row * size_t(height_)), GL_MAP_READ_BIT));
+  if (mapped) {
+    // GL's rows run bottom to top; images' top to bottom.
+    if (format_ == TargetFormat::float16) {
+      frame.linear = LinearImage{width_, height_, std::vector<float>(pixels * 4)};
+      for (int y = 0; y < height_; ++y)
+        std::memcpy(frame.linear->rgba.data() + size_t(y) * size_t(width_) * 4, mapped + size_t(height_ - 1 - y) * row, row);
+    } else {
+      frame.image = Image{width_, height_, std::vector<uint8_t>(pixels * 4)};
+      for (int y = 0; y < height_; ++y) std::memcpy(frame.image.rgba.data() + size_t(y) * row, mapped + size_t(height_ - 1 - y) * row, row);
+    }
     glUnmapBuffer(GL_PIXEL_PACK_BUFFER);
   }
   glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
   check_gl("reading the frame back");
-  if (!pixels) throw FxError(ExitCode::no_gl, "the GL could not map the frame's pixel buffer; nothing was written for it");
-  // The image is opaque: the background is cleared opaque and blending keeps it
+  if (!mapped) throw FxError(ExitCode::no_gl, "the GL could not map the frame's pixel buffer; nothing was written for it");
+  if (frame.linear) {
+    // A NaN or infinity would travel silently into an EXR: refused.
+    size_t bad = 0;
+    for (const float v : frame.linear->rgba) bad += !std::isfinite(v);
+    if (bad > 0)
+      throw FxError(ExitCode::no_gl, fmt::format("the GL returned {} non-finite samples (NaN or infinity) in the frame; "
+                                                 "nothing was written for it", bad));
+    frame.image = to_straight_srgb8(*frame.linear);
+  }
+  if (!opaque_) return frame;
+  // An opaque image: the background is cleared opaque and blending keeps it
   // so. The buffer starts at zero, so a read-back that did not happen (or a
   // frame that was never drawn) shows as transparent pixels: refused.
   size_t unread = 0;
-  for (size_t i = 3; i < image.rgba.size(); i += 4) {
-    unread += image.rgba[i] < 128;
-    image.rgba[i] = 255;
+  for (size_t i = 3; i < frame.image.rgba.size(); i += 4) {
+    unread += frame.image.rgba[i] < 128;
+    frame.image.rgba[i] = 255;
   }
+  if (frame.linear)
+    for (size_t i = 3; i < frame.linear->rgba.size(); i += 4) frame.linear->rgba[i] = 1.0f;
   if (unread > 0)
     throw FxError(ExitCode::no_gl, fmt::format("the GL returned an image with {} of {} pixels never drawn; nothing was "
-                                               "written for it", unread, image.rgba.size() / 4));
-  return image;
+                                               "written for it", unread, pixels));
+  return frame;
 }
 
 }  // namespace fxsim

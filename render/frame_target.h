@@ -3,6 +3,7 @@
 // into a single-sample sRGB buffer and read back as 8-bit RGBA. Blending
 // happens in linear light (GL_FRAMEBUFFER_SRGB); the bytes read back are sRGB.
 #include <deque>
+#include <optional>
 #include <vector>
 
 #include "render/gl_objects.h"
@@ -18,18 +19,32 @@ void check_image_size(int width, int height);
 // copy into a pixel buffer with a fence, so the GPU goes on to the next frame
 // while this one travels; finish_read() waits for the oldest such copy and
 // returns its image. At most kReadsInFlight reads are outstanding.
+// The frame as read back: 8-bit sRGB (straight alpha), and with a float
+// target also the linear, premultiplied image it came from.
+struct RenderedFrame {
+  Image image;
+  std::optional<LinearImage> linear;
+};
+
+enum class TargetFormat {
+  srgb8,   // 8-bit sRGB: opaque 8-bit PNG frames and video
+  float16  // half float, linear: transparent frames, 16-bit PNG, OpenEXR, light above 1
+};
+
 class FrameTarget {
  public:
   static constexpr size_t kReadsInFlight = 3;
-  FrameTarget(int width, int height, int samples);
+  // `opaque`: the background is opaque, so every pixel read back must be
+  // covered (a read-back that did not happen shows as transparent pixels).
+  FrameTarget(int width, int height, int samples, TargetFormat format = TargetFormat::srgb8, bool opaque = true);
   ~FrameTarget();
   void bind_for_drawing() const;
   void start_read();
   size_t reads_pending() const { return pending_.size(); }
-  // The oldest started read's image (top row first). Refuses (no_gl) an image
-  // with pixels never drawn.
-  Image finish_read();
-  // start_read() then finish_read().
+  // The oldest started read's frame (top row first). Refuses (no_gl) an
+  // opaque image with pixels never drawn.
+  RenderedFrame finish_read();
+  // start_read() then finish_read()'s 8-bit image.
   Image read();
   int width() const { return width_; }
   int height() const { return height_; }
@@ -39,7 +54,11 @@ class FrameTarget {
     size_t buffer;  // index into pixel_buffers_
     GLsync fence;
   };
+  size_t pixel_bytes() const { return format_ == TargetFormat::float16 ? 16 : 4; }
+
   int width_, height_;
+  TargetFormat format_;
+  bool opaque_;
   GlRenderbuffer color_, depth_, resolved_;
   GlFramebuffer draw_fbo_, resolve_fbo_;
   std::vector<GlBuffer> pixel_buffers_;

@@ -1,5 +1,7 @@
 #include "render/renderer.h"
 
+#include "core/frame_output.h"
+
 #include <fmt/format.h>
 
 #include "render/gl_checks.h"
@@ -7,26 +9,34 @@
 namespace fxsim {
 
 Renderer::Renderer(const Scene& scene, int width, int height)
-    : scene_(scene), target_(width, height, scene.output.samples) {
+    : scene_(scene),
+      target_(width, height, scene.output.samples,
+              needs_float_target(scene.output) ? TargetFormat::float16 : TargetFormat::srgb8,
+              !scene.output.transparent()) {
   for (const auto& emitter : scene.emitters) {
     textures_.push_back(make_texture_array(effect_looks(emitter, SpriteLook::primary)));
     secondary_textures_.push_back(make_texture_array(effect_looks(emitter, SpriteLook::secondary)));
   }
 }
 
-Image Renderer::render(Simulation& simulation) {
-  draw(simulation);
-  return take_image();
+bool needs_float_target(const OutputSettings& output) {
+  return output.transparent() || output.bit_depth == 16 || image_format_of(output.path) == ImageFormat::exr;
 }
 
-Image Renderer::take_image() { return target_.finish_read(); }
+Image Renderer::render(Simulation& simulation) {
+  draw(simulation);
+  return take_frame().image;
+}
+
+RenderedFrame Renderer::take_frame() { return target_.finish_read(); }
 
 void Renderer::draw(Simulation& simulation) {
   const CameraPose camera = simulation.camera();
   const float aspect = float(target_.width()) / float(target_.height());
   target_.bind_for_drawing();
   const glm::vec4 background = scene_.output.background.linear();
-  glClearColor(background.r, background.g, background.b, 1.0f);
+  // Premultiplied, as blending keeps the frame: a transparent background is (0, 0, 0, 0).
+  glClearColor(background.r * background.a, background.g * background.a, background.b * background.a, background.a);
   glClearDepth(1.0);
   glDepthMask(GL_TRUE);
   glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);

@@ -13,14 +13,18 @@
 
 namespace fxsim {
 
+// Whether the output needs a half-float, linear frame: a transparent
+// background, 16-bit PNG or OpenEXR (8-bit opaque frames use an sRGB target).
+bool needs_float_target(const OutputSettings& output);
+
 class Renderer {
  public:
   Renderer(const Scene& scene, int width, int height);
   // Draws the simulation's current frame and starts reading it back (its
-  // image comes from take_image(), oldest first, so the next frame can be
+  // image comes from take_frame(), oldest first, so the next frame can be
   // simulated and drawn while this one travels).
   void draw(Simulation& simulation);
-  Image take_image();
+  RenderedFrame take_frame();
   size_t images_pending() const { return target_.reads_pending(); }
   // draw() then take_image().
   Image render(Simulation& simulation);

@@ -196,7 +196,9 @@ void SpritePass::draw(const SpriteBatch& batch, const EmitterSettings& emitter, 
   glUniform1i(uniform(program_, "u_texture"), 0);
 
   glEnable(GL_BLEND);
-  if (batch.blend.value_or(emitter.blend) == BlendMode::additive) glBlendFunc(GL_ONE, GL_ONE);
+  // Premultiplied "over"; additive light adds colour and no coverage, so a
+  // transparent frame keeps it as pure emission (alpha 0 in premultiplied EXR).
+  if (batch.blend.value_or(emitter.blend) == BlendMode::additive) glBlendFuncSeparate(GL_ONE, GL_ONE, GL_ZERO, GL_ONE);
   else glBlendFunc(GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
   glEnable(GL_DEPTH_TEST);
   glDepthMask(GL_FALSE);

@@ -28,20 +28,7 @@ const char* muxer_of(VideoFormat f) {
   return "";
 }
 
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
 }  // namespace
-
-std::optional<VideoFormat> video_format_of(const std::string& path) {
-  std::string lower = path;
-  for (char& c : lower) c = char(std::tolower(static_cast<unsigned char>(c)));
-  if (ends_with(lower, ".mp4")) return VideoFormat::mp4;
-  if (ends_with(lower, ".webm")) return VideoFormat::webm;
-  if (ends_with(lower, ".mov")) return VideoFormat::mov;
-  if (ends_with(lower, ".gif")) return VideoFormat::gif;
-  return std::nullopt;
-}
 
 VideoSink::VideoSink(std::string path, int width, int height, double fps, VideoSettings settings)
     : path_(std::move(path)), width_(width), height_(height), fps_(fps), settings_(settings) {

@@ -12,16 +12,12 @@
 #include <optional>
 #include <string>
 
+#include "core/frame_output.h"
 #include "render/atomic_file.h"
 #include "render/child_process.h"
 #include "render/frame_sinks.h"
 
 namespace fxsim {
-
-enum class VideoFormat { mp4, webm, mov, gif };
-
-// The format a path's extension names, or nullopt for none of them.
-std::optional<VideoFormat> video_format_of(const std::string& path);
 
 struct VideoSettings {
   std::optional<int> crf;  // mp4 and webm: 0 (lossless) to 51 (x264) or 63 (VP9)

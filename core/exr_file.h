@@ -1,0 +1,29 @@
+#pragma once
+// OpenEXR frames: half-float, premultiplied linear R, G, B, A plus any named
+// layers (Z, mask.rain, motion.x …), ZIP compression (lossless), written to
+// memory so the file can be committed atomically like a PNG.
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/image.h"
+
+namespace fxsim {
+
+struct ExrLayer {
+  std::string name;           // the channel's name: "Z", "mask.rain", "motion.x"
+  std::vector<float> values;  // one a pixel, rows top to bottom
+};
+
+std::vector<uint8_t> encode_exr(const LinearImage& color, const std::vector<ExrLayer>& layers = {});
+
+// Every channel of an EXR file as floats, by name (tests, plates). Throws
+// FxError(input_missing) naming the file when it cannot be read.
+struct ExrChannels {
+  int width = 0, height = 0;
+  std::map<std::string, std::vector<float>> channels;
+};
+ExrChannels read_exr(const std::filesystem::path& path);
+
+}  // namespace fxsim

@@ -1,0 +1,113 @@
+// Output for compositing: a transparent background gives alpha 0 where no
+// particle draws, and the frame composited over the background colour gives
+// the opaque render back; OpenEXR frames carry premultiplied linear RGBA;
+// 16-bit PNG; an unsupported extension is refused.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fmt/format.h>
+
+#include "cli_runner.h"
+#include "core/color.h"
+#include "core/exr_file.h"
+#include "core/image.h"
+
+using namespace fxsim;
+using namespace fxsim::test;
+namespace fs = std::filesystem;
+
+namespace {
+// A few flakes in the middle of the view, no ground: most pixels see nothing.
+const std::string kScene = R"({"fxsim": 1, "seed": 5,
+  "output": {"width": 96, "height": 54, "frames": 4, "background": "#203050"},
+  "camera": {"position": [0, 2, 10], "target": [0, 2, 0], "fov": 50},
+  "emitters": [{"type": "snow", "max_particles": 400, "size": 0.15,
+                "region": {"center": [0, 2, 0], "size": [3, 2, 3]}}]})";
+
+fs::path render(const TempDir& dir, const std::string& output, const std::string& flags = "") {
+  if (!fs::exists(dir / "scene.json")) write_text_file(dir / "scene.json", kScene);
+  const CliResult r = run_fxsim(fmt::format("render '{}' --frames 4 -q -o '{}' {}", (dir / "scene.json").string(),
+                                            (dir / output).string(), flags));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  std::string name = output;
+  name.replace(name.find('#'), 1, "4");
+  return dir / name;
+}
+}  // namespace
+
+TEST(RenderAlpha, ATransparentBackgroundLeavesAlphaZeroWhereNothingDraws) {
+  TempDir dir("alpha");
+  const Image im = read_png(render(dir, "t_#.png", "--set /output/background=transparent"));
+  size_t clear = 0, covered = 0;
+  for (size_t i = 3; i < im.rgba.size(); i += 4) (im.rgba[i] == 0 ? clear : covered)++;
+  EXPECT_GT(clear, im.rgba.size() / 4 / 2);  // most of the frame: nothing there
+  EXPECT_GT(covered, 50u);                   // and the flakes are
+  // The corners are far from the flakes' box.
+  for (const size_t p : {size_t(0), size_t(95), size_t(96 * 53), size_t(96 * 54 - 1)}) {
+    EXPECT_EQ(im.rgba[p * 4 + 3], 0) << p;
+    EXPECT_EQ(im.rgba[p * 4], 0) << p;
+  }
+}
+
+TEST(RenderAlpha, OverTheBackgroundTheTransparentFrameIsTheOpaqueOne) {
+  TempDir dir("over");
+  // The transparent frame in EXR (premultiplied linear), the opaque one in
+  // 16-bit PNG: both rendered in float.
+  const ExrChannels t = read_exr(render(dir, "t_#.exr", "--set /output/background=transparent"));
+  const Image opaque = read_png(render(dir, "o_#.png", "--set /output/bit_depth=16"));
+  ASSERT_EQ(t.width, opaque.width);
+  const Color background = *parse_hex_color("#203050");
+  const glm::vec4 b = background.linear();
+  int worst = 0;
+  for (size_t p = 0; p < size_t(t.width * t.height); ++p) {
+    const float a = t.channels.at("A")[p];
+    for (int c = 0; c < 3; ++c) {
+      const float premultiplied = t.channels.at(std::string(1, "RGB"[c]))[p];
+      const float over = premultiplied + (1 - a) * b[c];
+      const int value = int(std::lround(linear_to_srgb(std::clamp(over, 0.0f, 1.0f)) * 255));
+      worst = std::max(worst, std::abs(value - int(opaque.rgba[p * 4 + size_t(c)])));
+    }
+  }
+  EXPECT_LE(worst, 1);
+  // Against the usual 8-bit render, whose blending rounds to 8 bits at every sprite, it stays close too.
+  const Image eight = read_png(render(dir, "e_#.png"));
+  int worst8 = 0;
+  for (size_t i = 0; i < eight.rgba.size(); ++i)
+    if (i % 4 != 3) worst8 = std::max(worst8, std::abs(int(eight.rgba[i]) - int(opaque.rgba[i])));
+  EXPECT_LE(worst8, 3);
+}
+
+TEST(RenderAlpha, ExrFramesArePremultipliedLinearHalfRgba) {
+  TempDir dir("exr");
+  const ExrChannels t = read_exr(render(dir, "f_#.exr", "--set /output/background=transparent"));
+  EXPECT_EQ(t.width, 96);
+  EXPECT_EQ(t.height, 54);
+  ASSERT_EQ(t.channels.size(), 4u);
+  for (const char* name : {"R", "G", "B", "A"}) EXPECT_TRUE(t.channels.count(name)) << name;
+  size_t covered = 0;
+  for (size_t p = 0; p < size_t(96 * 54); ++p) {
+    const float a = t.channels.at("A")[p];
+    covered += a > 0;
+    for (const char* c : {"R", "G", "B"}) EXPECT_LE(t.channels.at(c)[p], a + 1e-3f) << p;  // premultiplied
+  }
+  EXPECT_GT(covered, 50u);
+  const std::string bytes = read_text_file(dir / "f_4.exr");
+  EXPECT_EQ(bytes.substr(0, 4), std::string("\x76\x2f\x31\x01", 4));  // the OpenEXR magic number
+}
+
+TEST(RenderAlpha, SixteenBitPngAndRefusedExtensions) {
+  TempDir dir("depth16");
+  const std::string bytes = read_text_file(render(dir, "d_#.png", "--set /output/bit_depth=16"));
+  EXPECT_EQ(int(uint8_t(bytes.at(24))), 16);  // IHDR bit depth
+  write_text_file(dir / "scene.json", kScene);
+  const CliResult jpg = run_fxsim("render '" + (dir / "scene.json").string() + "' -o '" + (dir / "f_#.jpg").string() + "'");
+  EXPECT_EQ(jpg.exit_code, 64) << jpg.err;
+  EXPECT_NE(jpg.err.find("expected a path ending in .png or .exr"), std::string::npos) << jpg.err;
+  const CliResult tif = run_fxsim("render '" + (dir / "scene.json").string() + "' --set /output/path=f_#.tif");
+  EXPECT_EQ(tif.exit_code, 65) << tif.err;
+  const CliResult depth = run_fxsim("render '" + (dir / "scene.json").string() + "' --set /output/bit_depth=12");
+  EXPECT_EQ(depth.exit_code, 65) << depth.err;
+  EXPECT_NE(depth.err.find("expected 8 or 16, got 12"), std::string::npos) << depth.err;
+  EXPECT_FALSE(fs::exists(dir / "f_4.jpg"));
+}
