@@ -26,18 +26,18 @@ void append(png_structp png, png_bytep data, size_t size) {
 // libpng reports errors by longjmp: nothing with a destructor may live
 // between the setjmp and the calls that can fail, hence this plain function.
 // Returns libpng's message, or nullptr on success.
-const char* write_rows(png_structp png, png_infop info, int width, int height, int bit_depth, bool rgb, int level,
-                       std::vector<uint8_t>* out, const png_bytep* rows) {
+const char* write_rows(png_structp png, png_infop info, int width, int height, int bit_depth, bool rgb,
+                       const PngSettings& settings, std::vector<uint8_t>* out, const png_bytep* rows) {
   if (setjmp(png_jmpbuf(png))) return "libpng failed";
   png_set_write_fn(png, out, append, nullptr);
-  png_set_compression_level(png, level);
+  png_set_compression_level(png, settings.level);
   // No row filter: the fastest, and on grainy frames (rain, snow) the smallest
   // too (see png_writer.h).
   png_set_filter(png, PNG_FILTER_TYPE_BASE, PNG_FILTER_NONE);
   png_set_IHDR(png, info, png_uint_32(width), png_uint_32(height), bit_depth,
                rgb ? PNG_COLOR_TYPE_RGB : PNG_COLOR_TYPE_RGBA, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_BASE,
                PNG_FILTER_TYPE_BASE);
-  png_set_sRGB(png, info, PNG_sRGB_INTENT_PERCEPTUAL);  // the samples are sRGB-encoded
+  if (settings.srgb) png_set_sRGB(png, info, PNG_sRGB_INTENT_PERCEPTUAL);  // the samples are sRGB-encoded
   png_write_info(png, info);
   if (rgb) png_set_filler(png, 0, PNG_FILLER_AFTER);  // drops the fourth sample of each pixel
   png_write_image(png, const_cast<png_bytepp>(rows));
@@ -48,7 +48,8 @@ const char* write_rows(png_structp png, png_infop info, int width, int height, i
 
 namespace {
 // Encodes rows of 4 samples per pixel (8-bit, or 16-bit big-endian) held in `pixels`.
-std::vector<uint8_t> encode(const uint8_t* pixels, int width, int height, int bit_depth, bool rgb, int level) {
+std::vector<uint8_t> encode(const uint8_t* pixels, int width, int height, int bit_depth, bool rgb,
+                            const PngSettings& settings) {
   const size_t row_bytes = size_t(width) * 4 * size_t(bit_depth / 8);
   std::vector<png_bytep> rows(static_cast<size_t>(height));
   for (size_t y = 0; y < rows.size(); ++y) rows[y] = const_cast<png_bytep>(pixels + y * row_bytes);
@@ -56,7 +57,7 @@ std::vector<uint8_t> encode(const uint8_t* pixels, int width, int height, int bi
   out.reserve(row_bytes * size_t(height) / 4);
   png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
   png_infop info = png ? png_create_info_struct(png) : nullptr;
-  const char* failure = png && info ? write_rows(png, info, width, height, bit_depth, rgb, level, &out, rows.data())
+  const char* failure = png && info ? write_rows(png, info, width, height, bit_depth, rgb, settings, &out, rows.data())
                                     : "libpng could not start";
   png_destroy_write_struct(&png, &info);
   if (failure) throw FxError(ExitCode::internal, std::string("PNG encoding: ") + failure);
@@ -67,10 +68,11 @@ std::vector<uint8_t> encode(const uint8_t* pixels, int width, int height, int bi
 std::vector<uint8_t> encode_png(const Image& image, const PngSettings& settings) {
   if (image.width <= 0 || image.height <= 0 || image.rgba.size() != size_t(image.width) * size_t(image.height) * 4)
     throw FxError(ExitCode::internal, "PNG encoding: the image's size does not match its pixels");
-  return encode(image.rgba.data(), image.width, image.height, 8, opaque(image), settings.level);
+  return encode(image.rgba.data(), image.width, image.height, 8, opaque(image), settings);
 }
 
 std::vector<uint8_t> encode_png16(const LinearImage& image, const PngSettings& settings) {
+  const bool srgb = settings.srgb;
   if (image.width <= 0 || image.height <= 0 || image.rgba.size() != size_t(image.width) * size_t(image.height) * 4)
     throw FxError(ExitCode::internal, "PNG encoding: the image's size does not match its pixels");
   std::vector<uint8_t> samples(image.rgba.size() * 2);
@@ -79,13 +81,14 @@ std::vector<uint8_t> encode_png16(const LinearImage& image, const PngSettings& s
     const float a = std::clamp(image.rgba[i + 3], 0.0f, 1.0f);
     all_opaque = all_opaque && a >= 1.0f;
     for (size_t c = 0; c < 4; ++c) {
-      const float v = c == 3 ? a : linear_to_srgb(a > 0 ? std::clamp(image.rgba[i + c] / a, 0.0f, 1.0f) : 0.0f);
+      const float straight = a > 0 ? std::clamp(image.rgba[i + c] / a, 0.0f, 1.0f) : 0.0f;
+      const float v = c == 3 ? a : srgb ? linear_to_srgb(straight) : straight;
       const auto q = uint16_t(std::lround(v * 65535.0f));
       samples[(i + c) * 2] = uint8_t(q >> 8);  // PNG samples are big-endian
       samples[(i + c) * 2 + 1] = uint8_t(q & 0xff);
     }
   }
-  return encode(samples.data(), image.width, image.height, 16, all_opaque, settings.level);
+  return encode(samples.data(), image.width, image.height, 16, all_opaque, settings);
 }
 
 }  // namespace fxsim

@@ -18,11 +18,13 @@ constexpr int kDefaultPngLevel = 1;
 
 struct PngSettings {
   int level = kDefaultPngLevel;  // zlib compression level, 0 (none, fastest) to 9 (smallest)
+  bool srgb = true;              // colour in sRGB (an sRGB chunk); false: data such as masks and depth
 };
 
 std::vector<uint8_t> encode_png(const Image& image, const PngSettings& settings = {});
 // 16 bits a sample, sRGB-encoded, straight alpha (RGB when every pixel is
 // opaque), from a linear premultiplied image.
+// With settings.srgb false the samples are written as they are (data such as depth, not colour).
 std::vector<uint8_t> encode_png16(const LinearImage& image, const PngSettings& settings = {});
 
 }  // namespace fxsim

@@ -28,6 +28,9 @@ struct OutputSettings {
   int samples = 4;
   int png_level = kDefaultPngLevel;  // zlib level of the PNG frames, 0..9
   int bit_depth = 8;                 // of PNG frames: 8 or 16
+  // Ground-truth layers written with each frame (docs/scene-format.md).
+  bool depth_layer = false;  // "depth": view distance of the nearest particle covering a pixel
+  bool mask_layers = false;  // "mask": each emitter's coverage on its own
   // A background with alpha below 1 ("transparent" is #00000000): the frames
   // carry the effect's coverage as alpha, for compositing.
   bool transparent() const { return background.srgb.a < 1; }

@@ -89,6 +89,15 @@ class Parser {
       r.error(r.child("bit_depth"), fmt::format("expected 8 or 16, got {}", o.bit_depth));
       o.bit_depth = 8;
     }
+    if (const Json* layers = r.array("layers")) {
+      for (size_t i = 0; i < layers->size(); ++i) {
+        const Json& layer = (*layers)[i];
+        const std::string name = layer.is_string() ? layer.get<std::string>() : "";
+        if (name == "depth") o.depth_layer = true;
+        else if (name == "mask") o.mask_layers = true;
+        else r.error(r.child("layers") + "/" + std::to_string(i), "expected \"depth\" or \"mask\", " + describe_json(layer));
+      }
+    }
     if (!o.path.empty() && !image_format_of(o.path) && !video_format_of(o.path))
       r.error(r.child("path"), fmt::format("expected a path ending in .png or .exr (frames) or .mp4, .webm, .mov or "
                                            ".gif (a video), got \"{}\"", o.path));

@@ -44,6 +44,7 @@ FrameLoopReport run_frame_loop(Simulation& simulation, Renderer& renderer, const
     RenderedFrame frame = renderer.take_frame();
     record.image = std::move(frame.image);
     record.linear = std::move(frame.linear);
+    record.layers = std::move(frame.layers);
     writer.submit(std::move(record));
   };
   FrameRecord next;

@@ -1,5 +1,7 @@
 #include "render/frame_sinks.h"
 
+#include <algorithm>
+#include <cmath>
 #include <fmt/format.h>
 
 #include "core/frame_output.h"
@@ -23,22 +25,67 @@ void ImageSequenceSink::enter_folder(const std::filesystem::path& file) {
   remove_stale_partials(file.parent_path());
 }
 
-std::vector<uint8_t> ImageSequenceSink::prepare(const FrameRecord& record) const {
+namespace {
+// "out/f_0001.png" → "out/f_0001.<layer>.png"
+std::filesystem::path beside(const std::filesystem::path& frame, const std::string& layer) {
+  return frame.parent_path() / (frame.stem().string() + "." + layer + frame.extension().string());
+}
+
+// 16-bit grey, big-endian: depth in millimetres (0: no particle; at most 65.535 m).
+std::vector<uint8_t> depth_png(const std::vector<float>& depth, int width, int height, const PngSettings& png) {
+  LinearImage grey{width, height, std::vector<float>(depth.size() * 4)};
+  for (size_t i = 0; i < depth.size(); ++i) {
+    const float mm = std::isfinite(depth[i]) ? std::clamp(depth[i] * 1000.0f, 0.0f, 65535.0f) : 0.0f;
+    grey.rgba[i * 4] = grey.rgba[i * 4 + 1] = grey.rgba[i * 4 + 2] = mm / 65535.0f;
+    grey.rgba[i * 4 + 3] = 1;
+  }
+  PngSettings data = png;
+  data.srgb = false;
+  return encode_png16(grey, data);
+}
+
+// 8-bit grey: coverage 0..255.
+std::vector<uint8_t> mask_png(const std::vector<float>& mask, int width, int height, const PngSettings& png) {
+  Image grey{width, height, std::vector<uint8_t>(mask.size() * 4)};
+  for (size_t i = 0; i < mask.size(); ++i) {
+    const auto v = uint8_t(std::lround(std::clamp(mask[i], 0.0f, 1.0f) * 255.0f));
+    grey.rgba[i * 4] = grey.rgba[i * 4 + 1] = grey.rgba[i * 4 + 2] = v;
+    grey.rgba[i * 4 + 3] = 255;
+  }
+  PngSettings data = png;
+  data.srgb = false;
+  return encode_png(grey, data);
+}
+}  // namespace
+
+Prepared ImageSequenceSink::prepare(const FrameRecord& record) const {
+  const std::filesystem::path path = frame_path(pattern_, record.frame);
   const bool linear = encoding_.format == ImageFormat::exr || encoding_.bit_depth == 16;
   if (linear && !record.linear)
     throw FxError(ExitCode::internal, "a frame for EXR or 16-bit PNG was not rendered in float");
-  if (encoding_.format == ImageFormat::exr) return encode_exr(*record.linear);
-  if (encoding_.bit_depth == 16) return encode_png16(*record.linear, encoding_.png);
-  return encode_png(record.image, encoding_.png);
+  const int w = record.image.width, h = record.image.height;
+  if (encoding_.format == ImageFormat::exr) {
+    std::vector<ExrLayer> channels;
+    if (record.layers.depth) channels.push_back({"Z", *record.layers.depth});
+    for (const auto& [name, mask] : record.layers.masks) channels.push_back({"mask." + name, mask});
+    return {{path, encode_exr(*record.linear, channels)}};
+  }
+  Prepared files{{path, encoding_.bit_depth == 16 ? encode_png16(*record.linear, encoding_.png)
+                                                  : encode_png(record.image, encoding_.png)}};
+  if (record.layers.depth) files.push_back({beside(path, "depth"), depth_png(*record.layers.depth, w, h, encoding_.png)});
+  for (const auto& [name, mask] : record.layers.masks)
+    files.push_back({beside(path, "mask." + name), mask_png(mask, w, h, encoding_.png)});
+  return files;
 }
 
-void ImageSequenceSink::commit(const FrameRecord& record, const std::vector<uint8_t>& png) {
-  const std::filesystem::path path = frame_path(pattern_, record.frame);
+void ImageSequenceSink::commit(const FrameRecord&, const Prepared& files) {
   // A '#' in the folder part gives each frame its own folder: made on first
   // use. A folder made earlier that is gone now stops the render
   // (write_file_atomically refuses to recreate it).
-  enter_folder(path);
-  write_file_atomically(path, png);
+  for (const PreparedFile& file : files) {
+    enter_folder(file.path);
+    write_file_atomically(file.path, file.bytes);
+  }
 }
 
 TextSink::TextSink(std::string path) : path_(std::move(path)) {
@@ -47,9 +94,9 @@ TextSink::TextSink(std::string path) : path_(std::move(path)) {
 
 void TextSink::start() { out_ = TextOutput::open(path_); }
 
-void StatisticsSink::commit(const FrameRecord& record, const std::vector<uint8_t>&) { out_->append(to_json_line(record.stats) + "\n"); }
+void StatisticsSink::commit(const FrameRecord& record, const Prepared&) { out_->append(to_json_line(record.stats) + "\n"); }
 
-void StateHashSink::commit(const FrameRecord& record, const std::vector<uint8_t>&) {
+void StateHashSink::commit(const FrameRecord& record, const Prepared&) {
   std::string lines;
   for (const auto& [frame, hash] : record.hashes) lines += fmt::format("{} {:016x}\n", frame, hash);
   out_->append(lines);

@@ -22,9 +22,17 @@
 #include "core/frame_output.h"
 #include "core/png_writer.h"
 #include "core/stats.h"
+#include "render/frame_target.h"
 #include "render/output_files.h"
 
 namespace fxsim {
+
+// Files a sink's prepare() made for a frame, written by its commit().
+struct PreparedFile {
+  std::filesystem::path path;
+  std::vector<uint8_t> bytes;
+};
+using Prepared = std::vector<PreparedFile>;
 
 // One rendered frame as the sinks receive it.
 struct FrameRecord {
@@ -34,12 +42,13 @@ struct FrameRecord {
   double seconds = 0;  // wall time from the previous frame's hand-over to this one's (simulate + draw + read)
   Image image;                        // 8-bit sRGB, straight alpha
   std::optional<LinearImage> linear;  // linear, premultiplied (float targets: transparent, 16-bit, EXR)
+  FrameLayers layers;                 // depth and masks, when the output asks for them
   FrameStats stats;
   // (frame, state hash) of every frame simulated since the previous record,
   // this one included: hashes cover frames that are not drawn too.
   std::vector<std::pair<int, uint64_t>> hashes;
   // What each sink's prepare() made, in the frame loop's order of sinks.
-  std::vector<std::vector<uint8_t>> prepared;
+  std::vector<Prepared> prepared;
 };
 
 class FrameSink {
@@ -48,8 +57,8 @@ class FrameSink {
   virtual bool wants_hashes() const { return false; }
   virtual bool writes_stdout() const { return false; }
   virtual void start() {}
-  virtual std::vector<uint8_t> prepare(const FrameRecord&) const { return {}; }
-  virtual void commit(const FrameRecord& record, const std::vector<uint8_t>& prepared) = 0;
+  virtual Prepared prepare(const FrameRecord&) const { return {}; }
+  virtual void commit(const FrameRecord& record, const Prepared& prepared) = 0;
   // After the last frame's commit: completes what spans frames (a video file).
   virtual void finish() {}
 };
@@ -68,8 +77,10 @@ class ImageSequenceSink : public FrameSink {
   // Refuses (73) a first frame path that is not a regular file.
   ImageSequenceSink(std::string pattern, int first_frame, ImageEncoding encoding = {});
   void start() override;
-  std::vector<uint8_t> prepare(const FrameRecord& record) const override;
-  void commit(const FrameRecord& record, const std::vector<uint8_t>& png) override;
+  // The frame's file, and with PNG its layers' files beside it
+  // (f_0001.depth.png, f_0001.mask.rain.png); EXR holds them as channels.
+  Prepared prepare(const FrameRecord& record) const override;
+  void commit(const FrameRecord& record, const Prepared& files) override;
 
  private:
   // Makes the folder of `file` (and cleans up after killed runs there) the
@@ -98,7 +109,7 @@ class TextSink : public FrameSink {
 class StatisticsSink : public TextSink {
  public:
   using TextSink::TextSink;
-  void commit(const FrameRecord& record, const std::vector<uint8_t>&) override;
+  void commit(const FrameRecord& record, const Prepared&) override;
 };
 
 // "frame hash" for every simulated frame (what the golden tests compare).
@@ -106,7 +117,7 @@ class StateHashSink : public TextSink {
  public:
   using TextSink::TextSink;
   bool wants_hashes() const override { return true; }
-  void commit(const FrameRecord& record, const std::vector<uint8_t>&) override;
+  void commit(const FrameRecord& record, const Prepared&) override;
 };
 
 }  // namespace fxsim

@@ -4,6 +4,8 @@
 // happens in linear light (GL_FRAMEBUFFER_SRGB); the bytes read back are sRGB.
 #include <deque>
 #include <optional>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "render/gl_objects.h"
@@ -21,9 +23,17 @@ void check_image_size(int width, int height);
 // returns its image. At most kReadsInFlight reads are outstanding.
 // The frame as read back: 8-bit sRGB (straight alpha), and with a float
 // target also the linear, premultiplied image it came from.
+// Ground-truth layers of a frame, one float a pixel, rows top to bottom.
+struct FrameLayers {
+  std::optional<std::vector<float>> depth;  // metres along the view; +infinity where no particle covers
+  std::vector<std::pair<std::string, std::vector<float>>> masks;  // (emitter name, coverage 0..1)
+  bool empty() const { return !depth && masks.empty(); }
+};
+
 struct RenderedFrame {
   Image image;
   std::optional<LinearImage> linear;
+  FrameLayers layers;
 };
 
 enum class TargetFormat {

@@ -3,6 +3,7 @@
 #include "core/frame_output.h"
 
 #include <fmt/format.h>
+#include <limits>
 
 #include "render/gl_checks.h"
 
@@ -13,6 +14,7 @@ Renderer::Renderer(const Scene& scene, int width, int height)
       target_(width, height, scene.output.samples,
               needs_float_target(scene.output) ? TargetFormat::float16 : TargetFormat::srgb8,
               !scene.output.transparent()) {
+  if (scene.output.depth_layer || scene.output.mask_layers) layer_target_.emplace(width, height);
   for (const auto& emitter : scene.emitters) {
     textures_.push_back(make_texture_array(effect_looks(emitter, SpriteLook::primary)));
     secondary_textures_.push_back(make_texture_array(effect_looks(emitter, SpriteLook::secondary)));
@@ -28,7 +30,14 @@ Image Renderer::render(Simulation& simulation) {
   return take_frame().image;
 }
 
-RenderedFrame Renderer::take_frame() { return target_.finish_read(); }
+RenderedFrame Renderer::take_frame() {
+  RenderedFrame frame = target_.finish_read();
+  if (!pending_layers_.empty()) {
+    frame.layers = std::move(pending_layers_.front());
+    pending_layers_.pop_front();
+  }
+  return frame;
+}
 
 void Renderer::draw(Simulation& simulation) {
   const CameraPose camera = simulation.camera();
@@ -42,18 +51,58 @@ void Renderer::draw(Simulation& simulation) {
   glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
   if (scene_.environment.ground) ground_.draw(*scene_.environment.ground, scene_.output.background, camera, aspect);
   sprites_.begin_frame(camera, target_.width(), target_.height());
-  for (const auto& batch : simulation.sprites()) {
-    if (batch.dynamic_texture) {  // made this frame (a fire's grid)
-      const Image frame{batch.dynamic_width, batch.dynamic_height, *batch.dynamic_texture};
-      const GlTexture texture = make_texture_array({frame});
-      sprites_.draw(batch, scene_.emitters[batch.emitter], texture);
-      continue;
+  const std::vector<SpriteBatch>& batches = simulation.sprites();
+  // Each batch's texture; a fire's grid is made this frame.
+  std::vector<GlTexture> made;
+  std::vector<const GlTexture*> textures;
+  made.reserve(batches.size());
+  for (const auto& batch : batches) {
+    if (batch.dynamic_texture) {
+      made.push_back(make_texture_array({Image{batch.dynamic_width, batch.dynamic_height, *batch.dynamic_texture}}));
+      textures.push_back(&made.back());
+    } else {
+      textures.push_back(batch.look == SpriteLook::primary ? &textures_[batch.emitter] : &secondary_textures_[batch.emitter]);
     }
-    sprites_.draw(batch, scene_.emitters[batch.emitter],
-                  batch.look == SpriteLook::primary ? textures_[batch.emitter] : secondary_textures_[batch.emitter]);
   }
+  for (size_t i = 0; i < batches.size(); ++i) sprites_.draw(batches[i], scene_.emitters[batches[i].emitter], *textures[i]);
   check_gl(fmt::format("drawing frame {}", simulation.frame()));
   target_.start_read();
+  if (layer_target_) pending_layers_.push_back(draw_layers(batches, textures, camera));
+}
+
+FrameLayers Renderer::draw_layers(const std::vector<SpriteBatch>& batches, const std::vector<const GlTexture*>& textures,
+                                  const CameraPose& camera) {
+  FrameLayers layers;
+  const float aspect = float(target_.width()) / float(target_.height());
+  // The ground hides what is behind it in every layer, as in the frame: drawn into depth only.
+  const auto ground_depth = [&] {
+    if (!scene_.environment.ground) return;
+    glColorMask(GL_FALSE, GL_FALSE, GL_FALSE, GL_FALSE);
+    ground_.draw(*scene_.environment.ground, scene_.output.background, camera, aspect);
+    glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
+  };
+  sprites_.begin_frame(camera, target_.width(), target_.height());
+  if (scene_.output.mask_layers)
+    for (size_t e = 0; e < scene_.emitters.size(); ++e) {
+      layer_target_->begin(glm::vec4(0));
+      ground_depth();
+      for (size_t i = 0; i < batches.size(); ++i)
+        if (batches[i].emitter == e) sprites_.draw(batches[i], scene_.emitters[e], *textures[i], SpriteOutput::mask);
+      layers.masks.emplace_back(scene_.emitters[e].name, layer_target_->read(3));
+    }
+  if (scene_.output.depth_layer) {
+    constexpr float kNothing = 3.0e38f;  // cleared "far"; read back as +infinity
+    layer_target_->begin(glm::vec4(kNothing, 0, 0, 0));
+    ground_depth();
+    for (size_t i = 0; i < batches.size(); ++i)
+      sprites_.draw(batches[i], scene_.emitters[batches[i].emitter], *textures[i], SpriteOutput::depth);
+    std::vector<float> depth = layer_target_->read(0);
+    for (float& d : depth)
+      if (d >= kNothing) d = std::numeric_limits<float>::infinity();
+    layers.depth = std::move(depth);
+  }
+  check_gl("drawing the frame's layers");
+  return layers;
 }
 
 }  // namespace fxsim

@@ -1,11 +1,14 @@
 #pragma once
 // Draws one frame of a simulation: clear to the background, the ground, then
 // every effect's sprites back to front. Needs a current GL context.
+#include <deque>
+#include <optional>
 #include <vector>
 
 #include "core/scene.h"
 #include "core/simulation.h"
 #include "render/frame_target.h"
+#include "render/layer_target.h"
 #include "render/gl_objects.h"
 #include "render/ground_pass.h"
 #include "core/image.h"
@@ -30,8 +33,14 @@ class Renderer {
   Image render(Simulation& simulation);
 
  private:
+  // Draws the masks and the depth layer the output asks for, from the same batches.
+  FrameLayers draw_layers(const std::vector<SpriteBatch>& batches, const std::vector<const GlTexture*>& textures,
+                          const CameraPose& camera);
+
   const Scene& scene_;
   FrameTarget target_;
+  std::optional<LayerTarget> layer_target_;
+  std::deque<FrameLayers> pending_layers_;  // beside the target's pending read-backs
   GroundPass ground_;
   SpritePass sprites_;
   std::vector<GlTexture> textures_;            // one array per emitter

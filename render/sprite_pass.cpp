@@ -26,6 +26,7 @@ uniform float u_near;
 out vec2 v_uv;
 flat out float v_layer;
 out float v_alpha;
+out float v_view_depth;  // distance along the view (the depth layer)
 
 // A streak (rain): the quad from the projected tail (center - stretch) to the
 // projected head, as wide as the drop, with caps; the same construction as
@@ -53,6 +54,7 @@ void streak(vec3 head, vec3 tail, float width, float alpha) {
   vec2 p = (at_head ? pb + along * (0.5 * w) : pa - along * (0.5 * w)) - across * (0.5 * w * corner.x);
   gl_Position = vec4((p / u_viewport * 2.0 - 1.0) * c.w, c.z, c.w);
   v_alpha = alpha;
+  v_view_depth = -(at_head ? b.z : a.z);
 }
 
 void main() {
@@ -92,8 +94,10 @@ void main() {
   float aspect = layer_spin.z > 0.0 ? layer_spin.z : 1.0;  // height / width
   if (layer_spin.w > 0.5) center += up * (0.5 * size * aspect);  // anchored at the bottom edge
   vec3 world = center + (right * k.x + up * (k.y * aspect)) * (0.5 * size);
-  gl_Position = u_projection * u_view * vec4(world, 1.0);
+  vec4 view_position = u_view * vec4(world, 1.0);
+  gl_Position = u_projection * view_position;
   v_alpha = alpha;
+  v_view_depth = -view_position.z;
 }
 )";
 
@@ -101,13 +105,20 @@ constexpr const char* kFragmentShader = R"(#version 330 core
 uniform sampler2DArray u_texture;  // premultiplied
 uniform vec4 u_tint;               // linear rgb; a = colour alpha × opacity
 in vec2 v_uv;
+uniform int u_depth_output;        // 1: write the view depth of fragments covering more than u_depth_coverage
+uniform float u_depth_coverage;
 flat in float v_layer;
 in float v_alpha;
+in float v_view_depth;
 out vec4 out_color;
 
 void main() {
   vec4 t = texture(u_texture, vec3(v_uv, v_layer));
   out_color = vec4(t.rgb * u_tint.rgb, t.a) * (u_tint.a * v_alpha);
+  if (u_depth_output == 1) {
+    if (out_color.a <= u_depth_coverage) discard;
+    out_color = vec4(v_view_depth, 0.0, 0.0, 1.0);
+  }
 }
 )";
 
@@ -159,7 +170,8 @@ void SpritePass::begin_frame(const CameraPose& camera, int width, int height) {
   projection_ = camera.projection(float(width) / float(height));
 }
 
-void SpritePass::draw(const SpriteBatch& batch, const EmitterSettings& emitter, const GlTexture& texture) {
+void SpritePass::draw(const SpriteBatch& batch, const EmitterSettings& emitter, const GlTexture& texture,
+                      SpriteOutput output) {
   const size_t count = batch.device_instances ? batch.device_count : batch.sprites.size();
   if (count == 0) return;
   glBindVertexArray(vao_.get());
@@ -195,15 +207,24 @@ void SpritePass::draw(const SpriteBatch& batch, const EmitterSettings& emitter, 
   glBindTexture(GL_TEXTURE_2D_ARRAY, texture.get());
   glUniform1i(uniform(program_, "u_texture"), 0);
 
+  glUniform1i(uniform(program_, "u_depth_output"), output == SpriteOutput::depth);
+  glUniform1f(uniform(program_, "u_depth_coverage"), kDepthCoverage);
   glEnable(GL_BLEND);
-  // Premultiplied "over"; additive light adds colour and no coverage, so a
-  // transparent frame keeps it as pure emission (alpha 0 in premultiplied EXR).
-  if (batch.blend.value_or(emitter.blend) == BlendMode::additive) glBlendFuncSeparate(GL_ONE, GL_ONE, GL_ZERO, GL_ONE);
-  else glBlendFunc(GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
+  if (output == SpriteOutput::depth) {
+    glBlendEquation(GL_MIN);  // the nearest covering particle
+    glBlendFunc(GL_ONE, GL_ONE);
+  } else if (output == SpriteOutput::colour && batch.blend.value_or(emitter.blend) == BlendMode::additive) {
+    // Additive light adds colour and no coverage, so a transparent frame keeps
+    // it as pure emission (alpha 0 in premultiplied EXR).
+    glBlendFuncSeparate(GL_ONE, GL_ONE, GL_ZERO, GL_ONE);
+  } else {
+    glBlendFunc(GL_ONE, GL_ONE_MINUS_SRC_ALPHA);  // premultiplied "over" (masks: every batch's coverage)
+  }
   glEnable(GL_DEPTH_TEST);
   glDepthMask(GL_FALSE);
   glDrawArraysInstanced(GL_TRIANGLE_STRIP, 0, 4, GLsizei(count));
   glDepthMask(GL_TRUE);
+  glBlendEquation(GL_FUNC_ADD);
   glDisable(GL_BLEND);
   glBindVertexArray(0);
 }

@@ -24,12 +24,19 @@ constexpr float kMinSpritePixels = 1.5f;
 // A texture array from equally sized premultiplied RGBA images, with mipmaps.
 GlTexture make_texture_array(const std::vector<Image>& layers);
 
+// What a draw writes: the frame's colour; a mask (coverage "over", additive
+// batches too); or the depth layer (the view distance of fragments covering
+// more than kDepthCoverage, the nearest kept).
+enum class SpriteOutput { colour, mask, depth };
+constexpr float kDepthCoverage = 0.05f;
+
 class SpritePass {
  public:
   SpritePass();
   void begin_frame(const CameraPose& camera, int width, int height);
   // The batch's own opacity, tint and blend override the emitter's when given.
-  void draw(const SpriteBatch& batch, const EmitterSettings& emitter, const GlTexture& texture);
+  void draw(const SpriteBatch& batch, const EmitterSettings& emitter, const GlTexture& texture,
+            SpriteOutput output = SpriteOutput::colour);
 
  private:
   GlProgram program_;

@@ -82,7 +82,7 @@ void VideoSink::start() {
   ffmpeg_ = std::make_unique<ChildProcess>(argv);
 }
 
-void VideoSink::commit(const FrameRecord& record, const std::vector<uint8_t>&) {
+void VideoSink::commit(const FrameRecord& record, const Prepared&) {
   if (record.image.width != width_ || record.image.height != height_)
     throw FxError(ExitCode::internal, "a frame's size differs from the video's");
   if (!ffmpeg_->write(record.image.rgba.data(), record.image.rgba.size()))

@@ -30,7 +30,7 @@ class VideoSink : public FrameSink {
   VideoSink(std::string path, int width, int height, double fps, VideoSettings settings = {});
   ~VideoSink() override;
   void start() override;
-  void commit(const FrameRecord& record, const std::vector<uint8_t>&) override;
+  void commit(const FrameRecord& record, const Prepared&) override;
   void finish() override;
 
  private:

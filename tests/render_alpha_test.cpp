@@ -111,3 +111,52 @@ TEST(RenderAlpha, SixteenBitPngAndRefusedExtensions) {
   EXPECT_NE(depth.err.find("expected 8 or 16, got 12"), std::string::npos) << depth.err;
   EXPECT_FALSE(fs::exists(dir / "f_4.jpg"));
 }
+
+namespace {
+// Two snow emitters far apart on screen: "left" and "right", 10 m in front of the camera.
+const std::string kTwoEmitters = R"({"fxsim": 1, "seed": 2,
+  "output": {"width": 96, "height": 54, "frames": 2, "background": "#000000", "layers": ["depth", "mask"]},
+  "camera": {"position": [0, 2, 10], "target": [0, 2, 0], "fov": 50},
+  "emitters": [
+    {"name": "left", "type": "snow", "max_particles": 60, "size": 0.3, "motion": "constant", "velocity": [0, 0, 0],
+     "velocity_variation": [0, 0, 0], "region": {"center": [-2.5, 2, 0], "size": [0.6, 0.6, 0.02]}},
+    {"name": "right", "type": "snow", "max_particles": 60, "size": 0.3, "motion": "constant", "velocity": [0, 0, 0],
+     "velocity_variation": [0, 0, 0], "region": {"center": [2.5, 2, 0], "size": [0.6, 0.6, 0.02]}}]})";
+}  // namespace
+
+TEST(RenderLayers, EachMaskIsItsEmittersCoverageAloneAndDepthIsTheViewDistance) {
+  TempDir dir("layers");
+  write_text_file(dir / "scene.json", kTwoEmitters);
+  const CliResult r = run_fxsim("render '" + (dir / "scene.json").string() + "' --frames 2 -q -o '" +
+                                (dir / "f_#.exr").string() + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const ExrChannels exr = read_exr(dir / "f_2.exr");
+  for (const char* name : {"R", "G", "B", "A", "Z", "mask.left", "mask.right"}) ASSERT_TRUE(exr.channels.count(name)) << name;
+  const auto& left = exr.channels.at("mask.left");
+  const auto& right = exr.channels.at("mask.right");
+  const auto& z = exr.channels.at("Z");
+  size_t left_pixels = 0, right_pixels = 0, checked_depth = 0;
+  for (int y = 0; y < exr.height; ++y)
+    for (int x = 0; x < exr.width; ++x) {
+      const size_t p = size_t(y * exr.width + x);
+      if (x >= exr.width / 2) EXPECT_EQ(left[p], 0.0f) << x << "," << y;  // only "right" draws there
+      if (x < exr.width / 2) EXPECT_EQ(right[p], 0.0f) << x << "," << y;
+      left_pixels += left[p] > 0;
+      right_pixels += right[p] > 0;
+      if (left[p] + right[p] > 0.2f) {  // well covered: the nearest particle, 10 m along the view
+        EXPECT_NEAR(z[p], 10.0f, 0.1f) << x << "," << y;
+        ++checked_depth;
+      }
+      if (left[p] == 0 && right[p] == 0) EXPECT_TRUE(std::isinf(z[p])) << x << "," << y;  // no particle: infinity
+    }
+  EXPECT_GT(left_pixels, 10u);
+  EXPECT_GT(right_pixels, 10u);
+  EXPECT_GT(checked_depth, 5u);
+  // PNG output writes them beside the frame: 16-bit depth in millimetres, 8-bit masks.
+  const CliResult png = run_fxsim("render '" + (dir / "scene.json").string() + "' --frames 2 -q -o '" +
+                                  (dir / "p_#.png").string() + "'");
+  ASSERT_EQ(png.exit_code, 0) << png.err;
+  for (const char* file : {"p_2.png", "p_2.depth.png", "p_2.mask.left.png", "p_2.mask.right.png"})
+    EXPECT_TRUE(fs::exists(dir / file)) << file;
+  EXPECT_EQ(int(uint8_t(read_text_file(dir / "p_2.depth.png").at(24))), 16);
+}
