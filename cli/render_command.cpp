@@ -22,6 +22,7 @@
 #include "render/frame_loop.h"
 #include "render/gl_session.h"
 #include "render/output_files.h"
+#include "render/plate_pass.h"
 #include "render/renderer.h"
 #include "render/video_sink.h"
 
@@ -89,6 +90,12 @@ int run_render(const RenderOptions& options) {
   if (options.stats && options.state_hashes && *options.stats == "-" && *options.state_hashes == "-")
     throw FxError(ExitCode::usage, "--stats - and --state-hashes -: only one of them can go to standard output");
   const ProgressStyle style = parse_progress_style(options.progress, options.quiet);
+  {  // every plate frame the render needs, before anything renders
+    std::vector<int> drawn;
+    for (int f = frames.first(); f <= frames.last(); ++f)
+      if (frames.contains(f)) drawn.push_back(f);
+    check_plates(scene.output, drawn);
+  }
   // The outputs check their paths now, before any work; they create nothing yet.
   std::vector<std::unique_ptr<FrameSink>> sinks;
   const VideoSettings video{options.video_crf};

@@ -104,7 +104,9 @@ class Runner {
         on_cpu.backend = "cpu";
         const fs::path cpu_dir = dir / "cpu";
         fs::create_directories(cpu_dir);
-        ChildProcess cpu_render({self_.string(), "render", scene.scene.string(), "--width", "16", "--height", "16",
+        // Only the last frame is drawn (at the suite's size: plates must match it); every frame is hashed.
+        ChildProcess cpu_render({self_.string(), "render", scene.scene.string(), "--width", std::to_string(scene.width),
+                                 "--height", std::to_string(scene.height),
                                  "--frames", std::to_string(scene.frames.back()), "--backend", "cpu", "--quiet",
                                  "--threads", std::to_string(threads_each_), "-o", (cpu_dir / "f_####.png").string(),
                                  "--state-hashes", (cpu_dir / "state-hashes.txt").string()});

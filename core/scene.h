@@ -31,6 +31,10 @@ struct OutputSettings {
   // Ground-truth layers written with each frame (docs/scene-format.md).
   bool depth_layer = false;  // "depth": view distance of the nearest particle covering a pixel
   bool mask_layers = false;  // "mask": each emitter's coverage on its own
+  // A background plate drawn behind the particles ('#' runs: the frame
+  // number), and its depth (metres along the view) hiding particles behind
+  // the plate's geometry. Resolved against the scene file's folder.
+  std::filesystem::path plate, plate_depth;
   // A background with alpha below 1 ("transparent" is #00000000): the frames
   // carry the effect's coverage as alpha, for compositing.
   bool transparent() const { return background.srgb.a < 1; }

@@ -89,6 +89,15 @@ class Parser {
       r.error(r.child("bit_depth"), fmt::format("expected 8 or 16, got {}", o.bit_depth));
       o.bit_depth = 8;
     }
+    for (const char* key : {"plate", "plate_depth"}) {
+      const std::string written = r.string(key, "");
+      if (written.empty()) continue;
+      const std::filesystem::path resolved = base_dir_ / std::filesystem::path(written);  // an absolute path stays as it is
+      if (!image_format_of(written))
+        r.error(r.child(key), fmt::format("expected a .png or .exr image (a run of '#' for a sequence), got \"{}\"", written));
+      (std::string(key) == "plate" ? o.plate : o.plate_depth) = resolved;
+    }
+    if (!o.plate_depth.empty() && o.plate.empty()) r.error(r.child("plate_depth"), "a plate depth needs a plate");
     if (const Json* layers = r.array("layers")) {
       for (size_t i = 0; i < layers->size(); ++i) {
         const Json& layer = (*layers)[i];

@@ -49,6 +49,10 @@ void Renderer::draw(Simulation& simulation) {
   glClearDepth(1.0);
   glDepthMask(GL_TRUE);
   glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+  if (!scene_.output.plate.empty()) {
+    plate_.load(scene_.output, simulation.frame());
+    plate_.draw(camera, aspect);
+  }
   if (scene_.environment.ground) ground_.draw(*scene_.environment.ground, scene_.output.background, camera, aspect);
   sprites_.begin_frame(camera, target_.width(), target_.height());
   const std::vector<SpriteBatch>& batches = simulation.sprites();
@@ -74,11 +78,12 @@ FrameLayers Renderer::draw_layers(const std::vector<SpriteBatch>& batches, const
                                   const CameraPose& camera) {
   FrameLayers layers;
   const float aspect = float(target_.width()) / float(target_.height());
-  // The ground hides what is behind it in every layer, as in the frame: drawn into depth only.
+  // The plate's depth and the ground hide what is behind them in every layer,
+  // as in the frame: drawn into depth only.
   const auto ground_depth = [&] {
-    if (!scene_.environment.ground) return;
     glColorMask(GL_FALSE, GL_FALSE, GL_FALSE, GL_FALSE);
-    ground_.draw(*scene_.environment.ground, scene_.output.background, camera, aspect);
+    if (!scene_.output.plate.empty()) plate_.draw(camera, aspect);
+    if (scene_.environment.ground) ground_.draw(*scene_.environment.ground, scene_.output.background, camera, aspect);
     glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
   };
   sprites_.begin_frame(camera, target_.width(), target_.height());

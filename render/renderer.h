@@ -9,6 +9,7 @@
 #include "core/simulation.h"
 #include "render/frame_target.h"
 #include "render/layer_target.h"
+#include "render/plate_pass.h"
 #include "render/gl_objects.h"
 #include "render/ground_pass.h"
 #include "core/image.h"
@@ -42,6 +43,7 @@ class Renderer {
   std::optional<LayerTarget> layer_target_;
   std::deque<FrameLayers> pending_layers_;  // beside the target's pending read-backs
   GroundPass ground_;
+  PlatePass plate_;
   SpritePass sprites_;
   std::vector<GlTexture> textures_;            // one array per emitter
   std::vector<GlTexture> secondary_textures_;  // for its splashes (and later mist, debris, embers)

@@ -12,6 +12,7 @@
 #include "core/color.h"
 #include "core/exr_file.h"
 #include "core/image.h"
+#include "core/png_writer.h"
 
 using namespace fxsim;
 using namespace fxsim::test;
@@ -159,4 +160,64 @@ TEST(RenderLayers, EachMaskIsItsEmittersCoverageAloneAndDepthIsTheViewDistance) 
   for (const char* file : {"p_2.png", "p_2.depth.png", "p_2.mask.left.png", "p_2.mask.right.png"})
     EXPECT_TRUE(fs::exists(dir / file)) << file;
   EXPECT_EQ(int(uint8_t(read_text_file(dir / "p_2.depth.png").at(24))), 16);
+}
+
+namespace {
+// A 96×54 plate, and a depth plate 1 m away on the left half, nothing on the right.
+void write_plates(const TempDir& dir, int width = 96) {
+  Image plate{width, 54, std::vector<uint8_t>(size_t(width) * 54 * 4, 90)};
+  const auto png = encode_png(plate);
+  write_text_file(dir / "plate.png", std::string(png.begin(), png.end()));
+  LinearImage depth{width, 54, std::vector<float>(size_t(width) * 54 * 4, 1.0f)};
+  for (int y = 0; y < 54; ++y)
+    for (int x = 0; x < width; ++x) {
+      const float mm = x < width / 2 ? 1000.0f : 0.0f;
+      for (int c = 0; c < 3; ++c) depth.rgba[(size_t(y) * size_t(width) + size_t(x)) * 4 + size_t(c)] = mm / 65535.0f;
+    }
+  PngSettings data;
+  data.srgb = false;
+  const auto depth_png = encode_png16(depth, data);
+  write_text_file(dir / "plate.depth.png", std::string(depth_png.begin(), depth_png.end()));
+}
+
+std::string with_plate(const std::string& scene) {
+  std::string s = scene;
+  s.replace(s.find("\"layers\""), 0, R"("plate": "plate.png", "plate_depth": "plate.depth.png", )");
+  return s;
+}
+}  // namespace
+
+TEST(RenderPlates, ThePlatesDepthHidesParticlesBehindIt) {
+  TempDir dir("plate");
+  write_plates(dir);
+  write_text_file(dir / "scene.json", with_plate(kTwoEmitters));
+  const CliResult r = run_fxsim("render '" + (dir / "scene.json").string() + "' --frames 2 -q -o '" +
+                                (dir / "f_#.exr").string() + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const ExrChannels exr = read_exr(dir / "f_2.exr");
+  // "left" flies 10 m away, behind the plate's geometry 1 m away: hidden; "right" has nothing in front.
+  double left = 0, right = 0;
+  for (const float v : exr.channels.at("mask.left")) left += v;
+  for (const float v : exr.channels.at("mask.right")) right += v;
+  EXPECT_EQ(left, 0.0);
+  EXPECT_GT(right, 1.0);
+  // The plate shows where no particle draws: its grey (90 in sRGB) in linear light.
+  EXPECT_NEAR(exr.channels.at("R")[0], srgb_to_linear(90 / 255.0f), 2e-3);
+}
+
+TEST(RenderPlates, AWrongSizeOrMissingPlateIsRefusedBeforeRendering) {
+  TempDir dir("plate-bad");
+  write_plates(dir, 80);  // 80×54, the output is 96×54
+  write_text_file(dir / "scene.json", with_plate(kTwoEmitters));
+  const CliResult wrong = run_fxsim("render '" + (dir / "scene.json").string() + "' -q -o '" + (dir / "out/f_#.png").string() + "'");
+  EXPECT_EQ(wrong.exit_code, 65) << wrong.err;
+  EXPECT_NE(wrong.err.find("is 80x54, the output 96x54"), std::string::npos) << wrong.err;
+  EXPECT_FALSE(fs::exists(dir / "out"));
+  std::string sequence = with_plate(kTwoEmitters);
+  sequence.replace(sequence.find("plate.png"), 9, "plate_#.png");
+  write_text_file(dir / "scene.json", sequence);
+  const CliResult missing = run_fxsim("render '" + (dir / "scene.json").string() + "' -q -o '" + (dir / "out/f_#.png").string() + "'");
+  EXPECT_EQ(missing.exit_code, 66) << missing.err;
+  EXPECT_NE(missing.err.find("plate_1.png: no plate for frame 1"), std::string::npos) << missing.err;
+  EXPECT_FALSE(fs::exists(dir / "out"));
 }

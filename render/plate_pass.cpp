@@ -1,0 +1,189 @@
+#include "render/plate_pass.h"
+
+#include <cmath>
+#include <fmt/format.h>
+#include <glm/gtc/type_ptr.hpp>
+#include <stb_image.h>
+
+#include "core/exit_codes.h"
+#include "core/exr_file.h"
+#include "core/frame_output.h"
+#include "core/image.h"
+#include "render/gl_checks.h"
+#include "render/shader.h"
+
+namespace fxsim {
+
+namespace {
+constexpr const char* kVertexShader = R"(#version 330 core
+out vec2 v_uv;
+void main() {  // one triangle covering the viewport
+  vec2 p = vec2(float((gl_VertexID << 1) & 2), float(gl_VertexID & 2));
+  v_uv = vec2(p.x, 1.0 - p.y);  // images' rows run top to bottom
+  gl_Position = vec4(p * 2.0 - 1.0, 0.0, 1.0);
+}
+)";
+
+constexpr const char* kFragmentShader = R"(#version 330 core
+uniform sampler2D u_plate;  // linear rgb (an sRGB texture is decoded by the sampler)
+uniform sampler2D u_depth;  // metres along the view; 0 or +inf: nothing
+uniform bool u_has_depth;
+uniform float u_p22, u_p32;  // the projection's depth terms
+in vec2 v_uv;
+out vec4 out_color;
+void main() {
+  out_color = vec4(texture(u_plate, v_uv).rgb, 1.0);
+  float d = u_has_depth ? texture(u_depth, v_uv).r : 0.0;
+  if (d > 0.0 && d < 3.0e38) {
+    float ndc = (u_p22 * -d + u_p32) / d;
+    gl_FragDepth = clamp(ndc * 0.5 + 0.5, 0.0, 1.0);
+  } else {
+    gl_FragDepth = 1.0;
+  }
+}
+)";
+
+std::filesystem::path plate_file(const std::filesystem::path& pattern, int frame) {
+  return frame_path(pattern.string(), frame);
+}
+
+// A plate's colour as linear float RGBA (the GL upload keeps PNG's sRGB for the sampler to decode).
+struct PlateImage {
+  int width = 0, height = 0;
+  bool srgb = true;
+  std::vector<uint8_t> bytes;  // srgb: 8-bit RGBA
+  std::vector<float> floats;   // else: linear RGBA
+};
+
+PlateImage load_plate(const std::filesystem::path& file) {
+  PlateImage p;
+  if (image_format_of(file.string()) == ImageFormat::exr) {
+    const ExrChannels exr = read_exr(file);
+    p.width = exr.width, p.height = exr.height, p.srgb = false;
+    p.floats.assign(size_t(p.width) * size_t(p.height) * 4, 1.0f);
+    for (int c = 0; c < 3; ++c) {
+      const auto it = exr.channels.find(std::string(1, "RGB"[c]));
+      if (it == exr.channels.end())
+        throw FxError(ExitCode::input_missing, fmt::format("{}: the plate has no {} channel", file.string(), "RGB"[c]));
+      for (size_t i = 0; i < it->second.size(); ++i) p.floats[i * 4 + size_t(c)] = it->second[i];
+    }
+    return p;
+  }
+  const Image image = read_png(file);
+  p.width = image.width, p.height = image.height;
+  p.bytes = image.rgba;
+  return p;
+}
+
+// Depth in metres, one float a pixel, rows top to bottom.
+std::vector<float> load_depth(const std::filesystem::path& file, int& width, int& height) {
+  if (image_format_of(file.string()) == ImageFormat::exr) {
+    const ExrChannels exr = read_exr(file);
+    width = exr.width, height = exr.height;
+    for (const char* name : {"Z", "depth.Z", "R"})
+      if (const auto it = exr.channels.find(name); it != exr.channels.end()) return it->second;
+    throw FxError(ExitCode::input_missing, fmt::format("{}: the depth plate has no Z channel", file.string()));
+  }
+  // A 16-bit PNG in millimetres (8-bit PNGs cannot hold a useful range: refused).
+  int channels = 0;
+  stbi_us* mm = stbi_load_16(file.c_str(), &width, &height, &channels, 1);
+  if (!mm || !stbi_is_16_bit(file.c_str())) {
+    if (mm) stbi_image_free(mm);
+    throw FxError(ExitCode::input_missing,
+                  fmt::format("{}: a depth plate is an EXR with a Z channel or a 16-bit PNG in millimetres", file.string()));
+  }
+  std::vector<float> metres(size_t(width) * size_t(height));
+  for (size_t i = 0; i < metres.size(); ++i) metres[i] = mm[i] / 1000.0f;
+  stbi_image_free(mm);
+  return metres;
+}
+
+void check_size(const std::filesystem::path& file, int frame, int width, int height, const OutputSettings& output) {
+  if (width != output.width || height != output.height)
+    throw FxError(ExitCode::invalid_scene,
+                  fmt::format("{}: the plate of frame {} is {}x{}, the output {}x{}; plates must have the output's size",
+                              file.string(), frame, width, height, output.width, output.height));
+}
+
+void require_file(const std::filesystem::path& file, int frame, const char* what) {
+  if (!std::filesystem::is_regular_file(file))
+    throw FxError(ExitCode::input_missing, fmt::format("{}: no {} for frame {}", file.string(), what, frame));
+}
+}  // namespace
+
+void check_plates(const OutputSettings& output, const std::vector<int>& frames) {
+  if (output.plate.empty()) return;
+  for (const int frame : frames) {
+    const auto file = plate_file(output.plate, frame);
+    require_file(file, frame, "plate");
+    int w = 0, h = 0;
+    if (image_format_of(file.string()) == ImageFormat::png) {
+      if (const std::string problem = png_problem(file, &w, &h); !problem.empty())
+        throw FxError(ExitCode::input_missing, fmt::format("{}: the plate of frame {}: {}", file.string(), frame, problem));
+    } else {
+      const PlateImage p = load_plate(file);
+      w = p.width, h = p.height;
+    }
+    check_size(file, frame, w, h, output);
+    if (output.plate_depth.empty()) continue;
+    const auto depth = plate_file(output.plate_depth, frame);
+    require_file(depth, frame, "depth plate");
+    load_depth(depth, w, h);
+    check_size(depth, frame, w, h, output);
+  }
+}
+
+PlatePass::PlatePass() : program_(link_program(kVertexShader, kFragmentShader)), vao_(gl_gen(glGenVertexArrays)) {}
+
+void PlatePass::load(const OutputSettings& output, int frame) {
+  const auto file = plate_file(output.plate, frame);
+  const PlateImage plate = load_plate(file);
+  check_size(file, frame, plate.width, plate.height, output);
+  if (!color_.get()) color_ = GlTexture(gl_gen(glGenTextures));
+  glActiveTexture(GL_TEXTURE0);
+  glBindTexture(GL_TEXTURE_2D, color_.get());
+  glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+  if (plate.srgb)
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_SRGB8_ALPHA8, plate.width, plate.height, 0, GL_RGBA, GL_UNSIGNED_BYTE, plate.bytes.data());
+  else
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA32F, plate.width, plate.height, 0, GL_RGBA, GL_FLOAT, plate.floats.data());
+  for (const GLenum p : {GL_TEXTURE_MIN_FILTER, GL_TEXTURE_MAG_FILTER}) glTexParameteri(GL_TEXTURE_2D, p, GL_NEAREST);
+  has_depth_ = !output.plate_depth.empty();
+  if (has_depth_) {
+    int w = 0, h = 0;
+    const auto depth_file = plate_file(output.plate_depth, frame);
+    const std::vector<float> depth = load_depth(depth_file, w, h);
+    check_size(depth_file, frame, w, h, output);
+    if (!depth_.get()) depth_ = GlTexture(gl_gen(glGenTextures));
+    glActiveTexture(GL_TEXTURE1);
+    glBindTexture(GL_TEXTURE_2D, depth_.get());
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_R32F, w, h, 0, GL_RED, GL_FLOAT, depth.data());
+    for (const GLenum p : {GL_TEXTURE_MIN_FILTER, GL_TEXTURE_MAG_FILTER}) glTexParameteri(GL_TEXTURE_2D, p, GL_NEAREST);
+  }
+  glActiveTexture(GL_TEXTURE0);
+  check_gl(fmt::format("loading the plate of frame {}", frame));
+}
+
+void PlatePass::draw(const CameraPose& camera, float aspect) {
+  const glm::mat4 projection = camera.projection(aspect);
+  glActiveTexture(GL_TEXTURE0);
+  glBindTexture(GL_TEXTURE_2D, color_.get());
+  glActiveTexture(GL_TEXTURE1);
+  glBindTexture(GL_TEXTURE_2D, has_depth_ ? depth_.get() : 0);
+  glUseProgram(program_.get());
+  glUniform1i(uniform(program_, "u_plate"), 0);
+  glUniform1i(uniform(program_, "u_depth"), 1);
+  glUniform1i(uniform(program_, "u_has_depth"), has_depth_);
+  glUniform1f(uniform(program_, "u_p22"), projection[2][2]);
+  glUniform1f(uniform(program_, "u_p32"), projection[3][2]);
+  glEnable(GL_DEPTH_TEST);
+  glDepthFunc(GL_ALWAYS);  // the plate sets the depth; it is drawn first
+  glDepthMask(GL_TRUE);
+  glBindVertexArray(vao_.get());
+  glDrawArrays(GL_TRIANGLES, 0, 3);
+  glBindVertexArray(0);
+  glDepthFunc(GL_LESS);
+  glActiveTexture(GL_TEXTURE0);
+}
+
+}  // namespace fxsim

@@ -1,0 +1,37 @@
+#pragma once
+// A background plate: an image (or one of a sequence) drawn behind the
+// particles in linear light, and optionally its depth, written into the depth
+// buffer so particles behind the plate's geometry are hidden (rain behind a
+// parked car). PNG plates are sRGB; EXR plates linear (R, G, B). Depth is in
+// metres along the view: an EXR's Z channel, or a 16-bit PNG in millimetres
+// (0 or infinity: nothing, the far distance).
+#include <filesystem>
+#include <vector>
+
+#include "core/camera_path.h"
+#include "core/scene.h"
+#include "render/gl_objects.h"
+
+namespace fxsim {
+
+// Every plate and depth frame `frames` need exists, decodes and has the
+// output's size: checked before anything renders. Throws FxError naming the
+// file and frame (66 missing or unreadable, 65 the wrong size).
+void check_plates(const OutputSettings& output, const std::vector<int>& frames);
+
+class PlatePass {
+ public:
+  PlatePass();
+  // Loads frame `frame`'s plate (and depth) into textures.
+  void load(const OutputSettings& output, int frame);
+  // Draws the loaded plate over the whole image, setting the depth buffer.
+  void draw(const CameraPose& camera, float aspect);
+
+ private:
+  GlProgram program_;
+  GlVertexArray vao_;
+  GlTexture color_, depth_;
+  bool has_depth_ = false;
+};
+
+}  // namespace fxsim
