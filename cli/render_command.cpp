@@ -105,7 +105,8 @@ int run_render(const RenderOptions& options) {
   else
     sinks.push_back(std::make_unique<ImageSequenceSink>(
         scene.output.path, frames.first(),
-        ImageEncoding{*image_format_of(scene.output.path), PngSettings{scene.output.png_level}, scene.output.bit_depth}));
+        ImageEncoding{*image_format_of(scene.output.path), PngSettings{scene.output.png_level}, scene.output.bit_depth,
+                      scene.output.plate_layer ? scene.output.plate : std::filesystem::path()}));
   if (options.video)
     sinks.push_back(std::make_unique<VideoSink>(*options.video, scene.output.width, scene.output.height,
                                                 scene.output.fps, video));

@@ -98,13 +98,16 @@ class Parser {
       (std::string(key) == "plate" ? o.plate : o.plate_depth) = resolved;
     }
     if (!o.plate_depth.empty() && o.plate.empty()) r.error(r.child("plate_depth"), "a plate depth needs a plate");
+    if (o.plate_layer && o.plate.empty()) r.error(r.child("layers"), "the \"plate\" layer needs output.plate");
     if (const Json* layers = r.array("layers")) {
       for (size_t i = 0; i < layers->size(); ++i) {
         const Json& layer = (*layers)[i];
         const std::string name = layer.is_string() ? layer.get<std::string>() : "";
         if (name == "depth") o.depth_layer = true;
         else if (name == "mask") o.mask_layers = true;
-        else r.error(r.child("layers") + "/" + std::to_string(i), "expected \"depth\" or \"mask\", " + describe_json(layer));
+        else if (name == "plate") o.plate_layer = true;
+        else r.error(r.child("layers") + "/" + std::to_string(i),
+                     "expected \"depth\", \"mask\" or \"plate\", " + describe_json(layer));
       }
     }
     if (!o.path.empty() && !image_format_of(o.path) && !video_format_of(o.path))

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <fstream>
 
 #include "core/frame_output.h"
 #include "core/exit_codes.h"
@@ -64,14 +65,25 @@ Prepared ImageSequenceSink::prepare(const FrameRecord& record) const {
   if (linear && !record.linear)
     throw FxError(ExitCode::internal, "a frame for EXR or 16-bit PNG was not rendered in float");
   const int w = record.image.width, h = record.image.height;
+  Prepared files;
   if (encoding_.format == ImageFormat::exr) {
     std::vector<ExrLayer> channels;
     if (record.layers.depth) channels.push_back({"Z", *record.layers.depth});
     for (const auto& [name, mask] : record.layers.masks) channels.push_back({"mask." + name, mask});
-    return {{path, encode_exr(*record.linear, channels)}};
+    files.push_back({path, encode_exr(*record.linear, channels)});
+  } else {
+    files.push_back({path, encoding_.bit_depth == 16 ? encode_png16(*record.linear, encoding_.png)
+                                                     : encode_png(record.image, encoding_.png)});
   }
-  Prepared files{{path, encoding_.bit_depth == 16 ? encode_png16(*record.linear, encoding_.png)
-                                                  : encode_png(record.image, encoding_.png)}};
+  if (!encoding_.clean_plate.empty()) {
+    // The clean image of a (clean, composite, mask) triplet: the plate's own bytes, its own format.
+    const std::filesystem::path plate = frame_path(encoding_.clean_plate.string(), record.frame);
+    std::ifstream in(plate, std::ios::binary);
+    std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (!in.good() && !in.eof()) throw FxError(ExitCode::input_missing, fmt::format("{}: cannot read the plate", plate.string()));
+    files.push_back({path.parent_path() / (path.stem().string() + ".plate" + plate.extension().string()), std::move(bytes)});
+  }
+  if (encoding_.format == ImageFormat::exr) return files;
   if (record.layers.depth) files.push_back({beside(path, "depth"), depth_png(*record.layers.depth, w, h, encoding_.png)});
   for (const auto& [name, mask] : record.layers.masks)
     files.push_back({beside(path, "mask." + name), mask_png(mask, w, h, encoding_.png)});

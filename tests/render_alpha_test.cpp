@@ -203,6 +203,12 @@ TEST(RenderPlates, ThePlatesDepthHidesParticlesBehindIt) {
   EXPECT_GT(right, 1.0);
   // The plate shows where no particle draws: its grey (90 in sRGB) in linear light.
   EXPECT_NEAR(exr.channels.at("R")[0], srgb_to_linear(90 / 255.0f), 2e-3);
+  // The "plate" layer copies the clean plate beside the frame.
+  const CliResult clean = run_fxsim("render '" + (dir / "scene.json").string() +
+                                    "' --frames 2 -q --set '/output/layers=[\"mask\",\"plate\"]' -o '" +
+                                    (dir / "c_#.png").string() + "'");
+  ASSERT_EQ(clean.exit_code, 0) << clean.err;
+  EXPECT_EQ(read_text_file(dir / "c_2.plate.png"), read_text_file(dir / "plate.png"));
 }
 
 TEST(RenderPlates, AWrongSizeOrMissingPlateIsRefusedBeforeRendering) {
