@@ -6,12 +6,12 @@
 #include <chrono>
 #include <filesystem>
 #include <optional>
-#include <thread>
 #include <unistd.h>
 #include <fmt/format.h>
 
 #include "cli/commands.h"
 #include "core/memory_estimate.h"
+#include "core/parallel.h"
 #include "core/particles.h"
 #include "core/scene_parser.h"
 #include "core/simulation.h"
@@ -112,9 +112,11 @@ int run_bench(const BenchOptions& o) {
   const auto folder = std::filesystem::temp_directory_path() / fmt::format("fxsim-bench-{}", getpid());
   const int first = start + 1;
   const FrameSelection frames{{{first, first + o.frames - 1}}};
-  ImageSequenceSink pngs((folder / "frame_######.png").string(), first, ImageEncoding{ImageFormat::png, png, 8});
+  ImageEncoding encoding;
+  encoding.png = png;
+  ImageSequenceSink pngs((folder / "frame_######.png").string(), first, encoding);
   FrameLoopOptions loop;
-  const int cores = o.threads > 0 ? o.threads : int(std::max(1u, std::thread::hardware_concurrency()));
+  const int cores = thread_count(o.threads);
   loop.encoders = o.encoders > 0 ? size_t(o.encoders) : default_encoder_threads(cores, gl->backend());
   const auto total = Clock::now();
   const FrameLoopReport looped = run_frame_loop(sim, renderer, frames, {&pngs}, loop);

@@ -8,12 +8,12 @@
 #include <fmt/format.h>
 #include <memory>
 #include <string>
-#include <thread>
 #include <unistd.h>
 
 #include "cli/commands.h"
 #include "cli/progress.h"
 #include "core/exit_codes.h"
+#include "core/parallel.h"
 #include "core/frame_output.h"
 #include "core/scene_parser.h"
 #include "core/simulation.h"
@@ -68,7 +68,7 @@ std::vector<SceneOverride> scene_overrides(const RenderOptions& options) {
 int run_render(const RenderOptions& options) {
   // --threads caps every thread fxsim starts, llvmpipe's too: Mesa reads
   // LP_NUM_THREADS when the context is made.
-  const int cores = options.threads > 0 ? options.threads : int(std::max(1u, std::thread::hardware_concurrency()));
+  const int cores = thread_count(options.threads);
   if (options.threads > 0) setenv("LP_NUM_THREADS", std::to_string(options.threads).c_str(), 1);
 
   Scene scene = parse_scene_file(options.scene, scene_overrides(options));
@@ -90,12 +90,7 @@ int run_render(const RenderOptions& options) {
   if (options.stats && options.state_hashes && *options.stats == "-" && *options.state_hashes == "-")
     throw FxError(ExitCode::usage, "--stats - and --state-hashes -: only one of them can go to standard output");
   const ProgressStyle style = parse_progress_style(options.progress, options.quiet);
-  {  // every plate frame the render needs, before anything renders
-    std::vector<int> drawn;
-    for (int f = frames.first(); f <= frames.last(); ++f)
-      if (frames.contains(f)) drawn.push_back(f);
-    check_plates(scene.output, drawn);
-  }
+  check_plates(scene.output, frames.frames());  // every plate frame the render needs, before anything renders
   // The outputs check their paths now, before any work; they create nothing yet.
   std::vector<std::unique_ptr<FrameSink>> sinks;
   const VideoSettings video{options.video_crf};

@@ -16,6 +16,7 @@
 
 #include "cli/commands.h"
 #include "core/exit_codes.h"
+#include "core/parallel.h"
 #include "core/image_compare.h"
 #include "core/png_writer.h"
 #include "core/test_results.h"
@@ -253,7 +254,7 @@ int run_test(const TestOptions& o) {
 
   size_t total = 0;
   for (const Suite& s : suites) total += s.scenes.size();
-  const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
+  const int cores = thread_count(0);
   // llvmpipe renders on the cores: two renders at once share them; a GPU takes a few at once.
   const int jobs = o.jobs > 0 ? o.jobs : std::clamp(software ? cores / 2 : 4, 1, int(std::max<size_t>(total, 1)));
   const int threads_each = std::max(1, cores / jobs);

@@ -72,6 +72,13 @@ int FrameSelection::count() const {
   return n;
 }
 
+std::vector<int> FrameSelection::frames() const {
+  std::vector<int> out;
+  for (int f = first(); f <= last(); ++f)
+    if (contains(f)) out.push_back(f);
+  return out;
+}
+
 namespace {
 bool has_extension(const std::string& path, std::string_view extension) {
   if (path.size() < extension.size()) return false;

@@ -21,6 +21,7 @@ struct FrameSelection {
   int first() const;
   int last() const;
   int count() const;  // frames selected (a frame in two ranges counts once)
+  std::vector<int> frames() const;  // the frames selected, in order, each once
 };
 
 // Parses "N" (that frame only), "A-B" (inclusive), "A-B:S" (every S-th frame

@@ -97,14 +97,17 @@ Image resize_image(const Image& image, int width, int height) {
   return out;
 }
 
+float straight_channel(float premultiplied, float alpha) {
+  const float a = std::clamp(alpha, 0.0f, 1.0f);
+  return a > 0 ? std::clamp(premultiplied / a, 0.0f, 1.0f) : 0.0f;
+}
+
 Image to_straight_srgb8(const LinearImage& in) {
   Image out{in.width, in.height, std::vector<uint8_t>(in.rgba.size())};
   for (size_t i = 0; i < in.rgba.size(); i += 4) {
     const float a = std::clamp(in.rgba[i + 3], 0.0f, 1.0f);
-    for (size_t c = 0; c < 3; ++c) {
-      const float straight = a > 0 ? std::clamp(in.rgba[i + c] / a, 0.0f, 1.0f) : 0.0f;
-      out.rgba[i + c] = uint8_t(std::lround(linear_to_srgb(straight) * 255.0f));
-    }
+    for (size_t c = 0; c < 3; ++c)
+      out.rgba[i + c] = uint8_t(std::lround(linear_to_srgb(straight_channel(in.rgba[i + c], a)) * 255.0f));
     out.rgba[i + 3] = uint8_t(std::lround(a * 255.0f));
   }
   return out;

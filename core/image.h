@@ -23,6 +23,10 @@ struct LinearImage {
   std::vector<float> rgba;  // rows top to bottom, 4 floats per pixel
 };
 
+// One premultiplied linear channel as straight (divided by the coverage
+// `alpha`, itself clamped to 0..1), clamped to 0..1; 0 where nothing covers.
+float straight_channel(float premultiplied, float alpha);
+
 // 8-bit sRGB with straight alpha (what PNG stores): colour divided by alpha,
 // clamped to 0..1. Pixels with no coverage are transparent black.
 Image to_straight_srgb8(const LinearImage& image);

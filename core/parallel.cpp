@@ -2,8 +2,12 @@
 
 namespace fxsim {
 
+int thread_count(int requested) {
+  return requested > 0 ? requested : int(std::max(1u, std::thread::hardware_concurrency()));
+}
+
 ThreadPool::ThreadPool(int threads) {
-  if (threads <= 0) threads = int(std::max(1u, std::thread::hardware_concurrency()));
+  threads = thread_count(threads);
   for (int i = 1; i < threads; ++i) workers_.emplace_back([this] { work(); });
 }
 

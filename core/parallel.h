@@ -14,6 +14,9 @@
 
 namespace fxsim {
 
+// The threads to use when `requested` are asked for: all hardware threads (at least one) for 0 or less.
+int thread_count(int requested);
+
 class ThreadPool {
  public:
   explicit ThreadPool(int threads);  // threads <= 0: all hardware threads

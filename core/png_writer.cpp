@@ -63,25 +63,29 @@ std::vector<uint8_t> encode(const uint8_t* pixels, int width, int height, int bi
   if (failure) throw FxError(ExitCode::internal, std::string("PNG encoding: ") + failure);
   return out;
 }
+// Image or LinearImage: four samples a pixel.
+template <class AnyImage>
+void check_pixels(const AnyImage& image) {
+  if (image.width <= 0 || image.height <= 0 || image.rgba.size() != size_t(image.width) * size_t(image.height) * 4)
+    throw FxError(ExitCode::internal, "PNG encoding: the image's size does not match its pixels");
+}
 }  // namespace
 
 std::vector<uint8_t> encode_png(const Image& image, const PngSettings& settings) {
-  if (image.width <= 0 || image.height <= 0 || image.rgba.size() != size_t(image.width) * size_t(image.height) * 4)
-    throw FxError(ExitCode::internal, "PNG encoding: the image's size does not match its pixels");
+  check_pixels(image);
   return encode(image.rgba.data(), image.width, image.height, 8, opaque(image), settings);
 }
 
 std::vector<uint8_t> encode_png16(const LinearImage& image, const PngSettings& settings) {
   const bool srgb = settings.srgb;
-  if (image.width <= 0 || image.height <= 0 || image.rgba.size() != size_t(image.width) * size_t(image.height) * 4)
-    throw FxError(ExitCode::internal, "PNG encoding: the image's size does not match its pixels");
+  check_pixels(image);
   std::vector<uint8_t> samples(image.rgba.size() * 2);
   bool all_opaque = true;
   for (size_t i = 0; i < image.rgba.size(); i += 4) {
     const float a = std::clamp(image.rgba[i + 3], 0.0f, 1.0f);
     all_opaque = all_opaque && a >= 1.0f;
     for (size_t c = 0; c < 4; ++c) {
-      const float straight = a > 0 ? std::clamp(image.rgba[i + c] / a, 0.0f, 1.0f) : 0.0f;
+      const float straight = straight_channel(image.rgba[i + c], a);
       const float v = c == 3 ? a : srgb ? linear_to_srgb(straight) : straight;
       const auto q = uint16_t(std::lround(v * 65535.0f));
       samples[(i + c) * 2] = uint8_t(q >> 8);  // PNG samples are big-endian

@@ -41,10 +41,7 @@ std::optional<std::vector<int>> frames_of(const std::string& text, int scene_fra
   }
   const auto selection = parse_frame_selection(text);
   if (!selection) return std::nullopt;
-  std::vector<int> f;
-  for (int frame = selection->first(); frame <= selection->last(); ++frame)
-    if (selection->contains(frame)) f.push_back(frame);
-  return f;
+  return selection->frames();
 }
 
 SuiteScene resolve(const fs::path& scene_file, SuiteScene settings, const std::string& frames_text,

@@ -11,6 +11,7 @@
 #include "cli_runner.h"
 #include "core/color.h"
 #include "core/exr_file.h"
+#include "core/frame_output.h"
 #include "core/image.h"
 #include "core/png_writer.h"
 
@@ -31,9 +32,7 @@ fs::path render(const TempDir& dir, const std::string& output, const std::string
   const CliResult r = run_fxsim(fmt::format("render '{}' --frames 4 -q -o '{}' {}", (dir / "scene.json").string(),
                                             (dir / output).string(), flags));
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  std::string name = output;
-  name.replace(name.find('#'), 1, "4");
-  return dir / name;
+  return dir / frame_path(output, 4);
 }
 }  // namespace
 
@@ -140,15 +139,20 @@ TEST(RenderLayers, EachMaskIsItsEmittersCoverageAloneAndDepthIsTheViewDistance) 
   for (int y = 0; y < exr.height; ++y)
     for (int x = 0; x < exr.width; ++x) {
       const size_t p = size_t(y * exr.width + x);
-      if (x >= exr.width / 2) EXPECT_EQ(left[p], 0.0f) << x << "," << y;  // only "right" draws there
-      if (x < exr.width / 2) EXPECT_EQ(right[p], 0.0f) << x << "," << y;
+      if (x >= exr.width / 2) {
+        EXPECT_EQ(left[p], 0.0f) << x << "," << y;  // only "right" draws there
+      } else {
+        EXPECT_EQ(right[p], 0.0f) << x << "," << y;
+      }
       left_pixels += left[p] > 0;
       right_pixels += right[p] > 0;
       if (left[p] + right[p] > 0.2f) {  // well covered: the nearest particle, 10 m along the view
         EXPECT_NEAR(z[p], 10.0f, 0.1f) << x << "," << y;
         ++checked_depth;
       }
-      if (left[p] == 0 && right[p] == 0) EXPECT_TRUE(std::isinf(z[p])) << x << "," << y;  // no particle: infinity
+      if (left[p] == 0 && right[p] == 0) {
+        EXPECT_TRUE(std::isinf(z[p])) << x << "," << y;  // no particle: infinity
+      }
     }
   EXPECT_GT(left_pixels, 10u);
   EXPECT_GT(right_pixels, 10u);
