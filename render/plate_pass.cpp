@@ -1,6 +1,7 @@
 #include "render/plate_pass.h"
 
 #include <cmath>
+#include <set>
 #include <fmt/format.h>
 #include <glm/gtc/type_ptr.hpp>
 #include <stb_image.h>
@@ -113,8 +114,11 @@ void require_file(const std::filesystem::path& file, int frame, const char* what
 
 void check_plates(const OutputSettings& output, const std::vector<int>& frames) {
   if (output.plate.empty()) return;
+  std::set<std::filesystem::path> checked;  // a still plate serves every frame: checked once
   for (const int frame : frames) {
     const auto file = plate_file(output.plate, frame);
+    const auto depth = plate_file(output.plate_depth, frame);
+    if (!checked.insert(file.string() + "\n" + depth.string()).second) continue;
     require_file(file, frame, "plate");
     int w = 0, h = 0;
     if (image_format_of(file.string()) == ImageFormat::png) {
@@ -126,7 +130,6 @@ void check_plates(const OutputSettings& output, const std::vector<int>& frames) 
     }
     check_size(file, frame, w, h, output);
     if (output.plate_depth.empty()) continue;
-    const auto depth = plate_file(output.plate_depth, frame);
     require_file(depth, frame, "depth plate");
     load_depth(depth, w, h);
     check_size(depth, frame, w, h, output);
@@ -137,6 +140,9 @@ PlatePass::PlatePass() : program_(link_program(kVertexShader, kFragmentShader)),
 
 void PlatePass::load(const OutputSettings& output, int frame) {
   const auto file = plate_file(output.plate, frame);
+  // A still plate (no '#') is decoded and uploaded once, not every frame.
+  const std::filesystem::path depth_file = output.plate_depth.empty() ? "" : plate_file(output.plate_depth, frame);
+  if (color_.get() && file == loaded_ && depth_file == loaded_depth_) return;
   const PlateImage plate = load_plate(file);
   check_size(file, frame, plate.width, plate.height, output);
   if (!color_.get()) color_ = GlTexture(gl_gen(glGenTextures));
@@ -151,7 +157,6 @@ void PlatePass::load(const OutputSettings& output, int frame) {
   has_depth_ = !output.plate_depth.empty();
   if (has_depth_) {
     int w = 0, h = 0;
-    const auto depth_file = plate_file(output.plate_depth, frame);
     const std::vector<float> depth = load_depth(depth_file, w, h);
     check_size(depth_file, frame, w, h, output);
     if (!depth_.get()) depth_ = GlTexture(gl_gen(glGenTextures));
@@ -162,6 +167,8 @@ void PlatePass::load(const OutputSettings& output, int frame) {
   }
   glActiveTexture(GL_TEXTURE0);
   check_gl(fmt::format("loading the plate of frame {}", frame));
+  loaded_ = file;
+  loaded_depth_ = depth_file;
 }
 
 void PlatePass::draw(const CameraPose& camera, float aspect) {

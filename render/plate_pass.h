@@ -32,6 +32,7 @@ class PlatePass {
   GlVertexArray vao_;
   GlTexture color_, depth_;
   bool has_depth_ = false;
+  std::filesystem::path loaded_, loaded_depth_;  // the files the textures hold
 };
 
 }  // namespace fxsim
