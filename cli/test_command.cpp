@@ -94,7 +94,7 @@ class Runner {
       return;
     }
     const GoldenSet set = golden_set(*job.suite, scene, device_);
-    for (const int frame : scene.frames) out.frames.push_back(check_frame(scene, set, dir, frame));
+    for (const int frame : scene.frames) out.frames.push_back(check_frame(*job.suite, scene, set, dir, frame));
     if (scene.hashes) {
       // CPU hashes are shared by every device: only the base class writes them.
       const bool may_write = scene.backend == "gpu" || device_.base == job.suite->base_class;
@@ -124,7 +124,8 @@ class Runner {
  private:
   static double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-  FrameCheck check_frame(const SuiteScene& scene, const GoldenSet& set, const fs::path& dir, int frame) {
+  FrameCheck check_frame(const Suite& suite, const SuiteScene& scene, const GoldenSet& set, const fs::path& dir,
+                         int frame) {
     FrameCheck f;
     f.frame = frame;
     f.actual = dir / golden_frame_name(frame);
@@ -150,7 +151,7 @@ class Runner {
       if (options_.update) return write_golden();
       f.status = CheckStatus::missing;
       f.message = fmt::format("no golden {} for device class {} ({} backend); create it with fxsim test {} --update",
-                              golden_frame_name(frame), device_.base, scene.backend, options_.suites.front());
+                              golden_frame_name(frame), device_.base, scene.backend, suite.file.string());
       return f;
     }
     const Image golden = read_png(f.golden), actual = read_png(f.actual);
