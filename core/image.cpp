@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <fcntl.h>
+#include <fstream>
 #include <fmt/format.h>
 #include <stb_image.h>
 #include <stb_image_resize.h>
@@ -45,33 +46,52 @@ std::string read_bounded(const std::filesystem::path& path, std::vector<uint8_t>
 struct Decoded {
   std::string problem;
   Image image;
+  Samples16 samples;  // 16-bit decoding
 };
+Decoded failed(std::string why) {
+  Decoded d;
+  d.problem = std::move(why);
+  return d;
+}
 
-Decoded decode(const std::filesystem::path& path) {
+// Decodes to 8-bit RGBA, or with `sixteen_channels` > 0 to that many 16-bit
+// samples a pixel (the file must be a 16-bit PNG).
+Decoded decode(const std::filesystem::path& path, int sixteen_channels = 0) {
   std::vector<uint8_t> bytes;
-  if (std::string why = read_bounded(path, bytes); !why.empty()) return {why, {}};
+  if (std::string why = read_bounded(path, bytes); !why.empty()) return failed(why);
   static constexpr uint8_t kSignature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
-  if (bytes.size() < 8 || std::memcmp(bytes.data(), kSignature, 8) != 0) return {"it is not a PNG file", {}};
+  if (bytes.size() < 8 || std::memcmp(bytes.data(), kSignature, 8) != 0) return failed("it is not a PNG file");
   // The size, from the IHDR chunk that must come first, before any decoding.
-  if (bytes.size() < 24 || std::memcmp(bytes.data() + 12, "IHDR", 4) != 0) return {"its header is missing", {}};
+  if (bytes.size() < 24 || std::memcmp(bytes.data() + 12, "IHDR", 4) != 0) return failed("its header is missing");
   const auto be32 = [&](size_t at) {
     return uint32_t(bytes[at]) << 24 | uint32_t(bytes[at + 1]) << 16 | uint32_t(bytes[at + 2]) << 8 | bytes[at + 3];
   };
   const uint32_t header_w = be32(16), header_h = be32(20);
   if (header_w < 1 || header_h < 1 || header_w > uint32_t(kMaxTextureSide) || header_h > uint32_t(kMaxTextureSide))
-    return {fmt::format("it is {}×{} pixels; a texture may be at most {}×{}", header_w, header_h, kMaxTextureSide,
-                        kMaxTextureSide), {}};
+    return failed(fmt::format("it is {}×{} pixels; a texture may be at most {}×{}", header_w, header_h, kMaxTextureSide,
+                              kMaxTextureSide));
   int w = 0, h = 0, channels = 0;
   if (!stbi_info_from_memory(bytes.data(), int(bytes.size()), &w, &h, &channels))
-    return {fmt::format("its header cannot be read ({})", stbi_failure_reason()), {}};
+    return failed(fmt::format("its header cannot be read ({})", stbi_failure_reason()));
+  if (sixteen_channels > 0) {
+    if (!stbi_is_16_bit_from_memory(bytes.data(), int(bytes.size()))) return failed("it is not a 16-bit PNG");
+    stbi_us* samples = stbi_load_16_from_memory(bytes.data(), int(bytes.size()), &w, &h, &channels, sixteen_channels);
+    if (!samples) return failed("it cannot be decoded (is it truncated?)");
+    Decoded d;
+    d.samples = {w, h, sixteen_channels,
+                 std::vector<uint16_t>(samples, samples + size_t(w) * size_t(h) * size_t(sixteen_channels))};
+    stbi_image_free(samples);
+    return d;
+  }
   stbi_uc* pixels = stbi_load_from_memory(bytes.data(), int(bytes.size()), &w, &h, &channels, 4);
   if (!pixels) {
     const char* why = stbi_failure_reason();
-    return {fmt::format("it cannot be decoded ({}; is it truncated?)", why ? why : "unknown error"), {}};
+    return failed(fmt::format("it cannot be decoded ({}; is it truncated?)", why ? why : "unknown error"));
   }
-  Image image{w, h, std::vector<uint8_t>(pixels, pixels + size_t(w) * size_t(h) * 4)};
+  Decoded d;
+  d.image = {w, h, std::vector<uint8_t>(pixels, pixels + size_t(w) * size_t(h) * 4)};
   stbi_image_free(pixels);
-  return {{}, std::move(image)};
+  return d;
 }
 
 }  // namespace
@@ -81,6 +101,21 @@ Image read_png(const std::filesystem::path& path) {
   if (!d.problem.empty())
     throw FxError(ExitCode::input_missing, fmt::format("{}: cannot read the image ({})", path.string(), d.problem));
   return std::move(d.image);
+}
+
+Samples16 read_png16(const std::filesystem::path& path, int channels) {
+  Decoded d = decode(path, channels);
+  if (!d.problem.empty())
+    throw FxError(ExitCode::input_missing, fmt::format("{}: cannot read the image ({})", path.string(), d.problem));
+  return std::move(d.samples);
+}
+
+int png_bit_depth(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  char header[25] = {};
+  if (!in.read(header, sizeof header) || std::memcmp(header + 1, "PNG", 3) != 0 || std::memcmp(header + 12, "IHDR", 4) != 0)
+    return 0;
+  return static_cast<unsigned char>(header[24]);
 }
 
 std::string png_problem(const std::filesystem::path& path, int* width, int* height) {

@@ -35,6 +35,17 @@ Image to_straight_srgb8(const LinearImage& image);
 // RGBA). Throws FxError(input_missing) saying what is wrong with the file.
 Image read_png(const std::filesystem::path& path);
 
+// A 16-bit PNG's samples as stored (data such as depth in millimetres or
+// motion), `channels` (1..4) a pixel, rows top to bottom; the same checks.
+// Throws FxError(input_missing) for anything but a 16-bit PNG.
+struct Samples16 {
+  int width = 0, height = 0, channels = 0;
+  std::vector<uint16_t> samples;
+};
+Samples16 read_png16(const std::filesystem::path& path, int channels);
+// The bit depth a PNG's header declares (8, 16 …), 0 when it is not a PNG.
+int png_bit_depth(const std::filesystem::path& path);
+
 // The same checks and decoding, for validation: "" when the file is a usable
 // PNG, else why not ("not a PNG file", "is 60000×60000 pixels; at most …").
 std::string png_problem(const std::filesystem::path& path, int* width = nullptr, int* height = nullptr);

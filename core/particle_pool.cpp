@@ -94,7 +94,10 @@ void ParticlePool::add_sprites(SpriteBatch& batch, float exposure, glm::vec3 eye
     if (rules_.grown_size > 0) size += (rules_.grown_size - size) * (1.0f - std::exp(-4.0f * life));
     const glm::vec3 stretch = exposure > 0 ? (store_.velocity(i) - eye_velocity) * exposure : glm::vec3(0);
     batch.sprites.push_back({store_.position(i), size, stretch, alpha, float(store_.shape[i]), store_.phase[i]});
+    if (previous_.remembered()) batch.previous.push_back(previous_.of(store_, i));
   }
 }
+
+void ParticlePool::remember_positions() { previous_.remember(store_, store_.capacity(), true, threads_); }
 
 }  // namespace fxsim

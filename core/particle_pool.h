@@ -14,6 +14,7 @@
 #include "core/motion.h"
 #include "core/particle_system.h"
 #include "core/particles.h"
+#include "core/previous_positions.h"
 
 namespace fxsim {
 
@@ -74,6 +75,10 @@ class ParticlePool {
   // the size grows as the rules say, and the quad stretches along the travel
   // during `exposure` seconds relative to the eye (0: round).
   virtual void add_sprites(SpriteBatch& batch, float exposure, glm::vec3 eye_velocity);
+  // Remembers every particle's position for the next add_sprites (the motion
+  // layer's previous frame); forget() drops it (the effect has just begun).
+  virtual void remember_positions();
+  virtual void forget_positions() { previous_.forget(); }
   // The current state, for hashing (a backend that keeps it elsewhere copies it here first).
   virtual const ParticleStore& state() const { return store_; }
 
@@ -86,6 +91,7 @@ class ParticlePool {
   PoolRules rules_;
   ThreadPool& threads_;
   ParticleStore store_;
+  PreviousPositions previous_;
   uint64_t added_ = 0;
   int64_t spawned_ = 0, died_ = 0;
 };

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include <glm/vec3.hpp>
+#include <glm/vec4.hpp>
 
 #include "core/camera_path.h"
 #include "core/parallel.h"
@@ -61,6 +62,10 @@ struct SpriteBatch {
   const DeviceInstances* device_instances = nullptr;
   size_t device_count = 0;
   std::vector<SpriteInstance> sprites;
+  // The motion layer: for each sprite, its centre at the previous frame (w = 1)
+  // or w = 0 where it has none (born since); empty when nothing was remembered.
+  // (GPU batches carry theirs in DeviceInstances.)
+  std::vector<glm::vec4> previous;
   float distance = 0;  // from the camera, for back-to-front ordering of effects
 };
 
@@ -79,6 +84,10 @@ class ParticleSystem {
   virtual void take_stats(FrameStats& out, bool active) = 0;
   // Appends what to draw (a GPU system builds its instances here).
   virtual void add_sprites(const CameraPose& camera, std::vector<SpriteBatch>& out) = 0;
+  // Remembers where every particle is now (the previous frame, for the motion
+  // layer): the next add_sprites gives each sprite that position as well. An
+  // effect that begins forgets what it remembered.
+  virtual void remember_positions() = 0;
   virtual void hash_state(StateHasher& hasher) const = 0;
 };
 
@@ -90,6 +99,7 @@ class ParticleSystem {
   void end() override;                                                               \
   void take_stats(FrameStats& out, bool active) override;                            \
   void add_sprites(const CameraPose& camera, std::vector<SpriteBatch>& out) override; \
+  void remember_positions() override;                                                \
   void hash_state(StateHasher& hasher) const override;
 
 }  // namespace fxsim

@@ -31,6 +31,7 @@ struct OutputSettings {
   // Ground-truth layers written with each frame (docs/scene-format.md).
   bool depth_layer = false;  // "depth": view distance of the nearest particle covering a pixel
   bool mask_layers = false;  // "mask": each emitter's coverage on its own
+  bool motion_layer = false; // "motion": screen-space motion of the particles, pixels per frame
   bool plate_layer = false;  // "plate": the clean plate copied beside each frame
   // A background plate drawn behind the particles ('#' runs: the frame
   // number), and its depth (metres along the view) hiding particles behind

@@ -98,18 +98,19 @@ class Parser {
       (std::string(key) == "plate" ? o.plate : o.plate_depth) = resolved;
     }
     if (!o.plate_depth.empty() && o.plate.empty()) r.error(r.child("plate_depth"), "a plate depth needs a plate");
-    if (o.plate_layer && o.plate.empty()) r.error(r.child("layers"), "the \"plate\" layer needs output.plate");
     if (const Json* layers = r.array("layers")) {
       for (size_t i = 0; i < layers->size(); ++i) {
         const Json& layer = (*layers)[i];
         const std::string name = layer.is_string() ? layer.get<std::string>() : "";
         if (name == "depth") o.depth_layer = true;
         else if (name == "mask") o.mask_layers = true;
+        else if (name == "motion") o.motion_layer = true;
         else if (name == "plate") o.plate_layer = true;
         else r.error(r.child("layers") + "/" + std::to_string(i),
-                     "expected \"depth\", \"mask\" or \"plate\", " + describe_json(layer));
+                     "expected \"depth\", \"mask\", \"motion\" or \"plate\", " + describe_json(layer));
       }
     }
+    if (o.plate_layer && o.plate.empty()) r.error(r.child("layers"), "the \"plate\" layer needs output.plate");
     if (!o.path.empty() && !image_format_of(o.path) && !video_format_of(o.path))
       r.error(r.child("path"), fmt::format("expected a path ending in .png or .exr (frames) or .mp4, .webm, .mov or "
                                            ".gif (a video), got \"{}\"", o.path));

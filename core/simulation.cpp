@@ -8,7 +8,7 @@ namespace fxsim {
 
 
 Simulation::Simulation(const Scene& scene, int threads, const SystemFactory& factory)
-    : scene_(scene), pool_(threads), wind_(scene.environment.wind, scene.seed) {
+    : scene_(scene), pool_(threads), wind_(scene.environment.wind, scene.seed), track_motion_(scene.output.motion_layer) {
   for (size_t i = 0; i < scene_.emitters.size(); ++i) {
     std::unique_ptr<ParticleSystem> system;
     if (factory) system = factory(scene_, i, wind_, pool_);
@@ -30,6 +30,10 @@ Simulation::~Simulation() = default;
 double Simulation::time() const { return double(step_) * scene_.step_seconds(); }
 
 CameraPose Simulation::camera() const { return camera_at(scene_.camera, time()); }
+
+CameraPose Simulation::previous_camera() const {
+  return camera_at(scene_.camera, double(int64_t(frame_ - 1) * scene_.output.substeps) * scene_.step_seconds());
+}
 
 void Simulation::step_once() {
   const double dt = scene_.step_seconds();
@@ -59,6 +63,12 @@ void Simulation::step_once() {
 void Simulation::advance_to_frame(int frame) {
   if (frame < frame_) throw std::logic_error("frames must be simulated in increasing order");
   const int64_t target = int64_t(frame) * scene_.output.substeps;
+  if (track_motion_ && frame != frame_) {
+    // Remembered one frame before the target, however far the last frame was.
+    while (step_ < target - scene_.output.substeps) step_once();
+    for (size_t i = 0; i < systems_.size(); ++i)
+      if (active_[i]) systems_[i]->remember_positions();
+  }
   while (step_ < target) step_once();
   frame_ = frame;
 }

@@ -31,6 +31,12 @@ class Simulation {
   double time() const;
   CameraPose camera() const;
 
+  // The motion layer (output.layers has "motion"): every system remembers its
+  // particles' positions at the previous frame's time (1 / fps before the
+  // frame advanced to), so each sprite carries where it was then.
+  // The camera at the previous frame's time.
+  CameraPose previous_camera() const;
+
   // Statistics of the current frame: births and deaths since the previous call.
   FrameStats take_stats();
   uint64_t state_hash() const;
@@ -49,6 +55,7 @@ class Simulation {
   std::vector<bool> active_, finished_;
   int64_t step_ = 0;  // steps taken; time = step_ × dt
   int frame_ = 0;
+  bool track_motion_;
 };
 
 }  // namespace fxsim

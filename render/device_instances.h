@@ -8,6 +8,10 @@ namespace fxsim {
 
 struct DeviceInstances {
   DeviceBuffer buffer;  // SpriteInstance layout, one per slot
+  // The motion layer: each slot's centre at the previous frame (w = 1) or
+  // w = 0 where it has none, built with the instances when remembered.
+  DeviceBuffer previous;
+  bool has_previous = false;
 };
 
 }  // namespace fxsim

@@ -57,6 +57,23 @@ std::vector<uint8_t> mask_png(const std::vector<float>& mask, int width, int hei
   data.srgb = false;
   return encode_png(grey, data);
 }
+// 16-bit RGB in KITTI's optical-flow layout: R = x·64 + 2^15, G = y·64 + 2^15
+// (pixels, clamped to ±512), B = 1 where a particle with a motion covers the
+// pixel, else 0 (and R = G = 2^15).
+std::vector<uint8_t> motion_png(const MotionLayer& motion, int width, int height, const PngSettings& png) {
+  LinearImage flow{width, height, std::vector<float>(motion.x.size() * 4)};
+  const auto encode = [](float pixels) { return std::round(std::clamp(pixels * 64.0f + 32768.0f, 0.0f, 65535.0f)) / 65535.0f; };
+  for (size_t i = 0; i < motion.x.size(); ++i) {
+    const bool covered = motion.coverage[i] > 0;
+    flow.rgba[i * 4] = covered ? encode(motion.x[i]) : 32768.0f / 65535.0f;
+    flow.rgba[i * 4 + 1] = covered ? encode(motion.y[i]) : 32768.0f / 65535.0f;
+    flow.rgba[i * 4 + 2] = covered ? 1.0f / 65535.0f : 0.0f;
+    flow.rgba[i * 4 + 3] = 1;
+  }
+  PngSettings data = png;
+  data.srgb = false;
+  return encode_png16(flow, data);
+}
 }  // namespace
 
 Prepared ImageSequenceSink::prepare(const FrameRecord& record) const {
@@ -70,6 +87,10 @@ Prepared ImageSequenceSink::prepare(const FrameRecord& record) const {
     std::vector<ExrLayer> channels;
     if (record.layers.depth) channels.push_back({"Z", *record.layers.depth});
     for (const auto& [name, mask] : record.layers.masks) channels.push_back({"mask." + name, mask});
+    if (record.layers.motion) {
+      channels.push_back({"motion.x", record.layers.motion->x});
+      channels.push_back({"motion.y", record.layers.motion->y});
+    }
     files.push_back({path, encode_exr(*record.linear, channels)});
   } else {
     files.push_back({path, encoding_.bit_depth == 16 ? encode_png16(*record.linear, encoding_.png)
@@ -87,6 +108,7 @@ Prepared ImageSequenceSink::prepare(const FrameRecord& record) const {
   if (record.layers.depth) files.push_back({beside(path, "depth"), depth_png(*record.layers.depth, w, h, encoding_.png)});
   for (const auto& [name, mask] : record.layers.masks)
     files.push_back({beside(path, "mask." + name), mask_png(mask, w, h, encoding_.png)});
+  if (record.layers.motion) files.push_back({beside(path, "motion"), motion_png(*record.layers.motion, w, h, encoding_.png)});
   return files;
 }
 

@@ -24,10 +24,17 @@ void check_image_size(int width, int height);
 // The frame as read back: 8-bit sRGB (straight alpha), and with a float
 // target also the linear, premultiplied image it came from.
 // Ground-truth layers of a frame, one float a pixel, rows top to bottom.
+// Screen-space motion since the previous frame, pixels per frame (x right,
+// y down), the coverage-weighted mean of the particles over each pixel; 0
+// where none with a previous position covers it (coverage 0).
+struct MotionLayer {
+  std::vector<float> x, y, coverage;
+};
 struct FrameLayers {
   std::optional<std::vector<float>> depth;  // metres along the view; +infinity where no particle covers
   std::vector<std::pair<std::string, std::vector<float>>> masks;  // (emitter name, coverage 0..1)
-  bool empty() const { return !depth && masks.empty(); }
+  std::optional<MotionLayer> motion;
+  bool empty() const { return !depth && masks.empty() && !motion; }
 };
 
 struct RenderedFrame {

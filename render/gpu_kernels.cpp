@@ -115,6 +115,50 @@ void main() {
 )";
   return source;
 }
+// The motion layer's kernels: remembering slots, then each slot's previous
+// centre (the rule of core/previous_positions.cpp).
+#define FXSIM_REMEMBER_PARAMS(X) \
+  X(GpuBool, u_only_live) X(uint32_t, u_remembered) X(GpuMat3, u_wrap_axes) X(glm::vec3, u_wrap_half)
+FXSIM_GPU_PARAMS(RememberParams, FXSIM_REMEMBER_PARAMS);
+constexpr unsigned kRememberParamsBinding = 0;
+
+const std::string& remember_source() {
+  static const std::string source = glsl_prelude() + glsl_particle_block("P", 0) +
+                                    RememberParams::glsl(kRememberParamsBinding) + R"(
+layout(local_size_x = 256) in;
+layout(std430, binding = 1) buffer Remembered { uvec4 slot[]; };
+void main() {
+  uint stride = gl_NumWorkGroups.x * 256u;
+  for (uint i = gl_GlobalInvocationID.x; i < u_count; i += stride) {
+    bool there = i < u_remembered && (!u_only_live || P_get_age(i) >= 0.0);
+    slot[i] = uvec4(floatBitsToUint(P_get_px(i)), floatBitsToUint(P_get_py(i)), floatBitsToUint(P_get_pz(i)),
+                    there ? P_get_generation(i) + 1u : 0u);
+  }
+}
+)";
+  return source;
+}
+
+const std::string& previous_source() {
+  static const std::string source = glsl_prelude() + glsl_particle_block("P", 0) +
+                                    RememberParams::glsl(kRememberParamsBinding) + R"(
+layout(local_size_x = 256) in;
+layout(std430, binding = 1) readonly buffer Remembered { uvec4 slot[]; };
+layout(std430, binding = 2) writeonly buffer Previous { vec4 previous[]; };
+void main() {
+  uint stride = gl_NumWorkGroups.x * 256u;
+  for (uint i = gl_GlobalInvocationID.x; i < u_count; i += stride) {
+    uvec4 s = slot[i];
+    vec3 then = uintBitsToFloat(s.xyz);
+    vec3 local = abs(transpose(u_wrap_axes) * (P_position(i) - then));  // WrapBox::wrapped
+    bool wrapped = local.x > u_wrap_half.x || local.y > u_wrap_half.y || local.z > u_wrap_half.z;
+    bool same = s.w != 0u && s.w - 1u == P_get_generation(i) && P_get_age(i) >= 0.0 && !wrapped;
+    previous[i] = same ? vec4(then, 1.0) : vec4(0.0);
+  }
+}
+)";
+  return source;
+}
 }  // namespace
 
 size_t GpuStore::particle_words() { return particle_bytes() / 4; }
@@ -245,7 +289,7 @@ void set_turbulence_field(ComputeKernel& kernel, const WindField& wind) {
 }
 
 GpuKernels::GpuKernels()
-    : stats_(stats_source()), sprites_(sprites_source()),
+    : stats_(stats_source()), sprites_(sprites_source()), remember_(remember_source()), previous_(previous_source()),
       partials_(kStatGroups * 14 * 8, DeviceBuffer::Use::host_reads, "GPU statistics") {}
 
 EmitterStats GpuKernels::stats(const GpuStore& store, size_t count, bool only_live) {
@@ -281,12 +325,29 @@ EmitterStats GpuKernels::stats(const GpuStore& store, size_t count, bool only_li
   return out;
 }
 
+void GpuKernels::remember(const GpuStore& store, size_t count, bool only_live, GpuPrevious& into) {
+  into.pages.resize(store.page_count());
+  for (size_t page = 0; page < store.page_count(); ++page) {
+    const size_t size = store.capacity == 0 ? 1 : store.page_size(page), base = page * store.page_capacity;
+    into.pages[page].reserve(size * 16, DeviceBuffer::Use::kernels, "GPU previous positions");
+    RememberParams params;
+    params.u_only_live = gpu_bool(only_live);
+    params.u_remembered = uint32_t(count > base ? std::min(count - base, size) : 0);
+    remember_.set_params(kRememberParamsBinding, params);
+    store.bind(remember_, 'P', 0, page);
+    remember_.bind(1, into.pages[page]);
+    remember_.dispatch(size);
+  }
+  into.remembered = true;
+}
+
 void GpuKernels::add_sprite_batches(const GpuStore& store, size_t count, const SpriteBuild& how,
-                                    SpriteBuffers& buffers, const SpriteBatch& like, std::vector<SpriteBatch>& out) {
+                                    SpriteBuffers& buffers, const SpriteBatch& like, std::vector<SpriteBatch>& out,
+                                    const PreviousFrame& previous) {
   buffers.pages.resize(store.page_count());
   for (size_t page = 0; page < store.page_count() && page * store.page_capacity < count; ++page) {
     const size_t n = std::min(store.page_size(page), count - page * store.page_capacity);
-    build_sprites(store, page, n, how, buffers.pages[page]);
+    build_sprites(store, page, n, how, buffers.pages[page], previous);
     SpriteBatch batch = like;
     batch.device_instances = &buffers.pages[page];
     batch.device_count = n;
@@ -295,7 +356,7 @@ void GpuKernels::add_sprite_batches(const GpuStore& store, size_t count, const S
 }
 
 void GpuKernels::build_sprites(const GpuStore& store, size_t page, size_t count, const SpriteBuild& how,
-                               DeviceInstances& instances) {
+                               DeviceInstances& instances, const PreviousFrame& previous) {
   instances.buffer.reserve(std::max<size_t>(count, 1) * sizeof(SpriteInstance), DeviceBuffer::Use::kernels,
                           "GPU sprite buffers");
   store.bind(sprites_, 'P', 0, page);
@@ -315,6 +376,18 @@ void GpuKernels::build_sprites(const GpuStore& store, size_t page, size_t count,
   params.u_depth_k = how.depth_k;
   sprites_.set_params(kSpriteParamsBinding, params);
   sprites_.dispatch(count);
+
+  instances.has_previous = previous.positions && previous.positions->remembered;
+  if (!instances.has_previous) return;
+  instances.previous.reserve(std::max<size_t>(count, 1) * 16, DeviceBuffer::Use::kernels, "GPU previous positions");
+  RememberParams remembered;
+  remembered.u_wrap_axes = GpuMat3(previous.box.axes);
+  remembered.u_wrap_half = glm::min(previous.box.half, glm::vec3(3.0e38f));  // GLSL has no infinity literal
+  previous_.set_params(kRememberParamsBinding, remembered);
+  store.bind(previous_, 'P', 0, page);
+  previous_.bind(1, previous.positions->pages[page]);
+  previous_.bind(2, instances.previous);
+  previous_.dispatch(count);
 }
 
 }  // namespace fxsim

@@ -12,6 +12,7 @@
 #include "core/particle_pool.h"
 #include "core/particle_system.h"
 #include "core/particles.h"
+#include "core/previous_positions.h"
 #include "core/stats.h"
 #include "core/wind.h"
 #include "render/compute.h"
@@ -77,6 +78,23 @@ struct SpriteBuild {
   glm::vec3 region_center{0}, forward{0};
   float reach = 1, depth_k = 0;
 };
+// Where each slot's particle was at the previous frame, per page (the motion
+// layer, as core/previous_positions.h on the CPU): its position and its
+// generation + 1, 0 where no particle was.
+struct GpuPrevious {
+  std::vector<DeviceBuffer> pages;
+  bool remembered = false;
+  void forget() { remembered = false; }
+};
+// A previous frame for build_sprites: the positions remembered and the box
+// across which a particle wraps (no previous position then).
+struct PreviousFrame {
+  PreviousFrame() = default;
+  PreviousFrame(const GpuPrevious* remembered, const WrapBox& wrap = {}) : positions(remembered), box(wrap) {}
+  const GpuPrevious* positions = nullptr;
+  WrapBox box;
+};
+
 // Instance buffers for a store's pages, kept from frame to frame.
 struct SpriteBuffers {
   std::vector<DeviceInstances> pages;
@@ -93,15 +111,18 @@ class GpuKernels {
   // Sprite instances (render's SpriteInstance layout) for the first `count`
   // slots of one page: empty slots (age < 0 when `only_live`) become
   // zero-sized and draw nothing.
+  // With a remembered previous frame, also each instance's previous centre.
   void build_sprites(const GpuStore& store, size_t page, size_t count, const SpriteBuild& how,
-                     DeviceInstances& instances);
+                     DeviceInstances& instances, const PreviousFrame& previous = {});
   // Builds the sprites of slots [0, count) page by page and appends one batch
   // per page, each a copy of `like` drawing from that page's instances.
   void add_sprite_batches(const GpuStore& store, size_t count, const SpriteBuild& how, SpriteBuffers& buffers,
-                          const SpriteBatch& like, std::vector<SpriteBatch>& out);
+                          const SpriteBatch& like, std::vector<SpriteBatch>& out, const PreviousFrame& previous = {});
+  // Remembers slots [0, count) of the store (those with age >= 0 when `only_live`).
+  void remember(const GpuStore& store, size_t count, bool only_live, GpuPrevious& into);
 
  private:
-  ComputeKernel stats_, sprites_;
+  ComputeKernel stats_, sprites_, remember_, previous_;
   DeviceBuffer partials_;
 };
 

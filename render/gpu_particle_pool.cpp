@@ -115,9 +115,14 @@ void GpuParticlePool::add_sprites(SpriteBatch& batch, float exposure, glm::vec3 
   how.fade_in = rules_.fade_in;
   how.grown_size = rules_.grown_size;
   const GpuStore& s = gpu_.store();
-  kernels_.build_sprites(s, 0, s.page_size(0), how, instances_);
+  kernels_.build_sprites(s, 0, s.page_size(0), how, instances_, {&gpu_previous_});
   batch.device_instances = &instances_;
   batch.device_count = s.page_size(0);
+}
+
+void GpuParticlePool::remember_positions() {
+  flush();
+  kernels_.remember(gpu_.store(), gpu_.store().capacity, true, gpu_previous_);
 }
 
 const ParticleStore& GpuParticlePool::state() const {

@@ -20,6 +20,8 @@ class GpuParticlePool : public ParticlePool {
   void clear() override;
   EmitterStats stats() override;
   void add_sprites(SpriteBatch& batch, float exposure, glm::vec3 eye_velocity) override;
+  void remember_positions() override;
+  void forget_positions() override { gpu_previous_.forget(); }
   const ParticleStore& state() const override;
   void reset_counters() override;
 
@@ -38,6 +40,7 @@ class GpuParticlePool : public ParticlePool {
   mutable ParticleStore readback_;
   int64_t gpu_died_ = 0;
   DeviceInstances instances_;
+  GpuPrevious gpu_previous_;  // the motion layer's previous frame
 };
 
 PoolMaker gpu_pool_maker(GpuKernels& kernels, ThreadPool& threads);

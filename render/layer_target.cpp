@@ -33,17 +33,19 @@ void LayerTarget::begin(glm::vec4 clear) {
   glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
 }
 
-std::vector<float> LayerTarget::read(int channel) {
+std::vector<std::vector<float>> LayerTarget::read(const std::vector<int>& channels) {
   wait_for_gl("drawing a layer");
   std::vector<float> rgba(size_t(width_) * size_t(height_) * 4);
   glBindFramebuffer(GL_READ_FRAMEBUFFER, fbo_.get());
   glPixelStorei(GL_PACK_ALIGNMENT, 4);
   glReadPixels(0, 0, width_, height_, GL_RGBA, GL_FLOAT, rgba.data());
   check_gl("reading a layer back");
-  std::vector<float> out(size_t(width_) * size_t(height_));
-  for (int y = 0; y < height_; ++y)  // GL's rows run bottom to top
-    for (int x = 0; x < width_; ++x)
-      out[size_t(y) * size_t(width_) + size_t(x)] = rgba[(size_t(height_ - 1 - y) * size_t(width_) + size_t(x)) * 4 + size_t(channel)];
+  std::vector<std::vector<float>> out(channels.size(), std::vector<float>(size_t(width_) * size_t(height_)));
+  for (size_t c = 0; c < channels.size(); ++c)
+    for (int y = 0; y < height_; ++y)  // GL's rows run bottom to top
+      for (int x = 0; x < width_; ++x)
+        out[c][size_t(y) * size_t(width_) + size_t(x)] =
+            rgba[(size_t(height_ - 1 - y) * size_t(width_) + size_t(x)) * 4 + size_t(channels[c])];
   return out;
 }
 

@@ -14,7 +14,9 @@ class LayerTarget {
   // Binds it, clears the colour to `clear` and the depth to 1.
   void begin(glm::vec4 clear);
   // Channel `channel` (0..3) of every pixel, rows top to bottom.
-  std::vector<float> read(int channel);
+  std::vector<float> read(int channel) { return read(std::vector<int>{channel})[0]; }
+  // Several channels at once, in the order asked.
+  std::vector<std::vector<float>> read(const std::vector<int>& channels);
 
  private:
   int width_, height_;

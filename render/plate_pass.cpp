@@ -86,16 +86,16 @@ std::vector<float> load_depth(const std::filesystem::path& file, int& width, int
     throw FxError(ExitCode::input_missing, fmt::format("{}: the depth plate has no Z channel", file.string()));
   }
   // A 16-bit PNG in millimetres (8-bit PNGs cannot hold a useful range: refused).
-  int channels = 0;
-  stbi_us* mm = stbi_load_16(file.c_str(), &width, &height, &channels, 1);
-  if (!mm || !stbi_is_16_bit(file.c_str())) {
-    if (mm) stbi_image_free(mm);
+  Samples16 mm;
+  try {
+    mm = read_png16(file, 1);
+  } catch (const FxError& e) {
     throw FxError(ExitCode::input_missing,
-                  fmt::format("{}: a depth plate is an EXR with a Z channel or a 16-bit PNG in millimetres", file.string()));
+                  fmt::format("{} (a depth plate is an EXR with a Z channel or a 16-bit PNG in millimetres)", e.what()));
   }
-  std::vector<float> metres(size_t(width) * size_t(height));
-  for (size_t i = 0; i < metres.size(); ++i) metres[i] = mm[i] / 1000.0f;
-  stbi_image_free(mm);
+  width = mm.width, height = mm.height;
+  std::vector<float> metres(mm.samples.size());
+  for (size_t i = 0; i < metres.size(); ++i) metres[i] = float(mm.samples[i]) / 1000.0f;
   return metres;
 }
 

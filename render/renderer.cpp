@@ -14,7 +14,8 @@ Renderer::Renderer(const Scene& scene, int width, int height)
       target_(width, height, scene.output.samples,
               needs_float_target(scene.output) ? TargetFormat::float16 : TargetFormat::srgb8,
               !scene.output.transparent()) {
-  if (scene.output.depth_layer || scene.output.mask_layers) layer_target_.emplace(width, height);
+  if (scene.output.depth_layer || scene.output.mask_layers || scene.output.motion_layer)
+    layer_target_.emplace(width, height);
   for (const auto& emitter : scene.emitters) {
     textures_.push_back(make_texture_array(effect_looks(emitter, SpriteLook::primary)));
     secondary_textures_.push_back(make_texture_array(effect_looks(emitter, SpriteLook::secondary)));
@@ -71,11 +72,11 @@ void Renderer::draw(Simulation& simulation) {
   for (size_t i = 0; i < batches.size(); ++i) sprites_.draw(batches[i], scene_.emitters[batches[i].emitter], *textures[i]);
   check_gl(fmt::format("drawing frame {}", simulation.frame()));
   target_.start_read();
-  if (layer_target_) pending_layers_.push_back(draw_layers(batches, textures, camera));
+  if (layer_target_) pending_layers_.push_back(draw_layers(batches, textures, camera, simulation.previous_camera()));
 }
 
 FrameLayers Renderer::draw_layers(const std::vector<SpriteBatch>& batches, const std::vector<const GlTexture*>& textures,
-                                  const CameraPose& camera) {
+                                  const CameraPose& camera, const CameraPose& previous_camera) {
   FrameLayers layers;
   const float aspect = float(target_.width()) / float(target_.height());
   // The plate's depth and the ground hide what is behind them in every layer,
@@ -105,6 +106,21 @@ FrameLayers Renderer::draw_layers(const std::vector<SpriteBatch>& batches, const
     for (float& d : depth)
       if (d >= kNothing) d = std::numeric_limits<float>::infinity();
     layers.depth = std::move(depth);
+  }
+  if (scene_.output.motion_layer) {
+    layer_target_->begin(glm::vec4(0));
+    ground_depth();
+    sprites_.set_previous_camera(previous_camera);
+    for (size_t i = 0; i < batches.size(); ++i)
+      sprites_.draw(batches[i], scene_.emitters[batches[i].emitter], *textures[i], SpriteOutput::motion);
+    std::vector<std::vector<float>> sums = layer_target_->read({0, 1, 2});  // Σ a·x, Σ a·y, Σ a
+    MotionLayer motion{std::move(sums[0]), std::move(sums[1]), std::move(sums[2])};
+    for (size_t p = 0; p < motion.coverage.size(); ++p) {
+      const float a = motion.coverage[p];
+      motion.x[p] = a > 0 ? motion.x[p] / a : 0.0f;
+      motion.y[p] = a > 0 ? motion.y[p] / a : 0.0f;
+    }
+    layers.motion = std::move(motion);
   }
   check_gl("drawing the frame's layers");
   return layers;

@@ -34,9 +34,9 @@ class Renderer {
   Image render(Simulation& simulation);
 
  private:
-  // Draws the masks and the depth layer the output asks for, from the same batches.
+  // Draws the masks, depth and motion layers the output asks for, from the same batches.
   FrameLayers draw_layers(const std::vector<SpriteBatch>& batches, const std::vector<const GlTexture*>& textures,
-                          const CameraPose& camera);
+                          const CameraPose& camera, const CameraPose& previous_camera);
 
   const Scene& scene_;
   FrameTarget target_;

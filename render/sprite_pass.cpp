@@ -14,6 +14,9 @@ layout(location = 0) in vec2 corner;              // quad corner in [-1, 1]²
 layout(location = 1) in vec4 center_size;         // SpriteInstance.position, .size
 layout(location = 2) in vec4 stretch_alpha;       // .stretch, .alpha
 layout(location = 3) in vec4 layer_spin;          // .layer, .spin, .aspect, .anchor_bottom
+layout(location = 4) in vec4 previous;            // the motion layer: the centre at the previous frame, w = 1 if any
+uniform bool u_motion;                            // drawing the motion layer
+uniform mat4 u_previous_view_projection;
 uniform mat4 u_view;
 uniform mat4 u_projection;
 uniform vec3 u_eye;
@@ -27,6 +30,22 @@ out vec2 v_uv;
 flat out float v_layer;
 out float v_alpha;
 out float v_view_depth;  // distance along the view (the depth layer)
+flat out vec2 v_motion;  // pixels since the previous frame, x right, y down (the motion layer)
+
+vec2 to_pixels(vec4 clip) { return (clip.xy / clip.w * 0.5 + 0.5) * u_viewport; }
+
+// The sprite's centre projected now and at the previous frame; false when it
+// has no previous position or lies behind the eye at either time.
+bool screen_motion(vec3 center, out vec2 motion) {
+  motion = vec2(0.0);
+  if (previous.w < 0.5) return false;
+  vec4 now = u_projection * u_view * vec4(center, 1.0);
+  vec4 then = u_previous_view_projection * vec4(previous.xyz, 1.0);
+  if (now.w <= 0.0 || then.w <= 0.0) return false;
+  motion = to_pixels(now) - to_pixels(then);
+  motion.y = -motion.y;  // image rows run downwards
+  return true;
+}
 
 // A streak (rain): the quad from the projected tail (center - stretch) to the
 // projected head, as wide as the drop, with caps; the same construction as
@@ -60,6 +79,12 @@ void streak(vec3 head, vec3 tail, float width, float alpha) {
 void main() {
   vec3 center = center_size.xyz;
   float size = center_size.w;
+  v_motion = vec2(0.0);
+  if (u_motion && !screen_motion(center, v_motion)) {  // nothing to say: drawn nowhere
+    gl_Position = vec4(2.0, 2.0, 2.0, 1.0);
+    v_alpha = 0.0;
+    return;
+  }
   v_uv = corner * 0.5 + 0.5;
   v_layer = layer_spin.x;
   if (dot(stretch_alpha.xyz, stretch_alpha.xyz) > 0.0) {
@@ -105,19 +130,22 @@ constexpr const char* kFragmentShader = R"(#version 330 core
 uniform sampler2DArray u_texture;  // premultiplied
 uniform vec4 u_tint;               // linear rgb; a = colour alpha × opacity
 in vec2 v_uv;
-uniform int u_depth_output;        // 1: write the view depth of fragments covering more than u_depth_coverage
+uniform int u_output;              // 0: colour or coverage; 1: depth; 2: motion
 uniform float u_depth_coverage;
 flat in float v_layer;
 in float v_alpha;
 in float v_view_depth;
+flat in vec2 v_motion;
 out vec4 out_color;
 
 void main() {
   vec4 t = texture(u_texture, vec3(v_uv, v_layer));
   out_color = vec4(t.rgb * u_tint.rgb, t.a) * (u_tint.a * v_alpha);
-  if (u_depth_output == 1) {
+  if (u_output == 1) {  // the view depth of fragments covering more than u_depth_coverage
     if (out_color.a <= u_depth_coverage) discard;
     out_color = vec4(v_view_depth, 0.0, 0.0, 1.0);
+  } else if (u_output == 2) {  // coverage-weighted motion, summed
+    out_color = vec4(v_motion * out_color.a, out_color.a, 0.0);
   }
 }
 )";
@@ -151,6 +179,7 @@ SpritePass::SpritePass() {
   glBufferData(GL_ARRAY_BUFFER, sizeof kCorners, kCorners, GL_STATIC_DRAW);
   glEnableVertexAttribArray(0);
   glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, nullptr);
+  previous_ = GlBuffer(gl_gen(glGenBuffers));
   instances_ = GlBuffer(gl_gen(glGenBuffers));
   glBindBuffer(GL_ARRAY_BUFFER, instances_.get());
   const GLsizei stride = sizeof(SpriteInstance);
@@ -170,11 +199,36 @@ void SpritePass::begin_frame(const CameraPose& camera, int width, int height) {
   projection_ = camera.projection(float(width) / float(height));
 }
 
+void SpritePass::set_previous_camera(const CameraPose& camera) {
+  previous_view_projection_ = camera.projection(float(width_) / float(height_)) * camera.view();
+}
+
 void SpritePass::draw(const SpriteBatch& batch, const EmitterSettings& emitter, const GlTexture& texture,
                       SpriteOutput output) {
   const size_t count = batch.device_instances ? batch.device_count : batch.sprites.size();
   if (count == 0) return;
+  const bool motion = output == SpriteOutput::motion;
+  const bool has_previous = batch.device_instances ? batch.device_instances->has_previous : !batch.previous.empty();
+  if (motion && !has_previous) return;  // nothing remembered: no sprite has a motion
   glBindVertexArray(vao_.get());
+  if (motion) {
+    if (batch.device_instances) {
+      glBindBuffer(GL_ARRAY_BUFFER, batch.device_instances->previous.gl_name());
+    } else {
+      glBindBuffer(GL_ARRAY_BUFFER, previous_.get());
+      const size_t bytes = batch.previous.size() * sizeof(glm::vec4);
+      if (bytes > previous_capacity_) {
+        glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(bytes), nullptr, GL_STREAM_DRAW);
+        previous_capacity_ = bytes;
+      }
+      glBufferSubData(GL_ARRAY_BUFFER, 0, GLsizeiptr(bytes), batch.previous.data());
+    }
+    glEnableVertexAttribArray(4);
+    glVertexAttribPointer(4, 4, GL_FLOAT, GL_FALSE, sizeof(glm::vec4), nullptr);
+    glVertexAttribDivisor(4, 1);
+  } else {
+    glDisableVertexAttribArray(4);
+  }
   if (batch.device_instances) {
     glBindBuffer(GL_ARRAY_BUFFER, batch.device_instances->buffer.gl_name());  // built on the GPU: drawn where it lies
   } else {
@@ -207,12 +261,17 @@ void SpritePass::draw(const SpriteBatch& batch, const EmitterSettings& emitter, 
   glBindTexture(GL_TEXTURE_2D_ARRAY, texture.get());
   glUniform1i(uniform(program_, "u_texture"), 0);
 
-  glUniform1i(uniform(program_, "u_depth_output"), output == SpriteOutput::depth);
+  glUniform1i(uniform(program_, "u_output"), output == SpriteOutput::depth ? 1 : motion ? 2 : 0);
+  glUniform1i(uniform(program_, "u_motion"), motion);
+  glUniformMatrix4fv(uniform(program_, "u_previous_view_projection"), 1, GL_FALSE,
+                     glm::value_ptr(previous_view_projection_));
   glUniform1f(uniform(program_, "u_depth_coverage"), kDepthCoverage);
   glEnable(GL_BLEND);
   if (output == SpriteOutput::depth) {
     glBlendEquation(GL_MIN);  // the nearest covering particle
     glBlendFunc(GL_ONE, GL_ONE);
+  } else if (motion) {
+    glBlendFunc(GL_ONE, GL_ONE);  // sums of coverage × motion and of coverage
   } else if (output == SpriteOutput::colour && batch.blend.value_or(emitter.blend) == BlendMode::additive) {
     // Additive light adds colour and no coverage, so a transparent frame keeps
     // it as pure emission (alpha 0 in premultiplied EXR).

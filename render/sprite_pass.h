@@ -25,15 +25,20 @@ constexpr float kMinSpritePixels = 1.5f;
 GlTexture make_texture_array(const std::vector<Image>& layers);
 
 // What a draw writes: the frame's colour; a mask (coverage "over", additive
-// batches too); or the depth layer (the view distance of fragments covering
-// more than kDepthCoverage, the nearest kept).
-enum class SpriteOutput { colour, mask, depth };
+// batches too); the depth layer (the view distance of fragments covering more
+// than kDepthCoverage, the nearest kept); or the motion layer (each sprite's
+// screen motion since the previous frame, pixels, x right and y down, times
+// its coverage, and the coverage, summed: (Σ a·m, Σ a)). Sprites without a
+// previous position draw nothing there.
+enum class SpriteOutput { colour, mask, depth, motion };
 constexpr float kDepthCoverage = 0.05f;
 
 class SpritePass {
  public:
   SpritePass();
   void begin_frame(const CameraPose& camera, int width, int height);
+  // The camera of the previous frame, for the motion layer.
+  void set_previous_camera(const CameraPose& camera);
   // The batch's own opacity, tint and blend override the emitter's when given.
   void draw(const SpriteBatch& batch, const EmitterSettings& emitter, const GlTexture& texture,
             SpriteOutput output = SpriteOutput::colour);
@@ -41,9 +46,9 @@ class SpritePass {
  private:
   GlProgram program_;
   GlVertexArray vao_;
-  GlBuffer corners_, instances_;
-  size_t instance_capacity_ = 0;
-  glm::mat4 view_{1}, projection_{1};
+  GlBuffer corners_, instances_, previous_;
+  size_t instance_capacity_ = 0, previous_capacity_ = 0;
+  glm::mat4 view_{1}, projection_{1}, previous_view_projection_{1};
   CameraPose camera_{};
   int width_ = 1, height_ = 1;
 };

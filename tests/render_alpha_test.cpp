@@ -14,6 +14,11 @@
 #include "core/frame_output.h"
 #include "core/image.h"
 #include "core/png_writer.h"
+#include "core/camera_path.h"
+#include "core/scene_parser.h"
+#include <glm/mat4x4.hpp>
+#include <nlohmann/json.hpp>
+#include <sstream>
 
 using namespace fxsim;
 using namespace fxsim::test;
@@ -230,4 +235,119 @@ TEST(RenderPlates, AWrongSizeOrMissingPlateIsRefusedBeforeRendering) {
   EXPECT_EQ(missing.exit_code, 66) << missing.err;
   EXPECT_NE(missing.err.find("plate_1.png: no plate for frame 1"), std::string::npos) << missing.err;
   EXPECT_FALSE(fs::exists(dir / "out"));
+}
+
+namespace {
+// One flake in a flat box 10 m in front of the camera, moving at `velocity`
+// for ever (constant motion, no sway, no gravity). Its frame-4 and frame-5
+// positions come from the statistics of a one-particle render.
+std::string one_flake(const std::string& velocity, const std::string& camera) {
+  return R"({"fxsim": 1, "seed": 4,
+    "output": {"width": 96, "height": 54, "frames": 8, "background": "#000000", "layers": ["motion"]},
+    "camera": )" + camera + R"(,
+    "environment": {"ground": null},
+    "emitters": [{"name": "flake", "type": "snow", "max_particles": 1, "size": 0.4, "motion": "constant",
+      "velocity": )" + velocity + R"(, "velocity_variation": [0, 0, 0], "sway": null,
+      "region": {"center": [0, 2, 0], "size": [12, 0.002, 0.002]}}]})";
+}
+
+// Where `world` lands in the image at time t: pixels, x right, y down.
+glm::vec2 pixel_at(const Scene& scene, glm::vec3 world, double t) {
+  const CameraPose camera = camera_at(scene.camera, t);
+  const float aspect = float(scene.output.width) / float(scene.output.height);
+  const glm::vec4 clip = camera.projection(aspect) * camera.view() * glm::vec4(world, 1.0f);
+  const glm::vec2 ndc = glm::vec2(clip) / clip.w;
+  return {(ndc.x * 0.5f + 0.5f) * float(scene.output.width), (0.5f - ndc.y * 0.5f) * float(scene.output.height)};
+}
+
+// The flake's screen motion from frame 4 to frame 5, from its exact positions
+// (the statistics of a render of frames 4-5) and the camera at both times.
+glm::vec2 projected_motion(const TempDir& dir) {
+  const Scene scene = parse_scene_file(dir / "scene.json");
+  const CliResult r = run_fxsim(fmt::format("render '{}' --frames 4-5 -q -o '{}' --stats '{}'", (dir / "scene.json").string(),
+                                            (dir / "s_#.png").string(), (dir / "stats.jsonl").string()));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  std::vector<glm::vec3> at;
+  std::istringstream lines(read_text_file(dir / "stats.jsonl"));
+  for (std::string line; std::getline(lines, line);) {
+    const auto p = nlohmann::json::parse(line)["emitters"][0]["mean_position"];
+    at.emplace_back(p[0].get<float>(), p[1].get<float>(), p[2].get<float>());
+  }
+  EXPECT_EQ(at.size(), 2u);
+  if (at.size() != 2) return glm::vec2(0);
+  const glm::vec2 now = pixel_at(scene, at[1], 5.0 / 24.0);
+  EXPECT_TRUE(now.x > 4 && now.x < 92 && now.y > 4 && now.y < 50) << "the flake is not in view";
+  return now - pixel_at(scene, at[0], 4.0 / 24.0);
+}
+
+// Renders frame 5 in EXR with `flags` and returns the flake's motion, checking
+// that every pixel with a motion has the same one, and that most pixels (those
+// the flake does not cover) have none.
+glm::vec2 rendered_motion(const TempDir& dir, const std::string& name, const std::string& flags = "") {
+  const CliResult r = run_fxsim(fmt::format("render '{}' --frames 5 -q -o '{}' {}", (dir / "scene.json").string(),
+                                            (dir / (name + "_#.exr")).string(), flags));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const ExrChannels exr = read_exr(dir / (name + "_5.exr"));
+  const auto& mx = exr.channels.at("motion.x");
+  const auto& my = exr.channels.at("motion.y");
+  glm::vec2 first(0);
+  size_t moving = 0;
+  for (size_t p = 0; p < mx.size(); ++p) {
+    if (mx[p] == 0 && my[p] == 0) continue;
+    if (moving++ == 0) first = {mx[p], my[p]};
+    EXPECT_FLOAT_EQ(mx[p], first.x) << p;
+    EXPECT_FLOAT_EQ(my[p], first.y) << p;
+  }
+  EXPECT_GT(moving, 4u);
+  EXPECT_LT(moving, mx.size() / 20);  // a flake 0.4 m wide, 10 m away
+  return first;
+}
+}  // namespace
+
+TEST(RenderMotion, TheMotionLayerIsTheProjectedMotionOfAKnownFlakeOnBothBackends) {
+  TempDir dir("motion");
+  write_text_file(dir / "scene.json", one_flake("[6, 0, 0]", R"({"position": [0, 2, 10], "target": [0, 2, 0], "fov": 50})"));
+  const glm::vec2 expected = projected_motion(dir);
+  EXPECT_GT(expected.x, 1.0f);  // 1.45 pixels a frame
+  for (const char* backend : {"cpu", "gpu"}) {
+    const glm::vec2 motion = rendered_motion(dir, backend, fmt::format("--backend {}", backend));
+    EXPECT_NEAR(motion.x, expected.x, 0.01f) << backend;  // EXR's half floats: steps of 1/1024 here
+    EXPECT_NEAR(motion.y, expected.y, 0.01f) << backend;
+  }
+}
+
+TEST(RenderMotion, AMovingCameraMovesAStillFlakeAndPngCarriesTheFlowInKittisLayout) {
+  TempDir dir("motion-camera");
+  // The camera rises and pans: the still flake moves down and to the left in the image.
+  write_text_file(dir / "scene.json", one_flake("[0, 0, 0]", R"({"position": [0, 2, 10], "target": [0, 2, 0], "fov": 50,
+    "keys": [{"time": 0, "position": [0, 2, 10], "target": [0, 2, 0]},
+             {"time": 1, "position": [2, 4, 10], "target": [2, 4, 0]}]})"));
+  const glm::vec2 expected = projected_motion(dir);
+  EXPECT_LT(expected.x, -0.3f);
+  EXPECT_GT(expected.y, 0.3f);
+  const glm::vec2 motion = rendered_motion(dir, "exr");
+  EXPECT_NEAR(motion.x, expected.x, 0.01f);
+  EXPECT_NEAR(motion.y, expected.y, 0.01f);
+  // PNG: f_5.motion.png, 16-bit RGB, R = x·64 + 2^15, G = y·64 + 2^15, B = 1 where covered.
+  const CliResult r = run_fxsim(fmt::format("render '{}' --frames 5 -q -o '{}'", (dir / "scene.json").string(),
+                                            (dir / "f_#.png").string()));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string png = read_text_file(dir / "f_5.motion.png");
+  EXPECT_EQ(int(uint8_t(png.at(24))), 16);  // bit depth
+  EXPECT_EQ(int(uint8_t(png.at(25))), 2);   // RGB
+  const Samples16 flow = read_png16(dir / "f_5.motion.png", 3);
+  size_t covered = 0;
+  for (size_t p = 0; p < size_t(flow.width) * size_t(flow.height); ++p) {
+    const uint16_t* px = &flow.samples[p * 3];
+    if (px[2] == 0) {
+      EXPECT_EQ(px[0], 32768) << p;
+      EXPECT_EQ(px[1], 32768) << p;
+      continue;
+    }
+    EXPECT_EQ(px[2], 1) << p;
+    EXPECT_NEAR((float(px[0]) - 32768.0f) / 64.0f, expected.x, 1.0f / 64) << p;
+    EXPECT_NEAR((float(px[1]) - 32768.0f) / 64.0f, expected.y, 1.0f / 64) << p;
+    ++covered;
+  }
+  EXPECT_GT(covered, 4u);
 }

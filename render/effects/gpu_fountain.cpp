@@ -193,6 +193,13 @@ GpuFountain::GpuFountain(const EmitterSettings& settings, size_t emitter_index, 
 void GpuFountain::begin(double, const CameraPose&) {
   first_step_ = -1;
   emitted_ = 0;
+  previous_.forget();
+  mist_previous_.forget();
+}
+
+void GpuFountain::remember_positions() {
+  kernels_.remember(drops_, drops_.capacity, true, previous_);
+  if (mist_) kernels_.remember(mist_->store(), mist_->store().capacity, true, mist_previous_);
 }
 
 void GpuFountain::end() {
@@ -344,7 +351,8 @@ void GpuFountain::add_sprites(const CameraPose& camera, std::vector<SpriteBatch>
     mist.look = SpriteLook::secondary;
     mist.opacity = fountain_.mist->opacity;
     mist.distance = distance;
-    kernels_.add_sprite_batches(mist_->store(), mist_->store().capacity, how, mist_sprites_, mist, out);
+    kernels_.add_sprite_batches(mist_->store(), mist_->store().capacity, how, mist_sprites_, mist, out,
+                                {&mist_previous_});
   }
   SpriteBuild how;
   how.only_live = true;
@@ -353,7 +361,7 @@ void GpuFountain::add_sprites(const CameraPose& camera, std::vector<SpriteBatch>
   SpriteBatch drops;
   drops.emitter = emitter_index_;
   drops.distance = distance;
-  kernels_.add_sprite_batches(drops_, drops_.capacity, how, sprites_, drops, out);
+  kernels_.add_sprite_batches(drops_, drops_.capacity, how, sprites_, drops, out, {&previous_});
 }
 
 }  // namespace fxsim

@@ -43,6 +43,7 @@ class GpuFountain : public ParticleSystem {
   uint64_t emitted_ = 0;
   int64_t spawned_ = 0, died_ = 0, mist_spawned_ = 0, mist_died_ = 0;
   SpriteBuffers sprites_, mist_sprites_;
+  GpuPrevious previous_, mist_previous_;  // the motion layer's previous frame
 };
 
 }  // namespace fxsim

@@ -247,8 +247,15 @@ void GpuPrecipitation::run(int mode, size_t first, size_t count, double t, const
   }
 }
 
+void GpuPrecipitation::remember_positions() {
+  kernels_.remember(store_, live_, false, previous_);
+  if (splash_) kernels_.remember(splash_->store(), splash_->store().capacity, true, splash_previous_);
+}
+
 void GpuPrecipitation::begin(double t, const CameraPose& camera) {
   live_ = 0;
+  previous_.forget();
+  splash_previous_.forget();
   emission_carry_ = 0;
   if (!params_.prewarm) return;
   run(0, 0, store_.capacity, t, camera, nullptr);
@@ -332,7 +339,8 @@ void GpuPrecipitation::add_sprites(const CameraPose& camera, std::vector<SpriteB
     droplets.emitter = emitter_index_;
     droplets.look = SpriteLook::secondary;
     droplets.distance = distance;
-    kernels_.add_sprite_batches(splash_->store(), splash_->store().capacity, how, splash_sprites_, droplets, out);
+    kernels_.add_sprite_batches(splash_->store(), splash_->store().capacity, how, splash_sprites_, droplets, out,
+                                {&splash_previous_});
   }
   SpriteBuild how;
   how.exposure = exposure_;
@@ -348,7 +356,8 @@ void GpuPrecipitation::add_sprites(const CameraPose& camera, std::vector<SpriteB
   SpriteBatch batch;
   batch.emitter = emitter_index_;
   batch.distance = distance;
-  kernels_.add_sprite_batches(store_, live_, how, sprites_, batch, out);
+  kernels_.add_sprite_batches(store_, live_, how, sprites_, batch, out,
+                              {&previous_, PrecipitationSystem::wrap_box(params_, camera)});
 }
 
 }  // namespace fxsim

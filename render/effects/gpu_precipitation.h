@@ -46,6 +46,7 @@ class GpuPrecipitation : public ParticleSystem {
   size_t live_ = 0;
   int64_t spawned_ = 0, died_ = 0, splash_spawned_ = 0, splash_died_ = 0;
   SpriteBuffers sprites_, splash_sprites_;
+  GpuPrevious previous_, splash_previous_;  // the motion layer's previous frame
 };
 
 }  // namespace fxsim

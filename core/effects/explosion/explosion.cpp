@@ -42,9 +42,16 @@ float ExplosionSystem::progress() const {
   return float(std::clamp((now_ - start_) / duration, 0.0, 1.0));
 }
 
+void ExplosionSystem::remember_positions() {
+  remembered_ = true;
+  debris_->remember_positions();
+}
+
 void ExplosionSystem::begin(double t, const CameraPose&) {
   start_ = now_ = t;
+  remembered_ = false;
   debris_->clear();
+  debris_->forget_positions();
   // Sparks out in every direction, most of them upward, at 1..2.5 × scale m/s.
   for (int k = 0; k < explosion_.debris; ++k) {
     RandomDraws r(settings_.seed, emitter_index_, Stream::secondary, debris_->next_spawn_index());
@@ -94,6 +101,7 @@ void ExplosionSystem::add_sprites(const CameraPose& camera, std::vector<SpriteBa
   const int frames = explosion_.texture ? explosion_.flipbook_rows * explosion_.flipbook_columns : kFireballFrames;
   const float layer = std::min(float(frames - 1), std::floor(p * float(frames)));
   ball.sprites.push_back({explosion_.position, diameter(p, explosion_.scale), glm::vec3(0), opacity(p), layer, 0.0f});
+  if (remembered_) ball.previous.push_back(glm::vec4(explosion_.position, 1.0f));
   if (explosion_.debris > 0) {
     SpriteBatch sparks;
     sparks.emitter = emitter_index_;

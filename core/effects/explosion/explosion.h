@@ -33,6 +33,7 @@ class ExplosionSystem : public ParticleSystem {
   uint32_t emitter_index_;
   const WindField& wind_;
   double start_ = 0, now_ = 0;
+  bool remembered_ = false;  // the motion layer's previous frame: the fireball does not move
   std::unique_ptr<ParticlePool> debris_;
 };
 

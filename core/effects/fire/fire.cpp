@@ -49,8 +49,15 @@ FireSystem::FireSystem(const EmitterSettings& settings, size_t emitter_index, co
       grid_(fire_.rows, fire_.columns, fire_.max_intensity, fire_.seed_fraction),
       embers_(make_pool(ember_rules(), Effect<FireParams>::slots(settings, {}).pool_slots("embers"))) {}
 
+void FireSystem::remember_positions() {
+  remembered_ = true;
+  embers_->remember_positions();
+}
+
 void FireSystem::begin(double t, const CameraPose&) {
   start_ = t;
+  remembered_ = false;
+  embers_->forget_positions();
   updates_ = 0;
   embers_thrown_ = 0;
   grid_ = FireGrid(fire_.rows, fire_.columns, fire_.max_intensity, fire_.seed_fraction);
@@ -155,6 +162,7 @@ void FireSystem::add_sprites(const CameraPose& camera, std::vector<SpriteBatch>&
   quad.aspect = fire_.size.y / fire_.size.x;
   quad.anchor_bottom = 1;
   plane.sprites.push_back(quad);
+  if (remembered_) plane.previous.push_back(glm::vec4(fire_.position, 1.0f));
   out.push_back(std::move(plane));
 }
 

@@ -102,6 +102,7 @@ class FireSystem : public ParticleSystem {
   const WindField& wind_;
   FireGrid grid_;
   double start_ = 0;
+  bool remembered_ = false;  // the motion layer's previous frame: the plane does not move
   uint64_t updates_ = 0, embers_thrown_ = 0;  // since the start (not counting the prewarm)
   uint64_t prewarm_updates_ = 0;
   std::unique_ptr<ParticlePool> embers_;

@@ -68,6 +68,13 @@ void FountainSystem::begin(double t, const CameraPose&) {
   first_step_ = -1;
   (void)t;
   emitted_ = 0;
+  previous_.forget();
+  if (mist_) mist_->forget_positions();
+}
+
+void FountainSystem::remember_positions() {
+  previous_.remember(store_, store_.capacity(), true, threads_);
+  if (mist_) mist_->remember_positions();
 }
 
 void FountainSystem::end() {
@@ -247,11 +254,13 @@ void FountainSystem::add_sprites(const CameraPose& camera, std::vector<SpriteBat
   std::vector<size_t> offsets(counts.size() + 1, 0);
   for (size_t c = 0; c < counts.size(); ++c) offsets[c + 1] = offsets[c] + counts[c];
   drops.sprites.resize(offsets.back());
+  if (previous_.remembered()) drops.previous.resize(offsets.back());
   for_chunks(threads_, n, [&](size_t begin, size_t end, size_t chunk) {
     size_t at = offsets[chunk];
     for (size_t i = begin; i < end; ++i) {
       if (store_.age[i] < 0) continue;
       // Small, bright, slightly stretched along half a frame of travel.
+      if (previous_.remembered()) drops.previous[at] = previous_.of(store_, i);
       drops.sprites[at++] = {store_.position(i), store_.size[i], (store_.velocity(i) - camera.velocity) * exposure_,
                              1.0f, 0.0f, 0.0f};
     }

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/particle_pool.h"
+#include "core/previous_positions.h"
 #include "core/particle_system.h"
 #include "core/particles.h"
 #include "core/scene.h"
@@ -78,6 +79,7 @@ class FountainSystem : public ParticleSystem {
   double steps_per_second_;     // fps × substeps
   float exposure_;               // drops are stretched along half a frame of travel
   ParticleStore store_;
+  PreviousPositions previous_;  // the motion layer's previous frame
   int64_t first_step_ = 0;       // the step at which the fountain started
   uint64_t emitted_ = 0;         // drops emitted so far: the next spawn index
   int64_t spawned_ = 0, died_ = 0;

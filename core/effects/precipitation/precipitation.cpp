@@ -121,6 +121,8 @@ void PrecipitationSystem::birth(size_t slot, double t, const Frame& frame, Birth
 
 void PrecipitationSystem::begin(double t, const CameraPose& camera) {
   live_ = 0;
+  previous_.forget();
+  if (splash_) splash_->forget_positions();
   emission_carry_ = 0;
   if (!snow_.prewarm) return;
   const Frame frame = region_frame(camera);
@@ -243,6 +245,15 @@ void PrecipitationSystem::hash_state(StateHasher& hasher) const {
   if (splash_) hasher.add_store(splash_->store(), splash_->store().capacity());
 }
 
+void PrecipitationSystem::remember_positions() {
+  previous_.remember(store_, live_, false, threads_);
+  if (splash_) splash_->remember_positions();
+}
+
+WrapBox PrecipitationSystem::wrap_box(const PrecipitationParams& params, const CameraPose& camera) {
+  return {region_frame(params, camera).axes, params.region.size * 0.5f};
+}
+
 void PrecipitationSystem::add_sprites(const CameraPose& camera, std::vector<SpriteBatch>& out) {
   SpriteBatch batch;
   batch.emitter = emitter_index_;
@@ -270,6 +281,13 @@ void PrecipitationSystem::add_sprites(const CameraPose& camera, std::vector<Spri
                           float(store_.shape[i]), streak ? 0.0f : store_.phase[i]};
     }
   });
+  if (previous_.remembered()) {
+    batch.previous.resize(live_);
+    const WrapBox wrap = wrap_box(snow_, camera);
+    for_chunks(threads_, live_, [&](size_t begin, size_t end, size_t) {
+      for (size_t i = begin; i < end; ++i) batch.previous[i] = previous_.of(store_, i, wrap);
+    });
+  }
   if (splash_) {
     SpriteBatch droplets;
     droplets.emitter = emitter_index_;

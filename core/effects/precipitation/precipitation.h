@@ -27,6 +27,7 @@
 #include "core/particles.h"
 #include "core/scene.h"
 #include "core/particle_pool.h"
+#include "core/previous_positions.h"
 
 namespace fxsim {
 
@@ -55,6 +56,11 @@ class PrecipitationSystem : public ParticleSystem {
   // land on, else 0 (no splash pool). The slot plan sizes the pool from it.
   static size_t splashes_per_drop(const PrecipitationParams& params, const Environment& environment);
 
+  // The motion layer: a flake that moved more than half the box along one of
+  // its axes since the previous frame wrapped to the opposite face or
+  // re-entered at the top, and has no previous position.
+  static WrapBox wrap_box(const PrecipitationParams& params, const CameraPose& camera);
+
   // Flakes per second entering a box that starts empty (no prewarm).
   static double fill_rate(const EmitterSettings& settings, glm::vec3 gravity);
 
@@ -70,6 +76,7 @@ class PrecipitationSystem : public ParticleSystem {
   ThreadPool& threads_;
   glm::vec3 half_;  // half the region's size
   ParticleStore store_;
+  PreviousPositions previous_;  // the motion layer's previous frame
   size_t live_ = 0;             // slots [0, live_) hold flakes
   double emission_carry_ = 0;   // fractional flakes owed by the emission rate
   double emission_rate_ = 0;    // flakes per second while the box is filling from the top
