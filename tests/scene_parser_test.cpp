@@ -108,3 +108,17 @@ TEST(NearestWord, SuggestsOnlyPlausibleTypos) {
   EXPECT_EQ(nearest_word("velocty", keys), "velocity");
   EXPECT_EQ(nearest_word("banana", keys), "");
 }
+
+TEST(SceneParser, ReadsTheLayersAndRefusesUnknownOnesAndAPlateLayerWithoutAPlate) {
+  const Scene s = parse_scene_text(R"({"fxsim": 1, "output": {"layers": ["depth", "motion"]}, "emitters": [{"type": "snow"}]})", "s.json", ".");
+  EXPECT_TRUE(s.output.depth_layer);
+  EXPECT_TRUE(s.output.motion_layer);
+  EXPECT_FALSE(s.output.mask_layers);
+  const auto unknown = problems(R"({"fxsim": 1, "output": {"layers": ["normals"]}, "emitters": [{"type": "snow"}]})");
+  ASSERT_EQ(unknown.size(), 1u);
+  EXPECT_NE(unknown[0].find("/output/layers/0: expected \"depth\", \"mask\", \"motion\" or \"plate\""), std::string::npos)
+      << unknown[0];
+  const auto plate = problems(R"({"fxsim": 1, "output": {"layers": ["plate"]}, "emitters": [{"type": "snow"}]})");
+  ASSERT_EQ(plate.size(), 1u);
+  EXPECT_NE(plate[0].find("/output/layers: the \"plate\" layer needs output.plate"), std::string::npos) << plate[0];
+}
