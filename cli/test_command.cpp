@@ -94,7 +94,11 @@ class Runner {
       return;
     }
     const GoldenSet set = golden_set(*job.suite, scene, device_);
-    for (const int frame : scene.frames) out.frames.push_back(check_frame(*job.suite, scene, set, dir, frame));
+    for (const int frame : scene.frames) {
+      out.frames.push_back(check_frame(*job.suite, scene, set, dir, frame, ""));
+      for (const std::string& layer : layers_written(dir, frame))
+        out.frames.push_back(check_frame(*job.suite, scene, set, dir, frame, layer));
+    }
     if (scene.hashes) {
       // CPU hashes are shared by every device: only the base class writes them.
       const bool may_write = scene.backend == "gpu" || device_.base == job.suite->base_class;
@@ -124,21 +128,40 @@ class Runner {
  private:
   static double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
+  // The ground-truth layers the render wrote beside frame `frame` ("depth",
+  // "mask.rain", "motion"), sorted; the clean plate is a copy of the input, not
+  // compared.
+  static std::vector<std::string> layers_written(const fs::path& dir, int frame) {
+    const std::string prefix = golden_frame_name(frame).substr(0, 10) + ".";  // "frame_0024."
+    std::vector<std::string> layers;
+    for (const auto& entry : fs::directory_iterator(dir)) {
+      const std::string name = entry.path().filename().string();
+      if (name.size() <= prefix.size() + 4 || name.compare(0, prefix.size(), prefix) != 0 || entry.path().extension() != ".png")
+        continue;
+      const std::string layer = name.substr(prefix.size(), name.size() - prefix.size() - 4);
+      if (layer != "plate") layers.push_back(layer);
+    }
+    std::sort(layers.begin(), layers.end());
+    return layers;
+  }
+
   FrameCheck check_frame(const Suite& suite, const SuiteScene& scene, const GoldenSet& set, const fs::path& dir,
-                         int frame) {
+                         int frame, const std::string& layer) {
     FrameCheck f;
     f.frame = frame;
-    f.actual = dir / golden_frame_name(frame);
+    f.layer = layer;
+    const std::string name = golden_frame_name(frame, layer);
+    f.actual = dir / name;
     for (const fs::path& folder : set.lookup)
-      if (fs::is_regular_file(folder / golden_frame_name(frame))) {
-        f.golden = folder / golden_frame_name(frame);
+      if (fs::is_regular_file(folder / name)) {
+        f.golden = folder / name;
         f.golden_set = folder == set.lookup.back() ? "base set" : folder.filename().string();
         break;
       }
     // --update writes the frames that fail or have no golden; a frame within
     // the tolerance keeps the golden it matched (no churn in the goldens).
     const auto write_golden = [&] {
-      const fs::path target = set.folder / golden_frame_name(frame);
+      const fs::path target = set.folder / name;
       fs::create_directories(set.folder);
       write_all(target, read_all(f.actual));
       f.status = CheckStatus::updated;
@@ -151,11 +174,14 @@ class Runner {
       if (options_.update) return write_golden();
       f.status = CheckStatus::missing;
       f.message = fmt::format("no golden {} for device class {} ({} backend); create it with fxsim test {} --update",
-                              golden_frame_name(frame), device_.base, scene.backend, suite.file.string());
+                              name, device_.base, scene.backend, suite.file.string());
       return f;
     }
     const Image golden = read_png(f.golden), actual = read_png(f.actual);
-    f.comparison = compare_images(golden, actual, scene.tolerance);
+    // 16-bit layers (depth, motion) in their own steps; heat maps from the 8-bit views.
+    f.comparison = png_bit_depth(f.actual) == 16 && png_bit_depth(f.golden) == 16
+                       ? compare_images(read_png16(f.golden, 4), read_png16(f.actual, 4), scene.tolerance)
+                       : compare_images(golden, actual, scene.tolerance);
     f.status = f.comparison.verdict == CompareVerdict::pass      ? CheckStatus::pass
                : f.comparison.verdict == CompareVerdict::warning ? CheckStatus::warn
                                                                  : CheckStatus::fail;
@@ -165,7 +191,7 @@ class Runner {
       f.message += fmt::format("; compared with the base set: there is no {} set yet (fxsim test … --update makes one)",
                                set.name);
     if (f.comparison.max > 0 && f.comparison.same_size()) {
-      f.diff = dir / ("diff_" + golden_frame_name(frame));
+      f.diff = dir / ("diff_" + name);
       write_file_atomically(f.diff, encode_png(difference_heat_map(golden, actual)));
     }
     return f;
@@ -204,17 +230,18 @@ std::string scene_line(const SceneCheck& s) {
   if (!s.render_error.empty()) worst = s.render_error;
   for (const FrameCheck& f : s.frames)
     if (worst.empty() && (failed(f.status) || f.status == CheckStatus::warn))
-      worst = fmt::format("frame {}: {}", f.frame, f.message);
+      worst = fmt::format("{}: {}", f.label(), f.message);
   if (worst.empty() && s.hashes && failed(s.hashes->status)) worst = "state hashes: " + s.hashes->message;
   if (worst.empty() && s.cpu_hashes && failed(s.cpu_hashes->status)) worst = "CPU state hashes: " + s.cpu_hashes->message;
   double max = 0;
-  for (const FrameCheck& f : s.frames) max = std::max(max, f.comparison.max);
+  for (const FrameCheck& f : s.frames)
+    if (f.comparison.bits == 8) max = std::max(max, f.comparison.max);  // "max N/255": the 8-bit images
   const bool updated = std::any_of(s.frames.begin(), s.frames.end(), [](const FrameCheck& f) { return f.status == CheckStatus::updated; });
   const std::string status = s.failed() ? "FAIL" : updated ? "UPDATED" : s.warned() ? "WARN" : "PASS";
   if (worst.empty())
-    worst = updated ? fmt::format("{} frames written{}", s.frames.size(),
+    worst = updated ? fmt::format("{} images written{}", s.frames.size(),
                                   s.hashes ? fmt::format("; hashes: {}", s.hashes->message) : "")
-                    : fmt::format("{} frames, max {}/255{}", s.frames.size(), std::lround(max * 255),
+                    : fmt::format("{} images, max {}/255{}", s.frames.size(), std::lround(max * 255),
                                   !s.hashes                                  ? ""
                                   : s.hashes->status == CheckStatus::updated ? ", hashes written"
                                                                              : ", hashes match");
@@ -301,18 +328,18 @@ int run_test(const TestOptions& o) {
   const double seconds = std::chrono::duration<double>(Clock::now() - started).count();
   for (SuiteCheck& r : results) r.seconds = seconds;
 
-  size_t failed_scenes = 0, frames = 0;
+  size_t failed_scenes = 0, images = 0;
   std::string names;
   for (const SuiteCheck& r : results)
     for (const SceneCheck& s : r.scenes) {
-      frames += s.frames.size();
+      images += s.frames.size();
       if (s.failed()) names += (failed_scenes++ ? ", " : "") + s.name;
     }
   if (o.junit) write_all(*o.junit, junit_xml(results));
   if (o.json) write_all(*o.json, results_json(results).dump(2) + "\n");
   if (o.report) write_html_report(results, *o.report);
   fs::remove_all(work);
-  fmt::print("{} scene{}, {} frames in {:.1f} s on {}: {} passed, {} failed{}\n", total, total == 1 ? "" : "s", frames,
+  fmt::print("{} scene{}, {} images in {:.1f} s on {}: {} passed, {} failed{}\n", total, total == 1 ? "" : "s", images,
              seconds, device.base, total - failed_scenes, failed_scenes, failed_scenes ? " (" + names + ")" : "");
   if (o.report) fmt::print("report: {}\n", (fs::path(*o.report) / "index.html").string());
   return failed_scenes ? int(ExitCode::images_differ) : 0;

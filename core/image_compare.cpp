@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
+#include <limits>
+#include <stdexcept>
 
 namespace fxsim {
 
@@ -16,43 +19,63 @@ const char* verdict_name(CompareVerdict v) {
   return "?";
 }
 
-ImageComparison compare_images(const Image& a, const Image& b, const CompareThresholds& t) {
-  ImageComparison c;
-  c.width_a = a.width, c.height_a = a.height, c.width_b = b.width, c.height_b = b.height;
+namespace {
+// The comparison of `channels` samples a pixel, errors counted in steps of
+// the samples and reported as steps / 255 (an 8-bit image's full scale).
+template <class Sample>
+ImageComparison compare_samples(const std::vector<Sample>& a, const std::vector<Sample>& b, int channels,
+                                ImageComparison c, const CompareThresholds& t) {
   if (!c.same_size()) {
     c.verdict = CompareVerdict::different_size;
     return c;
   }
-  c.pixels = size_t(a.width) * size_t(a.height);
-  // Thresholds compared in 8-bit steps: an error e (0..1) exceeds x when e × 255 > x × 255.
+  c.pixels = size_t(c.width_a) * size_t(c.height_a);
+  // Thresholds compared in steps: an error of d steps exceeds x when d > x × 255.
   uint64_t sum = 0, sum_squares = 0;
-  int largest = -1;
+  int64_t largest = -1;
+  const size_t n = size_t(channels);
   for (size_t i = 0; i < c.pixels; ++i) {
-    int pixel = 0;
-    for (int ch = 0; ch < 4; ++ch) {
-      const int d = std::abs(int(a.rgba[i * 4 + size_t(ch)]) - int(b.rgba[i * 4 + size_t(ch)]));
+    int64_t pixel = 0;
+    for (size_t ch = 0; ch < n; ++ch) {
+      const int64_t d = std::abs(int64_t(a[i * n + ch]) - int64_t(b[i * n + ch]));
       sum += uint64_t(d);
       sum_squares += uint64_t(d) * uint64_t(d);
       pixel = std::max(pixel, d);
       if (d > largest) {
         largest = d;
-        c.max_x = int(i % size_t(a.width));
-        c.max_y = int(i / size_t(a.width));
+        c.max_x = int(i % size_t(c.width_a));
+        c.max_y = int(i / size_t(c.width_a));
         c.max_channel = "RGBA"[ch];
       }
     }
-    const double e = pixel / 255.0;
+    const double e = double(pixel) / 255.0;
     c.fail_pixels += e > t.fail;
     c.warn_pixels += e > t.warn;
   }
-  const double samples = double(c.pixels) * 4;
-  c.max = std::max(largest, 0) / 255.0;
+  const double samples = double(c.pixels) * double(n);
+  c.max = double(std::max<int64_t>(largest, 0)) / 255.0;
   c.mean = c.pixels ? double(sum) / samples / 255.0 : 0;
   c.rms = c.pixels ? std::sqrt(double(sum_squares) / samples) / 255.0 : 0;
-  c.psnr = c.rms > 0 ? 20 * std::log10(1.0 / c.rms) : std::numeric_limits<double>::infinity();
+  const double full_scale = c.bits == 16 ? 65535.0 / 255.0 : 1.0;  // PSNR against the samples' own full scale
+  c.psnr = c.rms > 0 ? 20 * std::log10(full_scale / c.rms) : std::numeric_limits<double>::infinity();
   if (c.fail_percent() > t.fail_percent || c.max > t.hard_fail) c.verdict = CompareVerdict::failure;
   else if (c.warn_percent() > t.warn_percent || c.max > t.hard_warn) c.verdict = CompareVerdict::warning;
   return c;
+}
+}  // namespace
+
+ImageComparison compare_images(const Image& a, const Image& b, const CompareThresholds& t) {
+  ImageComparison c;
+  c.width_a = a.width, c.height_a = a.height, c.width_b = b.width, c.height_b = b.height;
+  return compare_samples(a.rgba, b.rgba, 4, c, t);
+}
+
+ImageComparison compare_images(const Samples16& a, const Samples16& b, const CompareThresholds& t) {
+  ImageComparison c;
+  c.width_a = a.width, c.height_a = a.height, c.width_b = b.width, c.height_b = b.height;
+  c.bits = 16;
+  if (a.channels != b.channels) throw std::invalid_argument("compare_images: different channel counts");
+  return compare_samples(a.samples, b.samples, a.channels, c, t);
 }
 
 Image difference_heat_map(const Image& a, const Image& b, double full_scale) {

@@ -8,6 +8,9 @@
 //                        percentage of the pixels fail (warn)
 //   hard_fail, hard_warn ... or when any one pixel's error exceeds this
 // Images of different sizes cannot be compared: a failure of its own.
+// 16-bit data (depth, motion vectors) is compared in its own steps: a
+// threshold of k/255 there means k steps of 1/65535, so one tolerance reads
+// the same for 8-bit frames and 16-bit layers.
 #include <cstddef>
 #include <limits>
 #include <string>
@@ -33,12 +36,15 @@ struct ImageComparison {
   char max_channel = 'R';
   size_t fail_pixels = 0, warn_pixels = 0;
   CompareVerdict verdict = CompareVerdict::pass;
+  int bits = 8;  // of the samples compared: max and the errors count steps of 1/255 or 1/65535
   bool same_size() const { return width_a == width_b && height_a == height_b; }
   double fail_percent() const { return pixels ? 100.0 * double(fail_pixels) / double(pixels) : 0; }
   double warn_percent() const { return pixels ? 100.0 * double(warn_pixels) / double(pixels) : 0; }
 };
 
 ImageComparison compare_images(const Image& a, const Image& b, const CompareThresholds& thresholds);
+// Two 16-bit PNGs' samples (read_png16 with the same channel count), in steps.
+ImageComparison compare_images(const Samples16& a, const Samples16& b, const CompareThresholds& thresholds);
 
 // A heat map of the differences: black where equal, then blue → green →
 // yellow → red as the error grows to `full_scale` (default: the largest error

@@ -5,8 +5,13 @@
 #include <fstream>
 
 #include "core/exit_codes.h"
+#include "core/test_suite.h"
 
 namespace fxsim {
+
+std::string FrameCheck::label() const {
+  return layer.empty() ? fmt::format("frame {}", frame) : fmt::format("frame {} {}", frame, layer);
+}
 
 namespace fs = std::filesystem;
 
@@ -35,10 +40,13 @@ bool SceneCheck::warned() const {
 }
 
 namespace {
-std::string steps(double x) {
+// A difference or threshold in steps: "3/255" for 8-bit images, "3/65535" for
+// 16-bit layers (compared in their own steps).
+std::string steps(double x, int bits = 8) {
   if (std::isinf(x)) return "any";
   const double s = x * 255;
-  return std::abs(s - std::round(s)) < 0.01 ? fmt::format("{}/255", std::lround(s)) : fmt::format("{:g}", x);
+  const char* scale = bits == 16 ? "65535" : "255";
+  return std::abs(s - std::round(s)) < 0.01 ? fmt::format("{}/{}", std::lround(s), scale) : fmt::format("{:g}", x);
 }
 
 std::string xml_escape(const std::string& s) {
@@ -71,8 +79,8 @@ std::string tolerance_text(const CompareThresholds& t) {
 std::string describe_comparison(const ImageComparison& c, const CompareThresholds& t) {
   if (!c.same_size())
     return fmt::format("sizes differ: golden {}x{}, actual {}x{}", c.width_a, c.height_a, c.width_b, c.height_b);
-  return fmt::format("max {} at ({}, {}), {:.2f} % of pixels over {} ({} % allowed), PSNR {}", steps(c.max), c.max_x,
-                     c.max_y, c.fail_percent(), steps(t.fail), t.fail_percent,
+  return fmt::format("max {} at ({}, {}), {:.2f} % of pixels over {} ({} % allowed), PSNR {}", steps(c.max, c.bits),
+                     c.max_x, c.max_y, c.fail_percent(), steps(t.fail, c.bits), t.fail_percent,
                      std::isinf(c.psnr) ? "inf" : fmt::format("{:.1f} dB", c.psnr));
 }
 
@@ -104,7 +112,7 @@ std::string junit_xml(const std::vector<SuiteCheck>& suites) {
       const double each = scene.seconds / double(std::max<size_t>(1, scene.frames.size()));
       if (!scene.render_error.empty()) add("render", true, "render", scene.render_error, scene.seconds);
       for (const FrameCheck& f : scene.frames)
-        add(fmt::format("frame_{:04}", f.frame), failed(f.status), f.status == CheckStatus::missing ? "missing" : "image",
+        add(std::filesystem::path(golden_frame_name(f.frame, f.layer)).stem().string(), failed(f.status), f.status == CheckStatus::missing ? "missing" : "image",
             fmt::format("{}: {}", status_name(f.status), f.message), each);
       if (scene.hashes)
         add("state-hashes", failed(scene.hashes->status), "hashes",
@@ -140,6 +148,7 @@ nlohmann::json results_json(const std::vector<SuiteCheck>& suites) {
       for (const FrameCheck& f : scene.frames) {
         nlohmann::json fj{{"frame", f.frame}, {"status", status_name(f.status)}, {"golden_set", f.golden_set},
                           {"golden", f.golden.string()}, {"message", f.message}};
+        if (!f.layer.empty()) fj["layer"] = f.layer;
         if (f.comparison.pixels) {
           fj["max"] = f.comparison.max;
           fj["mean"] = f.comparison.mean;
@@ -185,7 +194,7 @@ void write_html_report(const std::vector<SuiteCheck>& suites, const fs::path& di
                                   html_escape(suite.name), html_escape(scene.name),
                                   h == &scene.hashes ? "state hashes" : "CPU state hashes", html_escape((*h)->message));
       for (const FrameCheck& f : scene.frames) {
-        const std::string title = fmt::format("{} / {} / frame {}", suite.name, scene.name, f.frame);
+        const std::string title = fmt::format("{} / {} / {}", suite.name, scene.name, f.label());
         if (!failed(f.status)) {
           passing += fmt::format("<figure><img src=\"{}\" alt=\"{}\"><figcaption>{} {}</figcaption></figure>\n",
                                  copy(f.actual), html_escape(title), status_name(f.status), html_escape(title));

@@ -18,8 +18,12 @@ enum class CheckStatus { pass, warn, fail, missing, updated };
 const char* status_name(CheckStatus s);  // "PASS", "WARN", "FAIL", "MISSING", "UPDATED"
 inline bool failed(CheckStatus s) { return s == CheckStatus::fail || s == CheckStatus::missing; }
 
+// One image of a frame compared with its golden: the frame itself or one of
+// its ground-truth layers (depth, masks, motion).
 struct FrameCheck {
   int frame = 0;
+  std::string layer;                    // "": the frame; else "depth", "mask.rain", "motion"
+  std::string label() const;            // "frame 24", "frame 24 mask.rain"
   CheckStatus status = CheckStatus::pass;
   ImageComparison comparison;           // when a golden was compared
   std::filesystem::path golden, actual, diff;  // diff: a heat map, for differing frames

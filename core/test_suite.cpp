@@ -57,7 +57,9 @@ SuiteScene resolve(const fs::path& scene_file, SuiteScene settings, const std::s
 }
 }  // namespace
 
-std::string golden_frame_name(int frame) { return fmt::format("frame_{:04}.png", frame); }
+std::string golden_frame_name(int frame, const std::string& layer) {
+  return layer.empty() ? fmt::format("frame_{:04}.png", frame) : fmt::format("frame_{:04}.{}.png", frame, layer);
+}
 
 Suite load_suite(const fs::path& path, const std::optional<std::string>& backend) {
   if (!fs::exists(path)) throw FxError(ExitCode::input_missing, fmt::format("{}: no such suite file or folder", path.string()));

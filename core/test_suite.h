@@ -59,6 +59,7 @@ struct GoldenSet {
 };
 GoldenSet golden_set(const Suite& suite, const SuiteScene& scene, const DeviceClass& device);
 
-std::string golden_frame_name(int frame);  // "frame_0024.png"
+// "frame_0024.png", or with a ground-truth layer "frame_0024.mask.rain.png".
+std::string golden_frame_name(int frame, const std::string& layer = "");
 
 }  // namespace fxsim

@@ -28,7 +28,7 @@ struct SuiteFolder {
       "frames": "2,6", "tolerance": {"fail": 0.02, "failpercent": 0.5}}, "scenes": ["flakes.json"]})");
   }
   // The suite, as seen from llvmpipe (the base set's class) unless a test names another class.
-  std::string path() const { return "'" + dir.path().string() + "'"; }
+  std::string path() const { return fmt::format("'{}'", dir.path().string()); }
   fs::path golden(const std::string& rest) const { return dir / ("golden/flakes/" + rest); }
 };
 
@@ -50,7 +50,7 @@ TEST(TestCommand, UpdateWritesTheGoldensAndASecondRunPasses) {
                                     quoted(out / "r.json"));
   EXPECT_EQ(again.exit_code, 0) << again.out << again.err;
   EXPECT_NE(again.out.find("PASS     flakes"), std::string::npos) << again.out;
-  EXPECT_NE(again.out.find("1 scene, 2 frames"), std::string::npos) << again.out;
+  EXPECT_NE(again.out.find("1 scene, 2 images"), std::string::npos) << again.out;
   const std::string junit = read_text_file(out / "j.xml");
   EXPECT_NE(junit.find("<testsuites name=\"fxsim test\" tests=\"3\" failures=\"0\""), std::string::npos) << junit;
   const auto json = nlohmann::json::parse(read_text_file(out / "r.json"));
@@ -138,4 +138,26 @@ TEST(TestCommand, BadSuitesAreRefusedWithTheirExitCodes) {
   EXPECT_EQ(run_fxsim("test /nonexistent-suite").exit_code, 66);
   SuiteFolder ok;
   EXPECT_EQ(run_fxsim("test " + ok.path() + " --device-class llvmpipe --scene nosuch").exit_code, 64);
+}
+
+TEST(TestCommand, TheLayersBesideEachFrameHaveGoldensToo) {
+  SuiteFolder s;
+  const std::string scene = kScene, at = "\"background\"";
+  const size_t where = scene.find(at);
+  write_text_file(s.dir / "flakes.json",
+                  fmt::format("{}\"layers\": [\"mask\", \"motion\"], {}", scene.substr(0, where), scene.substr(where)));
+  ASSERT_EQ(run_fxsim("test " + s.path() + " --device-class llvmpipe --update").exit_code, 0);
+  for (const char* name : {"frame_0002.png", "frame_0002.mask.snow0.png", "frame_0002.motion.png", "frame_0006.motion.png"})
+    EXPECT_TRUE(fs::exists(s.golden(name))) << name;
+  TempDir out("layer-json");
+  const CliResult again = run_fxsim("test " + s.path() + " --device-class llvmpipe --json " + quoted(out / "r.json"));
+  EXPECT_EQ(again.exit_code, 0) << again.out << again.err;
+  EXPECT_NE(again.out.find("6 images"), std::string::npos) << again.out;  // 2 frames, each with a mask and motion
+  const auto json = nlohmann::json::parse(read_text_file(out / "r.json"));
+  EXPECT_EQ(json[0]["scenes"][0]["frames"][1]["layer"], "mask.snow0");
+  // A golden motion layer from another simulation fails its frame's check alone.
+  fs::copy_file(s.golden("frame_0002.motion.png"), s.golden("frame_0006.motion.png"), fs::copy_options::overwrite_existing);
+  const CliResult changed = run_fxsim("test " + s.path() + " --device-class llvmpipe");
+  EXPECT_EQ(changed.exit_code, 1);
+  EXPECT_NE(changed.out.find("frame 6 motion:"), std::string::npos) << changed.out;
 }
