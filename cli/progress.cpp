@@ -55,7 +55,7 @@ void ProgressReport::draw_bar(int frame, uint64_t live) {
   std::string line;
   if (bar >= 10) {
     const int filled = int(done * bar);
-    line = "[" + std::string(size_t(filled), '#') + std::string(size_t(bar - filled), '.') + "]";
+    line = fmt::format("[{}{}]", std::string(size_t(filled), '#'), std::string(size_t(bar - filled), '.'));
   }
   line += text;
   if (int(line.size()) > width - 1) line.resize(size_t(std::max(width - 1, 0)));
