@@ -31,7 +31,18 @@ struct RenderOptions {
   std::string backend = "auto";  // cpu, gpu or auto (gpu on a hardware GPU, cpu on a software GL)
   std::string progress = "auto";  // auto, bar, lines, jsonl or none
   bool quiet = false;
+  // Render farms (docs/farms.md).
+  std::optional<int> checkpoint_every;       // write a checkpoint every N frames
+  std::optional<std::string> checkpoints;    // their folder (default: checkpoints/ beside the frames)
+  bool simulate_only = false;                // only simulate and write checkpoints
+  std::optional<std::string> shard;          // "I/N"
+  std::optional<int> shard_count;            // N, with JOB_COMPLETION_INDEX
+  bool skip_existing = false;                // frames whose files are whole stay as they are
+  std::optional<std::string> devices;        // "0,1": one shard per device, in child processes
+  std::vector<std::string> argv;             // the command line, for the children of --devices
 };
+
+int run_verify(const std::string& folder, bool quiet);
 
 struct CompareOptions {
   std::string a, b;

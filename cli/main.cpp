@@ -64,6 +64,26 @@ int main(int argc, char** argv) {
                          "jsonl or none")
       ->check(CLI::IsMember({"auto", "bar", "lines", "jsonl", "none"}));
   render_cmd->add_flag("-q,--quiet", render.quiet, "print nothing but errors (no progress, no summary)");
+  render_cmd->add_option("--checkpoint-every", render.checkpoint_every,
+                         "write the complete simulation state every N frames, so later renders of these frames "
+                         "start there")
+      ->check(CLI::Range(1, 10000000));
+  render_cmd->add_option("--checkpoints", render.checkpoints,
+                         "the checkpoint folder (default: checkpoints/ beside the frames); renders start from the "
+                         "newest fitting checkpoint at or before their first frame");
+  render_cmd->add_flag("--simulate-only", render.simulate_only,
+                       "only simulate up to the last frame, writing checkpoints (needs --checkpoint-every)");
+  render_cmd->add_option("--shard", render.shard,
+                         "render the I-th of N contiguous chunks of the frames (I/N); default: from "
+                         "SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX when set");
+  render_cmd->add_option("--shard-count", render.shard_count,
+                         "the number of shards of a Kubernetes Indexed Job (with JOB_COMPLETION_INDEX)")
+      ->check(CLI::Range(1, 1000000));
+  render_cmd->add_flag("--skip-existing", render.skip_existing,
+                       "leave frames whose files exist and decode at the right size as they are (resume a run)");
+  render_cmd->add_option("--devices", render.devices,
+                         "render one shard per EGL device, such as 0,1 (child processes, each with --device and "
+                         "--shard)");
 
   std::string validate_scene;
   auto* validate_cmd = app.add_subcommand("validate", "check a scene and print every problem (no GL needed)");
@@ -145,6 +165,14 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 64));
   bench_cmd->add_option("--png-level", bench.png_level, "PNG compression 0-9 (default 1)")->check(CLI::Range(0, 9));
 
+  std::string verify_folder;
+  bool verify_quiet = false;
+  auto* verify_cmd = app.add_subcommand(
+      "verify", "check a folder's frames against its manifest: missing, corrupt or mismatched frames (exit 1 if any)");
+  verify_cmd->add_option("folder", verify_folder, "the output folder (holding fxsim-manifest.jsonl)")->required();
+  verify_cmd->add_flag("-q,--quiet", verify_quiet, "print only the problems");
+
+  render.argv.assign(argv, argv + argc);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -159,6 +187,7 @@ int main(int argc, char** argv) {
     if (*test_cmd) return run_test(test);
     if (*compare_cmd) return run_compare(compare);
     if (*bench_cmd) return run_bench(bench);
+    if (*verify_cmd) return run_verify(verify_folder, verify_quiet);
   } catch (const SceneError& e) {
     return report_scene_error(e, render.scene);
   } catch (const FxError& e) {

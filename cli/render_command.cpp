@@ -12,12 +12,16 @@
 
 #include "cli/commands.h"
 #include "cli/progress.h"
+#include "cli/render_farm.h"
+#include "core/device_class.h"
 #include "core/exit_codes.h"
+#include "core/manifest.h"
 #include "core/parallel.h"
 #include "core/frame_output.h"
 #include "core/scene_parser.h"
 #include "core/simulation.h"
 #include "render/atomic_file.h"
+#include "render/checkpoint_files.h"
 #include "render/child_process.h"
 #include "render/frame_loop.h"
 #include "render/gl_session.h"
@@ -63,9 +67,73 @@ std::vector<SceneOverride> scene_overrides(const RenderOptions& options) {
   return overrides;
 }
 
+// The folder the frames (and the manifest, and by default the checkpoints) go
+// into: the output pattern's, above any '#'.
+std::filesystem::path output_folder(const std::string& pattern) {
+  std::filesystem::path folder = std::filesystem::path(pattern).parent_path();
+  while (folder.string().find('#') != std::string::npos) folder = folder.parent_path();
+  return folder.empty() ? "." : folder;
+}
+
+// "frames 1-12 (12)", "frames 3, 7 and 9 (3)"
+std::string describe_frames(const std::vector<int>& frames) {
+  if (frames.empty()) return "no frames";
+  const bool contiguous = frames.back() - frames.front() + 1 == int(frames.size());
+  return contiguous ? fmt::format("frames {}-{} ({})", frames.front(), frames.back(), frames.size())
+                    : fmt::format("{} frames from {} to {}", frames.size(), frames.front(), frames.back());
+}
+
+// Checkpoints: written every N frames, read at the start.
+class Checkpoints {
+ public:
+  Checkpoints(std::filesystem::path folder, CheckpointKey key, std::optional<int> every, bool quiet)
+      : folder_(std::move(folder)), key_(std::move(key)), every_(every), quiet_(quiet) {}
+
+  // Restores the newest fitting checkpoint at a frame <= at_most (warning about
+  // those that do not fit); returns its frame, or 0 when none.
+  int resume(Simulation& simulation, int at_most) {
+    std::vector<std::string> warnings;
+    const std::optional<CheckpointInfo> found = find_checkpoint(folder_, key_, at_most, warnings);
+    for (const std::string& w : warnings) fmt::print(stderr, "fxsim: warning: {}\n", w);
+    if (!found) return 0;
+    simulation.load_state(read_checkpoint_state(*found));
+    if (!quiet_) fmt::print(stderr, "fxsim: starting from checkpoint {} (frame {})\n", found->path.string(), found->frame);
+    return found->frame;
+  }
+
+  // After the simulation reached `frame`: its checkpoint, when one is due and not there yet.
+  void reached(Simulation& simulation, int frame) {
+    if (!every_ || frame % *every_ != 0) return;
+    const std::filesystem::path path = folder_ / checkpoint_file_name(frame);
+    try {
+      if (read_checkpoint_info(path, false).key == key_) return;  // made by an earlier run
+    } catch (const FxError&) {
+    }
+    const auto started = std::chrono::steady_clock::now();
+    const std::vector<uint8_t> state = simulation.save_state();
+    write_checkpoint(folder_, key_, frame, int64_t(frame) * simulation_substeps_, simulation.time(), state);
+    ++written_;
+    if (!quiet_)
+      fmt::print(stderr, "fxsim: checkpoint of frame {} written ({:.1f} MB of state, {:.2f} s) → {}\n", frame,
+                 double(state.size()) / 1e6,
+                 std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(), path.string());
+  }
+  void set_substeps(int substeps) { simulation_substeps_ = substeps; }
+  int written() const { return written_; }
+
+ private:
+  std::filesystem::path folder_;
+  CheckpointKey key_;
+  std::optional<int> every_;
+  bool quiet_;
+  int simulation_substeps_ = 1;
+  int written_ = 0;
+};
+
 }  // namespace
 
 int run_render(const RenderOptions& options) {
+  if (options.devices) return run_on_devices(options);
   // --threads caps every thread fxsim starts, llvmpipe's too: Mesa reads
   // LP_NUM_THREADS when the context is made.
   const int cores = thread_count(options.threads);
@@ -79,29 +147,60 @@ int run_render(const RenderOptions& options) {
       throw FxError(ExitCode::usage, fmt::format("-o {}: expected a path ending in .png or .exr (frames) or .mp4, .webm, "
                                                  ".mov or .gif (a video)", scene.output.path));
   }
-  const FrameSelection frames = frames_to_render(options, scene);
+  std::vector<int> wanted = frames_to_render(options, scene).frames();
+  // A farm's share: a shard of the frames, less those already written.
+  const std::optional<Shard> shard = choose_shard(options);
+  if (shard) {
+    wanted = shard_frames(wanted, *shard);
+    if (!options.quiet)
+      fmt::print(stderr, "fxsim: shard {}/{} ({}): {}\n", shard->index, shard->count, shard->source, describe_frames(wanted));
+  }
+  if (options.simulate_only && !options.checkpoint_every)
+    throw FxError(ExitCode::usage, "--simulate-only writes checkpoints only: give --checkpoint-every N");
+  if (options.simulate_only && (options.video || options.stats || options.state_hashes))
+    throw FxError(ExitCode::usage, "--simulate-only writes checkpoints only: no --video, --stats or --state-hashes");
+  const bool video_only = video_format_of(scene.output.path).has_value();  // -o out.mp4: a video, no PNGs
+  if (options.skip_existing && (video_only || options.video))
+    throw FxError(ExitCode::usage, "--skip-existing resumes image sequences; a video is written whole");
+  std::vector<int> to_write = wanted;
+  if (options.skip_existing && !options.simulate_only) {
+    to_write = frames_to_write(scene, scene.output.path, wanted);
+    if (!options.quiet && to_write.size() < wanted.size())
+      fmt::print(stderr, "fxsim: --skip-existing: {} of {} frames are already written; {} to go\n",
+                 wanted.size() - to_write.size(), wanted.size(), to_write.size());
+  }
+  if (to_write.empty()) {
+    if (!options.quiet) fmt::print(stderr, "fxsim: nothing to render ({})\n", wanted.empty() ? "this shard has no frames" : "every frame is written");
+    return 0;
+  }
+  const FrameSelection frames = FrameSelection::of(to_write);
   const int count = frames.count();
   if (scene.output.path == "-")
     throw FxError(ExitCode::usage, "-o -: frames are written as files; give a path such as out/frame_####.png");
-  const bool video_only = video_format_of(scene.output.path).has_value();  // -o out.mp4: a video, no PNGs
   if (!video_only && count > 1 && scene.output.path.find('#') == std::string::npos)
     throw FxError(ExitCode::usage, fmt::format("output path \"{}\" has no run of '#' for the frame number, and {} "
                                                "frames are to be written", scene.output.path, count));
   if (options.stats && options.state_hashes && *options.stats == "-" && *options.state_hashes == "-")
     throw FxError(ExitCode::usage, "--stats - and --state-hashes -: only one of them can go to standard output");
   const ProgressStyle style = parse_progress_style(options.progress, options.quiet);
-  check_plates(scene.output, frames.frames());  // every plate frame the render needs, before anything renders
+  if (!options.simulate_only)
+    check_plates(scene.output, frames.frames());  // every plate frame the render needs, before anything renders
   // The outputs check their paths now, before any work; they create nothing yet.
   std::vector<std::unique_ptr<FrameSink>> sinks;
   const VideoSettings video{options.video_crf};
-  if (video_only)
+  std::optional<ManifestWriter> manifest;
+  if (!options.simulate_only && video_only)
     sinks.push_back(std::make_unique<VideoSink>(scene.output.path, scene.output.width, scene.output.height,
                                                 scene.output.fps, video));
-  else
-    sinks.push_back(std::make_unique<ImageSequenceSink>(
+  ImageSequenceSink* images = nullptr;
+  if (!options.simulate_only && !video_only) {
+    auto sink = std::make_unique<ImageSequenceSink>(
         scene.output.path, frames.first(),
         ImageEncoding{*image_format_of(scene.output.path), PngSettings{scene.output.png_level}, scene.output.bit_depth,
-                      scene.output.plate_layer ? scene.output.plate : std::filesystem::path()}));
+                      scene.output.plate_layer ? scene.output.plate : std::filesystem::path()});
+    images = sink.get();
+    sinks.push_back(std::move(sink));
+  }
   if (options.video)
     sinks.push_back(std::make_unique<VideoSink>(*options.video, scene.output.width, scene.output.height,
                                                 scene.output.fps, video));
@@ -113,6 +212,47 @@ int run_render(const RenderOptions& options) {
   GlSession gl(options.device, parse_backend_choice(options.backend));
   check_memory(scene, gl.backend(), gl.context().software());
   Simulation simulation(scene, cores, gl.system_factory());
+  const GlInfo& gl_info = gl.context().info();
+  const std::string backend = gl.backend() == Backend::gpu
+                                  ? "gpu on " + device_class(gl_info.vendor, gl_info.renderer).exact
+                                  : std::string("cpu");
+  Checkpoints checkpoints(checkpoint_folder(options, scene.output.path), {scene.simulation_key, FXSIM_VERSION, backend},
+                          options.checkpoint_every, options.quiet);
+  checkpoints.set_substeps(scene.output.substeps);
+  // The motion layer needs the frame before the first one drawn.
+  const int resumed = checkpoints.resume(simulation, frames.first() - (scene.output.motion_layer ? 1 : 0));
+
+  if (options.simulate_only) {
+    for (int frame = simulation.frame() + 1; frame <= frames.last(); ++frame) {
+      simulation.advance_to_frame(frame);
+      checkpoints.reached(simulation, frame);
+    }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    if (!options.quiet)
+      fmt::print("simulated frames {}-{} of {} in {:.2f} s ({} checkpoint{} written) on {}\n", resumed + 1, frames.last(),
+                 options.scene, seconds, checkpoints.written(), checkpoints.written() == 1 ? "" : "s", gl.describe());
+    return 0;
+  }
+
+  if (images) {
+    // Every run appends to the manifest in its output folder: what it was to write, then each frame written.
+    const std::filesystem::path folder = output_folder(scene.output.path);
+    manifest.emplace(folder);
+    ManifestRun run;
+    run.run = new_run_id();
+    run.started = utc_now();
+    run.scene = options.scene;
+    run.scene_hash = scene.simulation_key;
+    run.fxsim_version = FXSIM_VERSION;
+    run.device = gl_info.renderer;
+    run.backend = backend;
+    run.output = std::filesystem::path(scene.output.path).lexically_relative(folder).string();
+    run.width = scene.output.width;
+    run.height = scene.output.height;
+    run.shard = shard ? fmt::format("{}/{}", shard->index, shard->count) : "";
+    run.frames = wanted;
+    images->record_in(*manifest, std::move(run));
+  }
   Renderer renderer(scene, scene.output.width, scene.output.height);
 
   ProgressReport progress(style, frames.last(), count, scene.output.path);
@@ -120,6 +260,8 @@ int run_render(const RenderOptions& options) {
   loop.encoders = options.encoders ? size_t(*options.encoders) : default_encoder_threads(cores, gl.backend());
   loop.on_committed = [&](const FrameRecord& frame) { progress.committed(frame); };
   loop.on_skipped = [&](int frame) { progress.skipped(frame); };
+  loop.on_simulated = [&](int frame) { checkpoints.reached(simulation, frame); };
+  loop.include_current = true;
   std::vector<FrameSink*> outputs;
   for (const auto& sink : sinks) outputs.push_back(sink.get());
   const FrameLoopReport report = run_frame_loop(simulation, renderer, frames, outputs, loop);

@@ -72,6 +72,15 @@ int FrameSelection::count() const {
   return n;
 }
 
+FrameSelection FrameSelection::of(const std::vector<int>& frames) {
+  FrameSelection s;
+  for (const int f : frames) {
+    if (!s.ranges.empty() && s.ranges.back().step == 1 && s.ranges.back().last + 1 == f) s.ranges.back().last = f;
+    else s.ranges.push_back({f, f, 1});
+  }
+  return s;
+}
+
 std::vector<int> FrameSelection::frames() const {
   std::vector<int> out;
   for (int f = first(); f <= last(); ++f)

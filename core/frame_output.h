@@ -22,6 +22,8 @@ struct FrameSelection {
   int last() const;
   int count() const;  // frames selected (a frame in two ranges counts once)
   std::vector<int> frames() const;  // the frames selected, in order, each once
+  // A selection of exactly these frames (increasing), runs of consecutive ones as ranges.
+  static FrameSelection of(const std::vector<int>& frames);
 };
 
 // Parses "N" (that frame only), "A-B" (inclusive), "A-B:S" (every S-th frame

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/motion.h"
+#include "core/state_archive.h"
 #include "core/wind.h"
 
 namespace fxsim {
@@ -96,6 +97,23 @@ void ParticlePool::add_sprites(SpriteBatch& batch, float exposure, glm::vec3 eye
     batch.sprites.push_back({store_.position(i), size, stretch, alpha, float(store_.shape[i]), store_.phase[i]});
     if (previous_.remembered()) batch.previous.push_back(previous_.of(store_, i));
   }
+}
+
+void ParticlePool::save(StateWriter& out) {
+  out.tag("POOL");
+  out.store(store_);
+  out.value(added_);
+  out.value(spawned_);
+  out.value(died_);
+}
+
+void ParticlePool::load(StateReader& in) {
+  in.tag("POOL");
+  in.store(store_);
+  in.value(added_);
+  in.value(spawned_);
+  in.value(died_);
+  previous_.forget();
 }
 
 void ParticlePool::remember_positions() { previous_.remember(store_, store_.capacity(), true, threads_); }

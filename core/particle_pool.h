@@ -79,6 +79,9 @@ class ParticlePool {
   // layer's previous frame); forget() drops it (the effect has just begun).
   virtual void remember_positions();
   virtual void forget_positions() { previous_.forget(); }
+  // The pool's state for checkpoints (its store, ring position and counts).
+  virtual void save(StateWriter& out);
+  virtual void load(StateReader& in);
   // The current state, for hashing (a backend that keeps it elsewhere copies it here first).
   virtual const ParticleStore& state() const { return store_; }
 

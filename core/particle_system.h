@@ -70,6 +70,8 @@ struct SpriteBatch {
 };
 
 class StateHasher;
+class StateWriter;
+class StateReader;
 
 class ParticleSystem {
  public:
@@ -89,6 +91,12 @@ class ParticleSystem {
   // effect that begins forgets what it remembered.
   virtual void remember_positions() = 0;
   virtual void hash_state(StateHasher& hasher) const = 0;
+  // The complete state (every particle field, pools, grids, counters of
+  // births and draws), for checkpoints: load() of what save() wrote, into a
+  // system made from the same scene, continues exactly as the saved one would
+  // have. What the motion layer remembered is not saved.
+  virtual void save(StateWriter& out) = 0;
+  virtual void load(StateReader& in) = 0;
 };
 
 // The overrides every system declares, written once (each system's .cpp
@@ -100,6 +108,8 @@ class ParticleSystem {
   void take_stats(FrameStats& out, bool active) override;                            \
   void add_sprites(const CameraPose& camera, std::vector<SpriteBatch>& out) override; \
   void remember_positions() override;                                                \
-  void hash_state(StateHasher& hasher) const override;
+  void hash_state(StateHasher& hasher) const override;                               \
+  void save(StateWriter& out) override;                                              \
+  void load(StateReader& in) override;
 
 }  // namespace fxsim

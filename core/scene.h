@@ -116,6 +116,10 @@ struct Scene {
   CameraSettings camera;
   Environment environment;
   std::vector<EmitterSettings> emitters;
+  // SHA-256 (hex) of what the simulation depends on: the scene after its
+  // overrides, without the output settings other than fps and substeps (a
+  // checkpoint made at another size or into another folder still fits).
+  std::string simulation_key;
 
   double step_seconds() const { return 1.0 / (output.fps * output.substeps); }
 };

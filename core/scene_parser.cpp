@@ -1,3 +1,4 @@
+#include "core/sha256.h"
 #include "core/scene_parser.h"
 
 #include <bit>
@@ -330,6 +331,14 @@ Scene parse_scene_text(std::string_view text, std::string_view label, const std:
     for (std::string& line : format_diagnostics(label, where, in_file)) lines.push_back(std::move(line));
     throw SceneError(std::move(lines), parser.problems().size());
   }
+  Json simulated = root;
+  if (simulated.contains("output") && simulated["output"].is_object()) {
+    Json kept = Json::object();
+    for (const char* key : {"fps", "substeps"})
+      if (simulated["output"].contains(key)) kept[key] = simulated["output"][key];
+    simulated["output"] = kept;
+  }
+  scene.simulation_key = sha256_hex(simulated.dump());
   return scene;
 }
 

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "core/exit_codes.h"
+#include "core/state_archive.h"
+
 
 namespace fxsim {
 
@@ -71,6 +74,37 @@ void Simulation::advance_to_frame(int frame) {
   }
   while (step_ < target) step_once();
   frame_ = frame;
+}
+
+std::vector<uint8_t> Simulation::save_state() {
+  StateWriter out;
+  out.tag("SIMU");
+  out.value(step_);
+  out.value(int64_t(frame_));
+  out.value(uint64_t(systems_.size()));
+  for (size_t i = 0; i < systems_.size(); ++i) {
+    out.value(uint8_t(active_[i]));
+    out.value(uint8_t(finished_[i]));
+    systems_[i]->save(out);
+  }
+  out.tag("END.");
+  return out.data();
+}
+
+void Simulation::load_state(const std::vector<uint8_t>& state) {
+  StateReader in(state.data(), state.size());
+  in.tag("SIMU");
+  in.value(step_);
+  frame_ = int(in.value<int64_t>());
+  if (in.value<uint64_t>() != systems_.size()) in.tag("EMIT");  // another scene: says so
+  for (size_t i = 0; i < systems_.size(); ++i) {
+    active_[i] = in.value<uint8_t>() != 0;
+    finished_[i] = in.value<uint8_t>() != 0;
+    systems_[i]->load(in);
+  }
+  in.tag("END.");
+  if (step_ != int64_t(frame_) * scene_.output.substeps)
+    throw FxError(ExitCode::invalid_scene, "the checkpoint does not fit this scene: its step is not its frame's");
 }
 
 FrameStats Simulation::take_stats() {

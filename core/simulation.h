@@ -42,6 +42,13 @@ class Simulation {
   uint64_t state_hash() const;
   std::vector<SpriteBatch> sprites();  // back to front
 
+  // The complete state at the current frame (checkpoints), and that state
+  // restored into a simulation of the same scene and backend: it then goes on
+  // exactly as the saved one would have (throws FxError(invalid_scene) for a
+  // state that does not fit the scene).
+  std::vector<uint8_t> save_state();
+  void load_state(const std::vector<uint8_t>& state);
+
   const ThreadPool& pool() const { return pool_; }
   const ParticleSystem& system(size_t emitter) const { return *systems_[emitter]; }
 

@@ -19,6 +19,8 @@ FrameLoopReport run_frame_loop(Simulation& simulation, Renderer& renderer, const
   // Everything that can be refused has been: only now do the sinks create files.
   for (FrameSink* sink : sinks) sink->start();
   const bool hashing = std::any_of(sinks.begin(), sinks.end(), [](const FrameSink* s) { return s->wants_hashes(); });
+  const bool frame_hashing =
+      std::any_of(sinks.begin(), sinks.end(), [](const FrameSink* s) { return s->wants_frame_hash(); });
   FrameWriter writer(
       [&](FrameRecord& record) {
         record.prepared.resize(sinks.size());
@@ -49,9 +51,11 @@ FrameLoopReport run_frame_loop(Simulation& simulation, Renderer& renderer, const
   };
   FrameRecord next;
   auto started = Clock::now();
-  for (int frame = simulation.frame() + 1; frame <= frames.last(); ++frame) {
+  const int first = simulation.frame() + (options.include_current && simulation.frame() >= 1 ? 0 : 1);
+  for (int frame = first; frame <= frames.last(); ++frame) {
     simulation.advance_to_frame(frame);
-    if (hashing) next.hashes.emplace_back(frame, simulation.state_hash());
+    if (options.on_simulated) options.on_simulated(frame);
+    if (hashing || (frame_hashing && frames.contains(frame))) next.hashes.emplace_back(frame, simulation.state_hash());
     if (!frames.contains(frame)) {
       if (options.on_skipped) options.on_skipped(frame);
       continue;

@@ -26,11 +26,17 @@ struct FrameLoopOptions {
   std::function<void(const FrameRecord&)> on_committed;
   // Called for each frame simulated but not drawn (fast-forwarding to the first selected frame).
   std::function<void(int frame)> on_skipped;
+  // Called once the simulation has reached each frame, before it is drawn (checkpoints).
+  std::function<void(int frame)> on_simulated;
+  // The simulation's current frame is drawn too when selected (a render
+  // started from a checkpoint of its first frame).
+  bool include_current = false;
 };
 
 // Simulates from the simulation's current frame to frames.last() and draws the
-// selected frames (those after the current one). Every state hash is taken
-// only when a sink wants them; statistics are taken for every drawn frame,
+// selected frames (those after the current one, or from it with
+// include_current). State hashes are taken only when a sink wants them
+// (every frame's, or the drawn frames'); statistics are taken for every drawn frame,
 // and a non-finite one stops the loop before the frame is drawn (check_finite).
 FrameLoopReport run_frame_loop(Simulation& simulation, Renderer& renderer, const FrameSelection& frames,
                                const std::vector<FrameSink*>& sinks, const FrameLoopOptions& options = {});

@@ -9,6 +9,7 @@
 #include "core/exit_codes.h"
 #include "core/exr_file.h"
 #include "core/png_writer.h"
+#include "core/sha256.h"
 #include "render/atomic_file.h"
 
 namespace fxsim {
@@ -18,7 +19,10 @@ ImageSequenceSink::ImageSequenceSink(std::string pattern, int first_frame, Image
   check_output_path(first_path_.string());
 }
 
-void ImageSequenceSink::start() { enter_folder(first_path_); }
+void ImageSequenceSink::start() {
+  enter_folder(first_path_);
+  if (manifest_) manifest_->add(run_);
+}
 
 void ImageSequenceSink::enter_folder(const std::filesystem::path& file) {
   if (!folders_.insert(file.parent_path()).second) return;
@@ -104,15 +108,34 @@ Prepared ImageSequenceSink::prepare(const FrameRecord& record) const {
     if (!in.good() && !in.eof()) throw FxError(ExitCode::input_missing, fmt::format("{}: cannot read the plate", plate.string()));
     files.push_back({path.parent_path() / (path.stem().string() + ".plate" + plate.extension().string()), std::move(bytes)});
   }
-  if (encoding_.format == ImageFormat::exr) return files;
-  if (record.layers.depth) files.push_back({beside(path, "depth"), depth_png(*record.layers.depth, w, h, encoding_.png)});
-  for (const auto& [name, mask] : record.layers.masks)
-    files.push_back({beside(path, "mask." + name), mask_png(mask, w, h, encoding_.png)});
-  if (record.layers.motion) files.push_back({beside(path, "motion"), motion_png(*record.layers.motion, w, h, encoding_.png)});
+  if (encoding_.format != ImageFormat::exr) {
+    if (record.layers.depth) files.push_back({beside(path, "depth"), depth_png(*record.layers.depth, w, h, encoding_.png)});
+    for (const auto& [name, mask] : record.layers.masks)
+      files.push_back({beside(path, "mask." + name), mask_png(mask, w, h, encoding_.png)});
+    if (record.layers.motion) files.push_back({beside(path, "motion"), motion_png(*record.layers.motion, w, h, encoding_.png)});
+  }
+  if (manifest_)
+    for (PreparedFile& file : files) file.sha256 = sha256_hex(file.bytes);
   return files;
 }
 
-void ImageSequenceSink::commit(const FrameRecord&, const Prepared& files) {
+std::vector<std::filesystem::path> frame_files(const Scene& scene, const std::string& pattern, int frame) {
+  const std::filesystem::path path = frame_path(pattern, frame);
+  std::vector<std::filesystem::path> files{path};
+  if (scene.output.plate_layer) {
+    const std::filesystem::path plate = frame_path(scene.output.plate.string(), frame);
+    files.push_back(path.parent_path() / (path.stem().string() + ".plate" + plate.extension().string()));
+  }
+  if (image_format_of(pattern) == ImageFormat::png) {
+    if (scene.output.depth_layer) files.push_back(beside(path, "depth"));
+    if (scene.output.mask_layers)
+      for (const EmitterSettings& e : scene.emitters) files.push_back(beside(path, "mask." + e.name));
+    if (scene.output.motion_layer) files.push_back(beside(path, "motion"));
+  }
+  return files;
+}
+
+void ImageSequenceSink::commit(const FrameRecord& record, const Prepared& files) {
   // A '#' in the folder part gives each frame its own folder: made on first
   // use. A folder made earlier that is gone now stops the render
   // (write_file_atomically refuses to recreate it).
@@ -120,6 +143,16 @@ void ImageSequenceSink::commit(const FrameRecord&, const Prepared& files) {
     enter_folder(file.path);
     write_file_atomically(file.path, file.bytes);
   }
+  if (!manifest_) return;
+  ManifestFrame line;
+  line.run = run_.run;
+  line.frame = record.frame;
+  line.seconds = record.seconds;
+  for (const auto& [frame, hash] : record.hashes)
+    if (frame == record.frame) line.state_hash = fmt::format("{:016x}", hash);
+  for (const PreparedFile& file : files)
+    line.files.push_back({file.path.lexically_relative(manifest_->folder()).string(), file.bytes.size(), file.sha256});
+  manifest_->add(line);
 }
 
 TextSink::TextSink(std::string path) : path_(std::move(path)) {

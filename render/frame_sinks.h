@@ -18,6 +18,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/manifest.h"
+#include "core/scene.h"
 #include "core/image.h"
 #include "core/frame_output.h"
 #include "core/png_writer.h"
@@ -29,8 +31,11 @@ namespace fxsim {
 
 // Files a sink's prepare() made for a frame, written by its commit().
 struct PreparedFile {
+  PreparedFile() = default;
+  PreparedFile(std::filesystem::path where, std::vector<uint8_t> content) : path(std::move(where)), bytes(std::move(content)) {}
   std::filesystem::path path;
   std::vector<uint8_t> bytes;
+  std::string sha256;  // of `bytes`, when a manifest records it (hashed on the encoder threads)
 };
 using Prepared = std::vector<PreparedFile>;
 
@@ -45,7 +50,8 @@ struct FrameRecord {
   FrameLayers layers;                 // depth and masks, when the output asks for them
   FrameStats stats;
   // (frame, state hash) of every frame simulated since the previous record,
-  // this one included: hashes cover frames that are not drawn too.
+  // this one included, when a sink wants every hash; else only this frame's
+  // when a sink wants it (hashes cover frames that are not drawn too).
   std::vector<std::pair<int, uint64_t>> hashes;
   // What each sink's prepare() made, in the frame loop's order of sinks.
   std::vector<Prepared> prepared;
@@ -54,7 +60,8 @@ struct FrameRecord {
 class FrameSink {
  public:
   virtual ~FrameSink() = default;
-  virtual bool wants_hashes() const { return false; }
+  virtual bool wants_hashes() const { return false; }      // of every frame simulated
+  virtual bool wants_frame_hash() const { return false; }  // of each drawn frame
   virtual bool writes_stdout() const { return false; }
   virtual void start() {}
   virtual Prepared prepare(const FrameRecord&) const { return {}; }
@@ -82,6 +89,10 @@ class ImageSequenceSink : public FrameSink {
   // (f_0001.depth.png, f_0001.mask.rain.png); EXR holds them as channels.
   Prepared prepare(const FrameRecord& record) const override;
   void commit(const FrameRecord& record, const Prepared& files) override;
+  // Records the run in `manifest` when the sink starts, then each frame's
+  // files (size, SHA-256), state hash and time.
+  void record_in(ManifestWriter& manifest, ManifestRun run) { manifest_ = &manifest, run_ = std::move(run); }
+  bool wants_frame_hash() const override { return manifest_ != nullptr; }
 
  private:
   // Makes the folder of `file` (and cleans up after killed runs there) the
@@ -92,7 +103,13 @@ class ImageSequenceSink : public FrameSink {
   std::filesystem::path first_path_;
   ImageEncoding encoding_;
   std::set<std::filesystem::path> folders_;  // made or checked already
+  ManifestWriter* manifest_ = nullptr;
+  ManifestRun run_;
 };
+
+// Every file frame `frame` of `scene` writes at `pattern` (the image, then
+// with PNG its layers' files, then the clean plate's copy), as prepare() names them.
+std::vector<std::filesystem::path> frame_files(const Scene& scene, const std::string& pattern, int frame);
 
 // A text output, written line by line as frames are committed.
 class TextSink : public FrameSink {

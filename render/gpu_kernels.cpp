@@ -10,6 +10,7 @@
 #include "core/exit_codes.h"
 #include "core/motion.h"
 #include "core/particle_system.h"
+#include "core/state_archive.h"
 #include "render/gpu_glsl.h"
 #include "render/gpu_params.h"
 
@@ -204,6 +205,31 @@ void GpuStore::read(ParticleStore& out) const {
     FXSIM_PARTICLE_FIELDS(FXSIM_READ_FIELD)
 #undef FXSIM_READ_FIELD
   }
+}
+
+void GpuStore::write(const ParticleStore& in) {
+  for (size_t p = 0; p < pages.size() && capacity > 0; ++p) {
+    const size_t n = page_size(p), base = p * page_capacity;
+    std::vector<uint32_t> words(n * particle_words());
+    size_t field = 0;
+#define FXSIM_WRITE_FIELD(type, name, what) \
+  std::memcpy(words.data() + field * n, in.name.data() + base, n * 4), ++field;
+    FXSIM_PARTICLE_FIELDS(FXSIM_WRITE_FIELD)
+#undef FXSIM_WRITE_FIELD
+    pages[p].assign(words.data(), words.size() * 4, DeviceBuffer::Use::kernels);
+  }
+}
+
+void GpuStore::save(StateWriter& out) const {
+  ParticleStore cpu(capacity);
+  read(cpu);
+  out.store(cpu);
+}
+
+void GpuStore::load(StateReader& in) {
+  ParticleStore cpu(capacity);
+  in.store(cpu);
+  write(cpu);
 }
 
 void GpuStore::clear(float age) {

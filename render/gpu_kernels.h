@@ -40,8 +40,13 @@ struct GpuStore {
   // Binds page `page` at `binding` as the kernel's particle block `name`
   // (P, S or M), its capacity and base slot in the launch values.
   void bind(ComputeKernel& kernel, char name, unsigned binding, size_t page) const;
-  // Copies back into a CPU store of the same capacity (a readback: tests and hashes only).
+  // Copies back into a CPU store of the same capacity (a readback: tests, hashes, checkpoints).
   void read(ParticleStore& out) const;
+  // Uploads a CPU store of the same capacity (a checkpoint's particles).
+  void write(const ParticleStore& in);
+  // The store through a CPU copy, for checkpoints.
+  void save(StateWriter& out) const;
+  void load(StateReader& in);
   // Sets every slot's age to `age` (-1: empty) and everything else to 0.
   void clear(float age);
 };

@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "core/state_archive.h"
 #include "render/gpu_glsl.h"
 
 namespace fxsim {
@@ -118,6 +119,31 @@ void GpuParticlePool::add_sprites(SpriteBatch& batch, float exposure, glm::vec3 
   kernels_.build_sprites(s, 0, s.page_size(0), how, instances_, {&gpu_previous_});
   batch.device_instances = &instances_;
   batch.device_count = s.page_size(0);
+}
+
+void GpuParticlePool::save(StateWriter& out) {
+  flush();
+  died_ += gpu_died_ + gpu_.take_deaths() + replaced_.take()[0];  // the GPU's counts, collected
+  gpu_died_ = 0;
+  out.tag("GPOL");
+  gpu_.store().save(out);
+  out.value(added_);
+  out.value(spawned_);
+  out.value(died_);
+}
+
+void GpuParticlePool::load(StateReader& in) {
+  pending_.clear();
+  gpu_.take_deaths();
+  replaced_.take();
+  gpu_died_ = 0;
+  in.tag("GPOL");
+  in.store(store_);  // the staging copy holds the particles too, as births would leave it
+  gpu_.store().write(store_);
+  in.value(added_);
+  in.value(spawned_);
+  in.value(died_);
+  gpu_previous_.forget();
 }
 
 void GpuParticlePool::remember_positions() {

@@ -21,6 +21,8 @@ class GpuParticlePool : public ParticlePool {
   EmitterStats stats() override;
   void add_sprites(SpriteBatch& batch, float exposure, glm::vec3 eye_velocity) override;
   void remember_positions() override;
+  void save(StateWriter& out) override;
+  void load(StateReader& in) override;
   void forget_positions() override { gpu_previous_.forget(); }
   const ParticleStore& state() const override;
   void reset_counters() override;

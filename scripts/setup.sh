@@ -9,7 +9,7 @@ FXSIM_PACKAGES=(
   cmake ninja-build g++ pkg-config
   libcli11-dev nlohmann-json3-dev libglm-dev libfmt-dev libstb-dev
   libepoxy-dev libegl-dev libegl1 libegl-mesa0 libgl1-mesa-dri
-  libgtest-dev libpng-dev libopenexr-dev ffmpeg
+  libgtest-dev libpng-dev libopenexr-dev ffmpeg libssl-dev zlib1g-dev
 )
 # For the sanitizer builds and fuzzing (scripts/test, scripts/sanitize, scripts/fuzz).
 FXSIM_TEST_PACKAGES=(clang libclang-rt-14-dev)

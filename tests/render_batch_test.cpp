@@ -60,7 +60,7 @@ TEST(RenderBatch, FrameStepsAndFramesPastTheScenesEnd) {
   for (const auto& entry : fs::directory_iterator(dir.path())) written.push_back(entry.path().filename().string());
   std::sort(written.begin(), written.end());
   EXPECT_EQ(written, (std::vector<std::string>{"f_0002.png", "f_0004.png", "f_0006.png", "f_0045.png", "f_0050.png",
-                                               "f_0055.png", "f_0060.png"}));
+                                               "f_0055.png", "f_0060.png", "fxsim-manifest.jsonl"}));
 }
 
 TEST(RenderBatch, SeedAndFpsOverridesChangeTheSimulationAsTheSceneKeysWould) {

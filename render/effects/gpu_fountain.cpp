@@ -1,5 +1,6 @@
 #include "render/effects/gpu_fountain.h"
 
+#include "core/state_archive.h"
 #include "core/effects/fountain/fountain_draws.h"
 #include "render/gpu_params.h"
 
@@ -193,6 +194,38 @@ GpuFountain::GpuFountain(const EmitterSettings& settings, size_t emitter_index, 
 void GpuFountain::begin(double, const CameraPose&) {
   first_step_ = -1;
   emitted_ = 0;
+  previous_.forget();
+  mist_previous_.forget();
+}
+
+void GpuFountain::save(StateWriter& out) {
+  collect_counts();
+  if (mist_) mist_died_ += mist_->take_deaths();
+  out.tag("GFOU");
+  drops_.save(out);
+  out.value(first_step_);
+  out.value(emitted_);
+  out.value(spawned_);
+  out.value(died_);
+  out.value(mist_spawned_);
+  out.value(mist_died_);
+  out.value(uint8_t(mist_.has_value()));
+  if (mist_) mist_->store().save(out);
+}
+
+void GpuFountain::load(StateReader& in) {
+  counters_.take();
+  if (mist_) mist_->take_deaths();
+  in.tag("GFOU");
+  drops_.load(in);
+  in.value(first_step_);
+  in.value(emitted_);
+  in.value(spawned_);
+  in.value(died_);
+  in.value(mist_spawned_);
+  in.value(mist_died_);
+  if (in.value<uint8_t>() != uint8_t(mist_.has_value())) in.tag("MIST");
+  if (mist_) mist_->store().load(in);
   previous_.forget();
   mist_previous_.forget();
 }

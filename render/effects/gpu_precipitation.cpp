@@ -1,5 +1,6 @@
 #include "render/effects/gpu_precipitation.h"
 
+#include "core/state_archive.h"
 #include "core/effects/precipitation/precipitation_draws.h"
 
 #include <algorithm>
@@ -245,6 +246,38 @@ void GpuPrecipitation::run(int mode, size_t first, size_t count, double t, const
     kernel_.launch().u_first = uint32_t(from - base);
     kernel_.dispatch(to - from);
   }
+}
+
+void GpuPrecipitation::save(StateWriter& out) {
+  collect_counts();
+  if (splash_) splash_died_ += splash_->take_deaths();
+  out.tag("GPRE");
+  store_.save(out);
+  out.value(uint64_t(live_));
+  out.value(emission_carry_);
+  out.value(spawned_);
+  out.value(died_);
+  out.value(splash_spawned_);
+  out.value(splash_died_);
+  out.value(uint8_t(splash_.has_value()));
+  if (splash_) splash_->store().save(out);
+}
+
+void GpuPrecipitation::load(StateReader& in) {
+  counters_.take();
+  if (splash_) splash_->take_deaths();
+  in.tag("GPRE");
+  store_.load(in);
+  live_ = size_t(in.value<uint64_t>());
+  in.value(emission_carry_);
+  in.value(spawned_);
+  in.value(died_);
+  in.value(splash_spawned_);
+  in.value(splash_died_);
+  if (in.value<uint8_t>() != uint8_t(splash_.has_value())) in.tag("SPLA");
+  if (splash_) splash_->store().load(in);
+  previous_.forget();
+  splash_previous_.forget();
 }
 
 void GpuPrecipitation::remember_positions() {

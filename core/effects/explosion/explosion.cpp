@@ -1,3 +1,4 @@
+#include "core/state_archive.h"
 #include "core/effects/explosion/explosion.h"
 
 #include <algorithm>
@@ -40,6 +41,21 @@ float ExplosionSystem::opacity(float progress) {
 float ExplosionSystem::progress() const {
   const double duration = settings_.duration.value_or(ExplosionParams::default_duration);
   return float(std::clamp((now_ - start_) / duration, 0.0, 1.0));
+}
+
+void ExplosionSystem::save(StateWriter& out) {
+  out.tag("EXPL");
+  out.value(start_);
+  out.value(now_);
+  debris_->save(out);
+}
+
+void ExplosionSystem::load(StateReader& in) {
+  in.tag("EXPL");
+  in.value(start_);
+  in.value(now_);
+  debris_->load(in);
+  remembered_ = false;
 }
 
 void ExplosionSystem::remember_positions() {

@@ -1,3 +1,4 @@
+#include "core/state_archive.h"
 #include "core/effects/fire/fire.h"
 
 #include <algorithm>
@@ -48,6 +49,29 @@ FireSystem::FireSystem(const EmitterSettings& settings, size_t emitter_index, co
     : settings_(settings), fire_(settings.as<FireParams>()), emitter_index_(uint32_t(emitter_index)), wind_(wind),
       grid_(fire_.rows, fire_.columns, fire_.max_intensity, fire_.seed_fraction),
       embers_(make_pool(ember_rules(), Effect<FireParams>::slots(settings, {}).pool_slots("embers"))) {}
+
+void FireSystem::save(StateWriter& out) {
+  out.tag("FIRE");
+  out.vector(grid_.cells());
+  out.value(start_);
+  out.value(updates_);
+  out.value(embers_thrown_);
+  out.value(prewarm_updates_);
+  embers_->save(out);
+}
+
+void FireSystem::load(StateReader& in) {
+  in.tag("FIRE");
+  std::vector<float> cells;
+  in.vector(cells, grid_.cells().size());
+  grid_.set_cells(std::move(cells));
+  in.value(start_);
+  in.value(updates_);
+  in.value(embers_thrown_);
+  in.value(prewarm_updates_);
+  embers_->load(in);
+  remembered_ = false;
+}
 
 void FireSystem::remember_positions() {
   remembered_ = true;

@@ -61,6 +61,7 @@ class FireGrid {
   }
 
   const std::vector<float>& cells() const { return cells_; }
+  void set_cells(std::vector<float> cells) { cells_ = std::move(cells); }  // a checkpoint's, of the same size
 
  private:
   size_t index(int i, int j) const { return size_t(i) * size_t(columns_) + size_t(j); }

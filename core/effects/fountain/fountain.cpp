@@ -1,3 +1,4 @@
+#include "core/state_archive.h"
 #include "core/effects/fountain/fountain.h"
 
 #include <algorithm>
@@ -70,6 +71,29 @@ void FountainSystem::begin(double t, const CameraPose&) {
   emitted_ = 0;
   previous_.forget();
   if (mist_) mist_->forget_positions();
+}
+
+void FountainSystem::save(StateWriter& out) {
+  out.tag("FOUN");
+  out.store(store_);
+  out.value(first_step_);
+  out.value(emitted_);
+  out.value(spawned_);
+  out.value(died_);
+  out.value(uint8_t(mist_.has_value()));
+  if (mist_) mist_->save(out);
+}
+
+void FountainSystem::load(StateReader& in) {
+  in.tag("FOUN");
+  in.store(store_);
+  in.value(first_step_);
+  in.value(emitted_);
+  in.value(spawned_);
+  in.value(died_);
+  if (in.value<uint8_t>() != uint8_t(mist_.has_value())) in.tag("MIST");
+  if (mist_) mist_->load(in);
+  previous_.forget();
 }
 
 void FountainSystem::remember_positions() {

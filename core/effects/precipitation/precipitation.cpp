@@ -1,3 +1,4 @@
+#include "core/state_archive.h"
 #include "core/effects/precipitation/precipitation.h"
 
 #include <algorithm>
@@ -243,6 +244,29 @@ void PrecipitationSystem::take_stats(FrameStats& out, bool active) {
 void PrecipitationSystem::hash_state(StateHasher& hasher) const {
   hasher.add_store(store_, live_);
   if (splash_) hasher.add_store(splash_->store(), splash_->store().capacity());
+}
+
+void PrecipitationSystem::save(StateWriter& out) {
+  out.tag("PREC");
+  out.store(store_);
+  out.value(uint64_t(live_));
+  out.value(emission_carry_);
+  out.value(spawned_);
+  out.value(died_);
+  out.value(uint8_t(splash_.has_value()));
+  if (splash_) splash_->save(out);
+}
+
+void PrecipitationSystem::load(StateReader& in) {
+  in.tag("PREC");
+  in.store(store_);
+  live_ = size_t(in.value<uint64_t>());
+  in.value(emission_carry_);
+  in.value(spawned_);
+  in.value(died_);
+  if (in.value<uint8_t>() != uint8_t(splash_.has_value())) in.tag("SPLA");  // another scene: stops there
+  if (splash_) splash_->load(in);
+  previous_.forget();
 }
 
 void PrecipitationSystem::remember_positions() {

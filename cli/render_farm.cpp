@@ -1,0 +1,106 @@
+#include "cli/render_farm.h"
+
+#include <cstdlib>
+#include <fmt/format.h>
+#include <sstream>
+
+#include "core/exit_codes.h"
+#include "core/exr_file.h"
+#include "core/frame_output.h"
+#include "core/image.h"
+#include "render/child_process.h"
+#include "render/frame_sinks.h"
+
+namespace fxsim {
+
+namespace fs = std::filesystem;
+
+std::optional<Shard> choose_shard(const RenderOptions& options) {
+  if (options.shard) {
+    std::optional<Shard> shard = parse_shard(*options.shard);
+    if (!shard) throw FxError(ExitCode::usage, fmt::format("--shard {}: expected I/N with 1 <= I <= N", *options.shard));
+    return shard;
+  }
+  return shard_from_environment([](const char* name) { return std::getenv(name); }, options.shard_count);
+}
+
+fs::path checkpoint_folder(const RenderOptions& options, const std::string& output_pattern) {
+  if (options.checkpoints) return *options.checkpoints;
+  fs::path folder = fs::path(output_pattern).parent_path();
+  // Frames in folders of their own (out/####/f.png): the folder above the first '#'.
+  while (folder.string().find('#') != std::string::npos) folder = folder.parent_path();
+  return folder / "checkpoints";
+}
+
+namespace {
+// Whether `file` is there, whole, at width × height.
+bool whole(const fs::path& file, int width, int height) {
+  std::error_code error;
+  if (!fs::is_regular_file(file, error)) return false;
+  if (image_format_of(file.string()) == ImageFormat::exr) {
+    try {
+      const ExrChannels exr = read_exr(file);
+      return exr.width == width && exr.height == height;
+    } catch (const FxError&) {
+      return false;
+    }
+  }
+  if (file.extension() != ".png") return true;  // a plate copy in another format: its bytes are the plate's
+  int w = 0, h = 0;
+  return png_problem(file, &w, &h).empty() && w == width && h == height;
+}
+}  // namespace
+
+std::vector<int> frames_to_write(const Scene& scene, const std::string& pattern, const std::vector<int>& frames) {
+  std::vector<int> out;
+  for (const int frame : frames) {
+    bool done = true;
+    for (const fs::path& file : frame_files(scene, pattern, frame))
+      done = done && whole(file, scene.output.width, scene.output.height);
+    if (!done) out.push_back(frame);
+  }
+  return out;
+}
+
+int run_on_devices(const RenderOptions& options) {
+  std::vector<int> devices;
+  std::stringstream list(*options.devices);
+  for (std::string item; std::getline(list, item, ',');) {
+    char* end = nullptr;
+    const long d = std::strtol(item.c_str(), &end, 10);
+    if (item.empty() || *end != '\0' || d < 0 || d > 255)
+      throw FxError(ExitCode::usage, fmt::format("--devices {}: expected device indices such as 0,1", *options.devices));
+    devices.push_back(int(d));
+  }
+  if (devices.empty()) throw FxError(ExitCode::usage, "--devices: expected device indices such as 0,1");
+  if (options.shard || options.device)
+    throw FxError(ExitCode::usage, "--devices runs one shard per device itself: give it without --shard and --device");
+  // The same command line without --devices, plus each child's device and shard.
+  std::vector<std::string> base;
+  for (size_t i = 0; i < options.argv.size(); ++i) {
+    const std::string& a = options.argv[i];
+    if (a == "--devices") {
+      ++i;
+      continue;
+    }
+    if (a.rfind("--devices=", 0) == 0) continue;
+    base.push_back(i == 0 ? fs::read_symlink("/proc/self/exe").string() : a);
+  }
+  std::vector<std::unique_ptr<ChildProcess>> children;
+  for (size_t k = 0; k < devices.size(); ++k) {
+    std::vector<std::string> argv = base;
+    argv.insert(argv.end(), {"--device", std::to_string(devices[k]), "--shard",
+                             fmt::format("{}/{}", k + 1, devices.size())});
+    if (!options.quiet) fmt::print(stderr, "fxsim: shard {}/{} on device {}\n", k + 1, devices.size(), devices[k]);
+    children.push_back(std::make_unique<ChildProcess>(argv));
+  }
+  int status = 0;
+  for (size_t k = 0; k < children.size(); ++k) {
+    const int s = children[k]->finish();
+    if (s != 0 && status == 0) status = s;
+    if (s != 0) fmt::print(stderr, "fxsim: the shard on device {} exited with {}: {}\n", devices[k], s, children[k]->error_tail());
+  }
+  return status;
+}
+
+}  // namespace fxsim

@@ -1,0 +1,33 @@
+#pragma once
+// What `render` does for farms (docs/farms.md): which shard of the frames
+// this process renders, which frames are already whole on disk, where
+// checkpoints go, and one child process per device for --devices.
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "core/scene.h"
+#include "core/shards.h"
+
+namespace fxsim {
+
+// --shard, else the cluster's environment; nullopt: every frame. Throws
+// FxError(usage) for a malformed --shard or contradicting variables.
+std::optional<Shard> choose_shard(const RenderOptions& options);
+
+// The checkpoint folder: --checkpoints, else checkpoints/ in the frames'
+// folder (the part of the output pattern before any '#').
+std::filesystem::path checkpoint_folder(const RenderOptions& options, const std::string& output_pattern);
+
+// The frames of `frames` whose files (the image, its layers, its plate copy)
+// are not all there, whole, at the output's size.
+std::vector<int> frames_to_write(const Scene& scene, const std::string& pattern, const std::vector<int>& frames);
+
+// --devices: runs this command once per device with --device D --shard I/N
+// (N the number of devices), at once, and returns the first failing exit
+// status (0 when all succeed).
+int run_on_devices(const RenderOptions& options);
+
+}  // namespace fxsim

@@ -1,0 +1,137 @@
+// verify: a folder's frames against its manifest (core/manifest.h). Every
+// frame a run was to write must have a record whose files are there, of the
+// recorded size and SHA-256, and decode at the run's size; records of the
+// same frame by runs of the same scene, version and backend must agree.
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <map>
+#include <set>
+
+#include "cli/commands.h"
+#include "core/exit_codes.h"
+#include "core/exr_file.h"
+#include "core/frame_output.h"
+#include "core/image.h"
+#include "core/manifest.h"
+#include "core/sha256.h"
+
+namespace fxsim {
+
+namespace fs = std::filesystem;
+
+namespace {
+std::string file_sha256(const fs::path& path, uint64_t& bytes) {
+  std::ifstream in(path, std::ios::binary);
+  Sha256 digest;
+  std::vector<char> buffer(1 << 20);
+  bytes = 0;
+  while (in) {
+    in.read(buffer.data(), std::streamsize(buffer.size()));
+    digest.add(buffer.data(), size_t(in.gcount()));
+    bytes += uint64_t(in.gcount());
+  }
+  return digest.hex();
+}
+
+// Why `file` does not decode as a w × h image, or "".
+std::string decode_problem(const fs::path& file, int width, int height) {
+  int w = 0, h = 0;
+  if (image_format_of(file.string()) == ImageFormat::exr) {
+    try {
+      const ExrChannels exr = read_exr(file);
+      w = exr.width, h = exr.height;
+    } catch (const FxError& e) {
+      return e.what();
+    }
+  } else if (file.extension() == ".png") {
+    if (std::string why = png_problem(file, &w, &h); !why.empty()) return why;
+  } else {
+    return "";
+  }
+  return w == width && h == height ? "" : fmt::format("it is {}x{}, the run's frames are {}x{}", w, h, width, height);
+}
+}  // namespace
+
+int run_verify(const std::string& folder_text, bool quiet) {
+  const fs::path folder = folder_text;
+  const Manifest manifest = read_manifest(folder / kManifestName);
+  std::vector<std::string> missing, corrupt, mismatched;
+  for (const std::string& bad : manifest.bad_lines) corrupt.push_back(fmt::format("{}: {}", kManifestName, bad));
+
+  std::map<std::string, const ManifestRun*> runs;
+  for (const ManifestRun& r : manifest.runs) runs[r.run] = &r;
+  // The latest record of each frame file, and the records' state hashes per run kind.
+  std::map<std::string, const ManifestFrame*> latest;  // by the frame's image file
+  std::map<std::string, std::map<std::string, std::string>> hashes;  // file → (scene, version, backend) → state hash
+  for (const ManifestFrame& f : manifest.frames) {
+    const auto run = runs.find(f.run);
+    if (run == runs.end() || f.files.empty()) {
+      corrupt.push_back(fmt::format("frame {}: its record names no known run", f.frame));
+      continue;
+    }
+    const std::string& image = f.files.front().file;
+    latest[image] = &f;
+    const ManifestRun& r = *run->second;
+    const std::string kind = r.scene_hash + " " + r.fxsim_version + " " + r.backend;
+    auto& seen = hashes[image];
+    if (const auto it = seen.find(kind); it != seen.end() && it->second != f.state_hash)
+      mismatched.push_back(fmt::format("{}: frame {} was simulated differently by two runs of the same scene, version "
+                                       "and backend (state {} and {})", image, f.frame, it->second, f.state_hash));
+    seen[kind] = f.state_hash;
+  }
+  std::set<std::string> scenes;
+  for (const ManifestRun& r : manifest.runs) scenes.insert(r.scene_hash);
+  if (scenes.size() > 1)
+    mismatched.push_back(fmt::format("the folder holds frames of {} different scenes (or overrides): runs {}", scenes.size(),
+                                     [&] {
+                                       std::string list;
+                                       for (const ManifestRun& r : manifest.runs)
+                                         list += (list.empty() ? "" : ", ") + r.run + " (" + r.scene + ")";
+                                       return list;
+                                     }()));
+
+  // Every frame every run was to write.
+  std::set<std::string> expected;
+  size_t files_checked = 0;
+  for (const ManifestRun& r : manifest.runs)
+    for (const int frame : r.frames) {
+      const std::string image = frame_path(r.output, frame);
+      if (!expected.insert(image).second) continue;
+      const auto record = latest.find(image);
+      if (record == latest.end()) {
+        missing.push_back(fmt::format("{}: frame {} has no record (never written)", image, frame));
+        continue;
+      }
+      for (const ManifestFile& file : record->second->files) {
+        ++files_checked;
+        const fs::path path = folder / file.file;
+        std::error_code error;
+        if (!fs::is_regular_file(path, error)) {
+          missing.push_back(fmt::format("{}: frame {}: the file is missing", file.file, frame));
+          continue;
+        }
+        uint64_t bytes = 0;
+        const std::string sha = file_sha256(path, bytes);
+        if (bytes != file.bytes)
+          corrupt.push_back(fmt::format("{}: frame {}: {} bytes, the manifest says {} (truncated?)", file.file, frame, bytes, file.bytes));
+        else if (sha != file.sha256)
+          corrupt.push_back(fmt::format("{}: frame {}: its SHA-256 is not the one recorded", file.file, frame));
+        else if (std::string why = decode_problem(path, r.width, r.height); !why.empty())
+          corrupt.push_back(fmt::format("{}: frame {}: {}", file.file, frame, why));
+      }
+    }
+
+  const size_t problems = missing.size() + corrupt.size() + mismatched.size();
+  for (const auto& [label, list] : {std::pair{"missing", &missing}, {"corrupt", &corrupt}, {"mismatched", &mismatched}})
+    for (const std::string& line : *list) fmt::print("{}: {}\n", label, line);
+  if (!quiet || problems)
+    fmt::print("{}: {} frames of {} runs, {} files checked: {}\n", folder.string(), expected.size(), manifest.runs.size(),
+               files_checked,
+               problems == 0 ? "all present and whole"
+                             : fmt::format("{} missing, {} corrupt, {} mismatched", missing.size(), corrupt.size(),
+                                           mismatched.size()));
+  return problems == 0 ? 0 : 1;
+}
+
+}  // namespace fxsim

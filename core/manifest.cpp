@@ -1,0 +1,112 @@
+#include "core/manifest.h"
+
+#include <cerrno>
+#include <cmath>
+#include <chrono>
+#include <cstring>
+#include <ctime>
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include "core/exit_codes.h"
+
+namespace fxsim {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+ManifestWriter::ManifestWriter(fs::path folder) : folder_(std::move(folder)) {}
+
+void ManifestWriter::append(const std::string& line) {
+  const fs::path file = folder_ / kManifestName;
+  const int fd = ::open(file.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0)
+    throw FxError(ExitCode::cannot_write, fmt::format("{}: cannot append to the manifest ({})", file.string(), std::strerror(errno)));
+  // One write per line under a lock: shards appending at once never interleave.
+  ::flock(fd, LOCK_EX);
+  const std::string text = line + "\n";
+  size_t done = 0;
+  bool ok = true;
+  while (ok && done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    ok = n > 0;
+    if (ok) done += size_t(n);
+  }
+  const int error = errno;
+  ::flock(fd, LOCK_UN);
+  ::close(fd);
+  if (!ok)
+    throw FxError(ExitCode::cannot_write, fmt::format("{}: cannot append to the manifest ({})", file.string(), std::strerror(error)));
+}
+
+void ManifestWriter::add(const ManifestRun& r) {
+  append(json{{"type", "run"}, {"run", r.run}, {"started", r.started}, {"scene", r.scene}, {"scene_hash", r.scene_hash},
+              {"fxsim_version", r.fxsim_version}, {"device", r.device}, {"backend", r.backend}, {"output", r.output},
+              {"width", r.width}, {"height", r.height}, {"shard", r.shard}, {"frames", r.frames}}
+             .dump());
+}
+
+void ManifestWriter::add(const ManifestFrame& f) {
+  json files = json::array();
+  for (const ManifestFile& file : f.files) files.push_back({{"file", file.file}, {"bytes", file.bytes}, {"sha256", file.sha256}});
+  append(json{{"type", "frame"}, {"run", f.run}, {"frame", f.frame}, {"files", files}, {"state_hash", f.state_hash},
+              {"seconds", std::round(f.seconds * 1e4) / 1e4}}
+             .dump());
+}
+
+Manifest read_manifest(const fs::path& path) {
+  std::ifstream in(path);
+  if (!in) throw FxError(ExitCode::input_missing, fmt::format("{}: no manifest to read", path.string()));
+  Manifest m;
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    if (line.empty()) continue;
+    try {
+      const json j = json::parse(line);
+      if (j.at("type") == "run") {
+        ManifestRun r;
+        r.run = j.at("run"), r.started = j.value("started", ""), r.scene = j.value("scene", "");
+        r.scene_hash = j.at("scene_hash"), r.fxsim_version = j.value("fxsim_version", "");
+        r.device = j.value("device", ""), r.backend = j.value("backend", ""), r.output = j.at("output");
+        r.width = j.at("width"), r.height = j.at("height"), r.shard = j.value("shard", "");
+        r.frames = j.at("frames").get<std::vector<int>>();
+        m.runs.push_back(std::move(r));
+      } else if (j.at("type") == "frame") {
+        ManifestFrame f;
+        f.run = j.at("run"), f.frame = j.at("frame"), f.state_hash = j.value("state_hash", "");
+        f.seconds = j.value("seconds", 0.0);
+        for (const json& file : j.at("files")) f.files.push_back({file.at("file"), file.at("bytes"), file.at("sha256")});
+        m.frames.push_back(std::move(f));
+      } else {
+        m.bad_lines.push_back(fmt::format("line {}: unknown type", number));
+      }
+    } catch (const json::exception& e) {
+      // A line cut short by a machine that died mid-write reads as damaged, not fatal.
+      m.bad_lines.push_back(fmt::format("line {}: {}", number, e.what()));
+    }
+  }
+  return m;
+}
+
+std::string utc_now() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return text;
+}
+
+std::string new_run_id() {
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  return fmt::format("{}-{}-{:x}", host, getpid(), ns);
+}
+
+}  // namespace fxsim

@@ -1,0 +1,71 @@
+#include "core/shards.h"
+
+#include <charconv>
+#include <fmt/format.h>
+
+#include "core/exit_codes.h"
+
+namespace fxsim {
+
+namespace {
+std::optional<long long> integer(const char* text) {
+  if (!text || !*text) return std::nullopt;
+  long long v = 0;
+  const char* end = text + std::char_traits<char>::length(text);
+  const auto [at, error] = std::from_chars(text, end, v);
+  if (error != std::errc() || at != end) return std::nullopt;
+  return v;
+}
+}  // namespace
+
+std::optional<Shard> parse_shard(const std::string& text) {
+  const size_t slash = text.find('/');
+  if (slash == std::string::npos) return std::nullopt;
+  const auto i = integer(text.substr(0, slash).c_str()), n = integer(text.substr(slash + 1).c_str());
+  if (!i || !n || *n < 1 || *i < 1 || *i > *n || *n > 1000000) return std::nullopt;
+  return Shard{int(*i), int(*n), "--shard " + text};
+}
+
+std::optional<Shard> shard_from_environment(const EnvironmentLookup& getenv, std::optional<int> shard_count) {
+  if (const char* id_text = getenv("SLURM_ARRAY_TASK_ID")) {
+    const auto id = integer(id_text), lo = integer(getenv("SLURM_ARRAY_TASK_MIN")),
+               hi = integer(getenv("SLURM_ARRAY_TASK_MAX")), count = integer(getenv("SLURM_ARRAY_TASK_COUNT"));
+    if (!id || !lo || !hi || *hi < *lo || *id < *lo || *id > *hi)
+      throw FxError(ExitCode::usage, fmt::format("SLURM_ARRAY_TASK_ID={} needs SLURM_ARRAY_TASK_MIN and _MAX around it "
+                                                 "(got {} and {})", id_text, getenv("SLURM_ARRAY_TASK_MIN") ? getenv("SLURM_ARRAY_TASK_MIN") : "none",
+                                                 getenv("SLURM_ARRAY_TASK_MAX") ? getenv("SLURM_ARRAY_TASK_MAX") : "none"));
+    // An array of MIN..MAX has MAX-MIN+1 tasks; a stepped one (1-7:2) says how many in _COUNT.
+    long long n = *hi - *lo + 1, index = *id - *lo + 1;
+    std::string how = fmt::format("SLURM_ARRAY_TASK_ID={} of {}-{}", *id, *lo, *hi);
+    if (count && *count != n) {
+      if (*count < 2 || (*hi - *lo) % (*count - 1) != 0 || (*id - *lo) % ((*hi - *lo) / (*count - 1)) != 0)
+        throw FxError(ExitCode::usage, fmt::format("SLURM_ARRAY_TASK_COUNT={} does not fit an array from {} to {} "
+                                                   "with task {}", *count, *lo, *hi, *id));
+      const long long step = (*hi - *lo) / (*count - 1);
+      n = *count;
+      index = (*id - *lo) / step + 1;
+      how += fmt::format(" step {}", step);
+    }
+    if (shard_count && *shard_count != n)
+      throw FxError(ExitCode::usage, fmt::format("--shard-count {} contradicts the Slurm array's {} tasks", *shard_count, n));
+    return Shard{int(index), int(n), how};
+  }
+  if (const char* index_text = getenv("JOB_COMPLETION_INDEX")) {
+    const auto index = integer(index_text);
+    if (!shard_count)
+      throw FxError(ExitCode::usage, fmt::format("JOB_COMPLETION_INDEX={} (a Kubernetes Indexed Job) needs --shard-count "
+                                                 "N, the job's completions", index_text));
+    if (!index || *index < 0 || *index >= *shard_count)
+      throw FxError(ExitCode::usage, fmt::format("JOB_COMPLETION_INDEX={} is not in 0..{}", index_text, *shard_count - 1));
+    return Shard{int(*index) + 1, *shard_count, fmt::format("JOB_COMPLETION_INDEX={} with --shard-count {}", *index, *shard_count)};
+  }
+  return std::nullopt;
+}
+
+std::vector<int> shard_frames(const std::vector<int>& frames, const Shard& shard) {
+  const size_t n = frames.size(), count = size_t(shard.count), i = size_t(shard.index);
+  const size_t begin = (i - 1) * n / count, end = i * n / count;
+  return std::vector<int>(frames.begin() + std::ptrdiff_t(begin), frames.begin() + std::ptrdiff_t(end));
+}
+
+}  // namespace fxsim

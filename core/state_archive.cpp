@@ -1,0 +1,47 @@
+#include "core/state_archive.h"
+
+#include <fmt/format.h>
+
+#include "core/exit_codes.h"
+
+namespace fxsim {
+
+void StateWriter::bytes(const void* data, size_t size) {
+  const auto* p = static_cast<const uint8_t*>(data);
+  data_.insert(data_.end(), p, p + size);
+}
+
+void StateWriter::store(const ParticleStore& store) {
+  tag("PSTO");
+  value(uint64_t(store.capacity()));
+  store.for_each_field(store.capacity(), [&](const void* field, size_t element, size_t count) {
+    bytes(field, element * count);
+  });
+}
+
+void StateReader::bytes(void* out, size_t size) {
+  if (size > size_ - at_) mismatch(fmt::format("{} more bytes", size));
+  std::memcpy(out, data_ + at_, size);
+  at_ += size;
+}
+
+void StateReader::tag(const char (&name)[5]) {
+  char found[4];
+  bytes(found, 4);
+  if (std::memcmp(found, name, 4) != 0) mismatch(fmt::format("section {}", name));
+}
+
+void StateReader::store(ParticleStore& store) {
+  tag("PSTO");
+  if (value<uint64_t>() != store.capacity()) mismatch("a particle store's capacity");
+#define FXSIM_READ_FIELD(type, name, what) bytes(store.name.data(), store.capacity() * sizeof(type));
+  FXSIM_PARTICLE_FIELDS(FXSIM_READ_FIELD)
+#undef FXSIM_READ_FIELD
+}
+
+void StateReader::mismatch(const std::string& what) const {
+  throw FxError(ExitCode::invalid_scene,
+                fmt::format("the checkpoint does not fit this scene: expected {} at byte {} of {}", what, at_, size_));
+}
+
+}  // namespace fxsim

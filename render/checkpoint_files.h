@@ -1,0 +1,64 @@
+#pragma once
+// Checkpoint files: the complete simulation state at a frame, so a render can
+// start there instead of at time 0 (docs/farms.md describes the format).
+//
+//   "FXSIMCKP"                     8 bytes
+//   format version                 u32, little-endian (1)
+//   header length H, header        u32, then H bytes of JSON: scene_hash,
+//                                  fxsim_version, backend, frame, step, time,
+//                                  state_bytes
+//   compressed length C, state     u64, then C bytes: zlib of the state
+//                                  (Simulation::save_state)
+//   SHA-256 of everything above    32 bytes
+//
+// A checkpoint is used only by a render of the same scene (the scene's
+// simulation key), fxsim version and backend (the GPU backend's device class
+// included: its arithmetic is the device's).
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace fxsim {
+
+struct CheckpointKey {
+  std::string scene_hash;  // Scene::simulation_key
+  std::string version;     // fxsim's
+  std::string backend;     // "cpu", or "gpu on <device class>"
+  bool operator==(const CheckpointKey&) const = default;
+};
+
+struct CheckpointInfo {
+  std::filesystem::path path;
+  CheckpointKey key;
+  int frame = 0;
+  int64_t step = 0;
+  double time = 0;
+  uint64_t state_bytes = 0;
+};
+
+constexpr uint32_t kCheckpointFormat = 1;
+
+// "checkpoint_000240.fxck"
+std::string checkpoint_file_name(int frame);
+
+// Writes the checkpoint of `frame` into `folder` (made if missing) atomically:
+// a killed run leaves the previous file or the new one, whole. Returns its path.
+std::filesystem::path write_checkpoint(const std::filesystem::path& folder, const CheckpointKey& key, int frame,
+                                       int64_t step, double time, const std::vector<uint8_t>& state);
+
+// The newest whole checkpoint in `folder` for `key` at a frame in [1, at_most],
+// if any; checkpoints of another scene, version or backend, and damaged ones,
+// are passed over with a line in `warnings` saying why.
+std::optional<CheckpointInfo> find_checkpoint(const std::filesystem::path& folder, const CheckpointKey& key,
+                                              int at_most, std::vector<std::string>& warnings);
+
+// The header of a checkpoint file; throws FxError(input_missing) saying what is
+// wrong with it (not a checkpoint, another format, truncated, damaged).
+CheckpointInfo read_checkpoint_info(const std::filesystem::path& path, bool verify_digest = true);
+
+// The state stored in a checkpoint (its digest checked again).
+std::vector<uint8_t> read_checkpoint_state(const CheckpointInfo& info);
+
+}  // namespace fxsim

@@ -1,0 +1,206 @@
+// Render farms: checkpoints give the unbroken render's bytes, stale ones are
+// ignored with a warning; shards (from --shard or a cluster's environment)
+// together make the whole render; a killed run is completed by
+// --skip-existing; `verify` finds missing, truncated and corrupt frames;
+// --devices runs one shard per device.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <sys/stat.h>
+
+#include "cli_runner.h"
+
+using namespace fxsim::test;
+namespace fs = std::filesystem;
+
+namespace {
+const std::string kScene = FXSIM_SOURCE_DIR "/scenes/sleet.json";  // rain with splashes and snow
+const std::string kSmall = " --width 96 --height 54 -q ";
+
+std::string q(const fs::path& p) { return fmt::format("'{}'", p.string()); }
+
+std::string frame_name(int f) { return fmt::format("f_{:04}.png", f); }
+
+// Lines "frame hash" of a --state-hashes file for frames in [from, to].
+std::string hash_lines(const fs::path& file, int from, int to) {
+  std::string out;
+  std::istringstream in(read_text_file(file));
+  for (std::string line; std::getline(in, line);) {
+    const int frame = std::stoi(line.substr(0, line.find(' ')));
+    if (frame >= from && frame <= to) out += line + "\n";
+  }
+  return out;
+}
+
+void expect_same_frames(const fs::path& a, const fs::path& b, int from, int to) {
+  for (int f = from; f <= to; ++f) {
+    ASSERT_TRUE(fs::exists(b / frame_name(f))) << frame_name(f);
+    EXPECT_EQ(read_text_file(a / frame_name(f)), read_text_file(b / frame_name(f))) << frame_name(f);
+  }
+}
+}  // namespace
+
+TEST(Farm, RendersFromACheckpointAreTheUnbrokenRenderOnBothBackends) {
+  for (const char* backend : {"cpu", "gpu"}) {
+    TempDir dir(fmt::format("ck-{}", backend));
+    const std::string common = fmt::format("render {} --width 96 --height 54 --backend {} ", kScene, backend);
+    ASSERT_EQ(run_fxsim(common + "-q --frames 1-12 -o " + q(dir / "full/f_####.png") + " --state-hashes " +
+                        q(dir / "full.txt")).exit_code, 0);
+    const CliResult sim = run_fxsim(fmt::format("render {} --backend {} --frames 8 --simulate-only --checkpoint-every 4 "
+                                                "--checkpoints {}", kScene, backend, q(dir / "ck")));
+    ASSERT_EQ(sim.exit_code, 0) << sim.err;
+    EXPECT_NE(sim.err.find("checkpoint of frame 8 written"), std::string::npos) << sim.err;
+    // From the checkpoint of frame 8, drawing frame 8 itself; then with the
+    // motion layer, which needs the frame before: from frame 4's.
+    const CliResult part = run_fxsim(common + "--frames 8-12 --progress none -o " + q(dir / "part/f_####.png") +
+                                     " --checkpoints " + q(dir / "ck") + " --state-hashes " + q(dir / "part.txt"));
+    ASSERT_EQ(part.exit_code, 0) << part.err;
+    EXPECT_NE(part.err.find("(frame 8)"), std::string::npos) << part.err;
+    expect_same_frames(dir / "full", dir / "part", 8, 12);
+    EXPECT_EQ(hash_lines(dir / "part.txt", 8, 12), hash_lines(dir / "full.txt", 8, 12)) << backend;
+    EXPECT_EQ(hash_lines(dir / "part.txt", 1, 7), "");  // frames before the checkpoint were not simulated
+    const CliResult motion = run_fxsim(common + "--frames 8 -o " + q(dir / "m/f_####.exr") + " --checkpoints " +
+                                       q(dir / "ck") + " --set '/output/layers=[\"motion\"]' --progress none");
+    ASSERT_EQ(motion.exit_code, 0) << motion.err;
+    // (Another override of the output keeps the simulation's key: the checkpoints still fit.)
+    EXPECT_NE(motion.err.find("(frame 4)"), std::string::npos) << motion.err;
+  }
+}
+
+TEST(Farm, AStaleCheckpointIsIgnoredWithAWarning) {
+  TempDir dir("stale");
+  ASSERT_EQ(run_fxsim(fmt::format("render {} --seed 5 --frames 6 --simulate-only --checkpoint-every 3 --checkpoints {} -q",
+                                  kScene, q(dir / "ck"))).exit_code, 0);
+  ASSERT_EQ(run_fxsim("render " + kScene + kSmall + "--seed 6 --frames 5-6 -o " + q(dir / "full/f_####.png")).exit_code, 0);
+  const CliResult r = run_fxsim("render " + kScene + " --width 96 --height 54 --progress none --seed 6 --frames 5-6 -o " +
+                                q(dir / "part/f_####.png") + " --checkpoints " + q(dir / "ck"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("warning: ignoring checkpoint"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("another scene"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("starting from checkpoint"), std::string::npos) << r.err;
+  expect_same_frames(dir / "full", dir / "part", 5, 6);
+}
+
+TEST(Farm, ShardsTogetherAreTheWholeRenderAndVerifyPasses) {
+  TempDir dir("shards");
+  ASSERT_EQ(run_fxsim("render " + kScene + kSmall + "--frames 1-10 -o " + q(dir / "full/f_####.png")).exit_code, 0);
+  for (int i = 1; i <= 3; ++i) {
+    const CliResult r = run_fxsim(fmt::format("render {} --width 96 --height 54 --progress none --frames 1-10 --shard {}/3 -o {}",
+                                              kScene, i, q(dir / "sharded/f_####.png")));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.err.find(fmt::format("shard {}/3 (--shard {}/3)", i, i)), std::string::npos) << r.err;
+  }
+  expect_same_frames(dir / "full", dir / "sharded", 1, 10);
+  const CliResult v = run_fxsim("verify " + q(dir / "sharded"));
+  EXPECT_EQ(v.exit_code, 0) << v.out << v.err;
+  EXPECT_NE(v.out.find("10 frames of 3 runs, 10 files checked: all present and whole"), std::string::npos) << v.out;
+}
+
+TEST(Farm, TheShardComesFromSlurmOrKubernetesWhenNotGiven) {
+  TempDir dir("env");
+  const CliResult slurm = run_fxsim("render " + kScene + " --width 96 --height 54 --progress none --frames 1-9 -o " +
+                                        q(dir / "s/f_####.png"),
+                                    "env SLURM_ARRAY_TASK_ID=12 SLURM_ARRAY_TASK_MIN=11 SLURM_ARRAY_TASK_MAX=13");
+  ASSERT_EQ(slurm.exit_code, 0) << slurm.err;
+  EXPECT_NE(slurm.err.find("shard 2/3 (SLURM_ARRAY_TASK_ID=12 of 11-13): frames 4-6 (3)"), std::string::npos) << slurm.err;
+  for (int f = 1; f <= 9; ++f) EXPECT_EQ(fs::exists(dir / "s" / frame_name(f)), f >= 4 && f <= 6) << f;
+  const CliResult k8s = run_fxsim("render " + kScene + " --width 96 --height 54 --progress none --frames 1-9 --shard-count 3 -o " +
+                                      q(dir / "k/f_####.png"),
+                                  "env JOB_COMPLETION_INDEX=2");
+  ASSERT_EQ(k8s.exit_code, 0) << k8s.err;
+  EXPECT_NE(k8s.err.find("shard 3/3 (JOB_COMPLETION_INDEX=2 with --shard-count 3)"), std::string::npos) << k8s.err;
+  EXPECT_TRUE(fs::exists(dir / "k" / frame_name(9)));
+  EXPECT_FALSE(fs::exists(dir / "k" / frame_name(6)));
+  const CliResult no_count = run_fxsim("render " + kScene + " -o " + q(dir / "x/f_####.png"), "env JOB_COMPLETION_INDEX=0");
+  EXPECT_EQ(no_count.exit_code, 64);
+  EXPECT_NE(no_count.err.find("needs --shard-count"), std::string::npos) << no_count.err;
+  EXPECT_FALSE(fs::exists(dir / "x"));
+}
+
+TEST(Farm, AKilledRunIsCompletedBySkipExisting) {
+  TempDir dir("killed");
+  const std::string scene = FXSIM_SOURCE_DIR "/scenes/snow-heavy-wind.json";  // 120 000 flakes: slow enough to stop
+  ASSERT_EQ(run_fxsim("render " + scene + kSmall + "--frames 1-24 -o " + q(dir / "full/f_####.png")).exit_code, 0);
+  // Stopped (SIGTERM) once three frames are written.
+  const std::string script = fmt::format(
+      "'{}' render '{}' --width 96 --height 54 -q --frames 1-24 --threads 1 -o {} & pid=$!; "
+      "while [ $(ls {} 2>/dev/null | grep -c '^f_.*png$') -lt 3 ]; do sleep 0.02; done; kill -TERM $pid; wait $pid",
+      FXSIM_EXE, scene, q(dir / "run/f_####.png"), q(dir / "run"));
+  const int status = std::system(fmt::format("bash -c {}", q(script)).c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 128 + 15) << "the render finished before it was stopped";
+  int written = 0;
+  struct stat before[25] = {};
+  for (int f = 1; f <= 24; ++f)
+    if (stat((dir / "run" / frame_name(f)).c_str(), &before[f]) == 0) ++written;
+  ASSERT_GE(written, 3);
+  ASSERT_LT(written, 24);
+  const CliResult resume = run_fxsim("render " + scene + " --width 96 --height 54 --progress none --frames 1-24 "
+                                     "--skip-existing -o " + q(dir / "run/f_####.png"));
+  ASSERT_EQ(resume.exit_code, 0) << resume.err;
+  EXPECT_NE(resume.err.find(fmt::format("{} of 24 frames are already written", written)), std::string::npos) << resume.err;
+  expect_same_frames(dir / "full", dir / "run", 1, 24);
+  for (int f = 1; f <= 24; ++f) {
+    struct stat after {};
+    if (before[f].st_ino == 0) continue;
+    ASSERT_EQ(stat((dir / "run" / frame_name(f)).c_str(), &after), 0);
+    EXPECT_EQ(after.st_ino, before[f].st_ino) << "frame " << f << " was written again";
+  }
+  const CliResult v = run_fxsim("verify " + q(dir / "run"));
+  EXPECT_EQ(v.exit_code, 0) << v.out;
+  // Everything there: nothing to do.
+  const CliResult again = run_fxsim("render " + scene + " --width 96 --height 54 --progress none --frames 1-24 "
+                                    "--skip-existing -o " + q(dir / "run/f_####.png"));
+  EXPECT_EQ(again.exit_code, 0);
+  EXPECT_NE(again.err.find("nothing to render (every frame is written)"), std::string::npos) << again.err;
+}
+
+TEST(Farm, VerifyFindsMissingTruncatedAndCorruptFrames) {
+  TempDir dir("verify");
+  ASSERT_EQ(run_fxsim("render " + kScene + kSmall + "--frames 1-6 -o " + q(dir / "f_####.png")).exit_code, 0);
+  ASSERT_EQ(run_fxsim("verify " + q(dir.path())).exit_code, 0);
+  fs::remove(dir / frame_name(5));
+  std::string third = read_text_file(dir / frame_name(3));
+  write_text_file(dir / frame_name(3), third.substr(0, third.size() / 2));  // truncated
+  std::string second = read_text_file(dir / frame_name(2));
+  second[second.size() / 2] = char(second[second.size() / 2] ^ 1);  // one bit, same size
+  write_text_file(dir / frame_name(2), second);
+  const CliResult v = run_fxsim("verify " + q(dir.path()));
+  EXPECT_EQ(v.exit_code, 1);
+  EXPECT_NE(v.out.find("missing: f_0005.png: frame 5: the file is missing"), std::string::npos) << v.out;
+  EXPECT_NE(v.out.find("corrupt: f_0003.png: frame 3: "), std::string::npos) << v.out;
+  EXPECT_NE(v.out.find("(truncated?)"), std::string::npos) << v.out;
+  EXPECT_NE(v.out.find("corrupt: f_0002.png: frame 2: its SHA-256 is not the one recorded"), std::string::npos) << v.out;
+  EXPECT_NE(v.out.find("1 missing, 2 corrupt, 0 mismatched"), std::string::npos) << v.out;
+  // A frame a run was to write and never did (a run stopped before frame 8: its run line, no frame line).
+  std::istringstream lines(read_text_file(dir / "fxsim-manifest.jsonl"));
+  std::string first_line;
+  std::getline(lines, first_line);
+  auto run = nlohmann::json::parse(first_line);
+  run["run"] = "stopped-run";
+  run["frames"] = {8};
+  write_text_file(dir / "fxsim-manifest.jsonl", read_text_file(dir / "fxsim-manifest.jsonl") + run.dump() + "\n");
+  const CliResult v2 = run_fxsim("verify " + q(dir.path()));
+  EXPECT_NE(v2.out.find("f_0008.png: frame 8 has no record (never written)"), std::string::npos) << v2.out;
+  TempDir empty("verify-empty");
+  EXPECT_EQ(run_fxsim("verify " + q(empty.path())).exit_code, 66);
+}
+
+TEST(Farm, SimulateOnlyAndDevicesAreCheckedAndDevicesRunOneShardEach) {
+  TempDir dir("devices");
+  const CliResult no_every = run_fxsim("render " + kScene + " --simulate-only -o " + q(dir / "x/f_####.png"));
+  EXPECT_EQ(no_every.exit_code, 64);
+  EXPECT_NE(no_every.err.find("--checkpoint-every"), std::string::npos) << no_every.err;
+  ASSERT_EQ(run_fxsim("render " + kScene + kSmall + "--frames 1-6 -o " + q(dir / "full/f_####.png")).exit_code, 0);
+  // Two shards on device 0 (the machine's one device: llvmpipe in CI).
+  const CliResult r = run_fxsim("render " + kScene + " --width 96 --height 54 --progress none --frames 1-6 --devices 0,0 -o " +
+                                q(dir / "dev/f_####.png"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("shard 2/2 on device 0"), std::string::npos) << r.err;
+  expect_same_frames(dir / "full", dir / "dev", 1, 6);
+  EXPECT_EQ(run_fxsim("verify " + q(dir / "dev")).exit_code, 0);
+  EXPECT_EQ(run_fxsim("render " + kScene + " --devices 0,x -o " + q(dir / "y/f_####.png")).exit_code, 64);
+}
