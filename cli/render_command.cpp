@@ -86,19 +86,22 @@ std::string describe_frames(const std::vector<int>& frames) {
 // Checkpoints: written every N frames, read at the start.
 class Checkpoints {
  public:
-  Checkpoints(std::filesystem::path folder, CheckpointKey key, std::optional<int> every, bool quiet)
-      : folder_(std::move(folder)), key_(std::move(key)), every_(every), quiet_(quiet) {}
+  Checkpoints(std::filesystem::path folder, CheckpointKey key, std::optional<int> every, int threads, bool quiet)
+      : folder_(std::move(folder)), key_(std::move(key)), every_(every), threads_(threads), quiet_(quiet) {}
 
   // Restores the newest fitting checkpoint at a frame <= at_most (warning about
   // those that do not fit); returns its frame, or 0 when none.
   int resume(Simulation& simulation, int at_most) {
     std::vector<std::string> warnings;
-    const std::optional<CheckpointInfo> found = find_checkpoint(folder_, key_, at_most, warnings);
+    const auto started = std::chrono::steady_clock::now();
+    const std::optional<LoadedCheckpoint> found = load_checkpoint(folder_, key_, at_most, warnings, threads_);
     for (const std::string& w : warnings) fmt::print(stderr, "fxsim: warning: {}\n", w);
     if (!found) return 0;
-    simulation.load_state(read_checkpoint_state(*found));
-    if (!quiet_) fmt::print(stderr, "fxsim: starting from checkpoint {} (frame {})\n", found->path.string(), found->frame);
-    return found->frame;
+    simulation.load_state(found->state);
+    if (!quiet_)
+      fmt::print(stderr, "fxsim: starting from checkpoint {} (frame {}, read in {:.2f} s)\n", found->info.path.string(),
+                 found->info.frame, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+    return found->info.frame;
   }
 
   // After the simulation reached `frame`: its checkpoint, when one is due and not there yet.
@@ -106,12 +109,12 @@ class Checkpoints {
     if (!every_ || frame % *every_ != 0) return;
     const std::filesystem::path path = folder_ / checkpoint_file_name(frame);
     try {
-      if (read_checkpoint_info(path, false).key == key_) return;  // made by an earlier run
+      if (read_checkpoint_info(path).key == key_) return;  // made by an earlier run
     } catch (const FxError&) {
     }
     const auto started = std::chrono::steady_clock::now();
     const std::vector<uint8_t> state = simulation.save_state();
-    write_checkpoint(folder_, key_, frame, int64_t(frame) * simulation_substeps_, simulation.time(), state);
+    write_checkpoint(folder_, key_, frame, int64_t(frame) * simulation_substeps_, simulation.time(), state, threads_);
     ++written_;
     if (!quiet_)
       fmt::print(stderr, "fxsim: checkpoint of frame {} written ({:.1f} MB of state, {:.2f} s) → {}\n", frame,
@@ -125,6 +128,7 @@ class Checkpoints {
   std::filesystem::path folder_;
   CheckpointKey key_;
   std::optional<int> every_;
+  int threads_;
   bool quiet_;
   int simulation_substeps_ = 1;
   int written_ = 0;
@@ -217,7 +221,7 @@ int run_render(const RenderOptions& options) {
                                   ? "gpu on " + device_class(gl_info.vendor, gl_info.renderer).exact
                                   : std::string("cpu");
   Checkpoints checkpoints(checkpoint_folder(options, scene.output.path), {scene.simulation_key, FXSIM_VERSION, backend},
-                          options.checkpoint_every, options.quiet);
+                          options.checkpoint_every, cores, options.quiet);
   checkpoints.set_substeps(scene.output.substeps);
   // The motion layer needs the frame before the first one drawn.
   const int resumed = checkpoints.resume(simulation, frames.first() - (scene.output.motion_layer ? 1 : 0));

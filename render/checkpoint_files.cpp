@@ -10,6 +10,7 @@
 #include <zlib.h>
 
 #include "core/exit_codes.h"
+#include "core/parallel.h"
 #include "core/sha256.h"
 #include "render/atomic_file.h"
 #include "render/output_files.h"
@@ -21,6 +22,7 @@ namespace fs = std::filesystem;
 namespace {
 constexpr char kMagic[8] = {'F', 'X', 'S', 'I', 'M', 'C', 'K', 'P'};
 constexpr size_t kDigestBytes = 32;
+constexpr size_t kPieceBytes = size_t(16) << 20;
 
 template <class T>
 void put(std::vector<uint8_t>& out, T v) {
@@ -28,44 +30,65 @@ void put(std::vector<uint8_t>& out, T v) {
   out.insert(out.end(), p, p + sizeof v);
 }
 
-template <class T>
-T get(const std::vector<uint8_t>& in, size_t at) {
-  T v;
-  std::memcpy(&v, in.data() + at, sizeof v);
-  return v;
-}
-
-std::vector<uint8_t> read_whole(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw FxError(ExitCode::input_missing, fmt::format("{}: cannot read the checkpoint", path.string()));
-  return std::vector<uint8_t>((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
 [[noreturn]] void damaged(const fs::path& path, const std::string& why) {
   throw FxError(ExitCode::input_missing, fmt::format("{}: not a usable checkpoint ({})", path.string(), why));
 }
 
-// The header of a checkpoint's bytes, and where its compressed state starts.
-CheckpointInfo parse(const fs::path& path, const std::vector<uint8_t>& bytes, bool verify_digest, size_t* state_at,
-                     uint64_t* compressed) {
-  if (bytes.size() < 8 + 4 + 4 || std::memcmp(bytes.data(), kMagic, 8) != 0) damaged(path, "not an fxsim checkpoint");
-  if (const uint32_t format = get<uint32_t>(bytes, 8); format != kCheckpointFormat)
-    damaged(path, fmt::format("format {}, this fxsim reads format {}", format, kCheckpointFormat));
-  const uint32_t header_bytes = get<uint32_t>(bytes, 12);
-  if (bytes.size() < 16 + size_t(header_bytes) + 8 + kDigestBytes) damaged(path, "truncated");
-  const size_t at = 16 + header_bytes;
-  const uint64_t length = get<uint64_t>(bytes, at);
-  if (length > bytes.size() || bytes.size() != at + 8 + length + kDigestBytes) damaged(path, "truncated");
-  if (verify_digest) {
-    Sha256 digest;
-    digest.add(bytes.data(), bytes.size() - kDigestBytes);
-    if (std::memcmp(digest.digest().data(), bytes.data() + bytes.size() - kDigestBytes, kDigestBytes) != 0)
-      damaged(path, "its SHA-256 does not match: damaged");
+// Reads a checkpoint's bytes in order, refusing to read past the end.
+class Cursor {
+ public:
+  Cursor(const fs::path& path, const std::vector<uint8_t>& bytes) : path_(path), bytes_(bytes) {}
+  template <class T>
+  T get() {
+    T v;
+    std::memcpy(&v, take(sizeof v), sizeof v);
+    return v;
   }
+  const uint8_t* take(size_t n) {
+    if (n > bytes_.size() - at_) damaged(path_, "truncated");
+    const uint8_t* p = bytes_.data() + at_;
+    at_ += n;
+    return p;
+  }
+  size_t at() const { return at_; }
+
+ private:
+  const fs::path& path_;
+  const std::vector<uint8_t>& bytes_;
+  size_t at_ = 0;
+};
+
+std::vector<uint8_t> read_whole(const fs::path& path, size_t limit = SIZE_MAX) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw FxError(ExitCode::input_missing, fmt::format("{}: cannot read the checkpoint", path.string()));
+  std::vector<uint8_t> bytes;
+  if (limit == SIZE_MAX) {
+    in.seekg(0, std::ios::end);
+    bytes.resize(size_t(in.tellg()));
+    in.seekg(0);
+  } else {
+    bytes.resize(limit);
+  }
+  in.read(reinterpret_cast<char*>(bytes.data()), std::streamsize(bytes.size()));
+  bytes.resize(size_t(in.gcount()));
+  return bytes;
+}
+
+struct Piece {
+  uint64_t raw = 0, packed = 0;
+};
+
+// The header (and, when asked, where the pieces are) of a checkpoint's bytes.
+CheckpointInfo parse_header(const fs::path& path, Cursor& c) {
+  if (std::memcmp(c.take(8), kMagic, 8) != 0) damaged(path, "not an fxsim checkpoint");
+  if (const uint32_t format = c.get<uint32_t>(); format != kCheckpointFormat)
+    damaged(path, fmt::format("format {}, this fxsim reads format {}", format, kCheckpointFormat));
+  const uint32_t header_bytes = c.get<uint32_t>();
+  const uint8_t* header_text = c.take(header_bytes);
   CheckpointInfo info;
   info.path = path;
   try {
-    const auto header = nlohmann::json::parse(bytes.begin() + 16, bytes.begin() + std::ptrdiff_t(at));
+    const auto header = nlohmann::json::parse(header_text, header_text + header_bytes);
     info.key = {header.at("scene_hash"), header.at("fxsim_version"), header.at("backend")};
     info.frame = header.at("frame");
     info.step = header.at("step");
@@ -74,8 +97,6 @@ CheckpointInfo parse(const fs::path& path, const std::vector<uint8_t>& bytes, bo
   } catch (const nlohmann::json::exception& e) {
     damaged(path, fmt::format("its header cannot be read: {}", e.what()));
   }
-  if (state_at) *state_at = at + 8;
-  if (compressed) *compressed = length;
   return info;
 }
 }  // namespace
@@ -83,7 +104,7 @@ CheckpointInfo parse(const fs::path& path, const std::vector<uint8_t>& bytes, bo
 std::string checkpoint_file_name(int frame) { return fmt::format("checkpoint_{:06}.fxck", frame); }
 
 fs::path write_checkpoint(const fs::path& folder, const CheckpointKey& key, int frame, int64_t step, double time,
-                          const std::vector<uint8_t>& state) {
+                          const std::vector<uint8_t>& state, int threads) {
   std::error_code error;
   fs::create_directories(folder, error);
   if (!fs::is_directory(folder))
@@ -91,64 +112,99 @@ fs::path write_checkpoint(const fs::path& folder, const CheckpointKey& key, int 
   const std::string header = nlohmann::json{{"scene_hash", key.scene_hash}, {"fxsim_version", key.version},
                                             {"backend", key.backend}, {"frame", frame}, {"step", step},
                                             {"time", time}, {"state_bytes", state.size()}}.dump();
-  uLongf packed_bytes = compressBound(uLong(state.size()));
-  std::vector<uint8_t> packed(packed_bytes);
-  if (compress2(packed.data(), &packed_bytes, state.data(), uLong(state.size()), 1) != Z_OK)
-    throw FxError(ExitCode::internal, "cannot compress a checkpoint");
-  packed.resize(packed_bytes);
+  // The state in pieces, compressed at once on every thread.
+  const size_t count = std::max<size_t>(1, (state.size() + kPieceBytes - 1) / kPieceBytes);
+  std::vector<std::vector<uint8_t>> packed(count);
+  ThreadPool pool(threads);
+  pool.run(count, [&](size_t i) {
+    const size_t begin = i * kPieceBytes, size = std::min(kPieceBytes, state.size() - std::min(begin, state.size()));
+    uLongf bytes = compressBound(uLong(size));
+    packed[i].resize(bytes);
+    if (compress2(packed[i].data(), &bytes, state.data() + begin, uLong(size), 1) != Z_OK)
+      throw FxError(ExitCode::internal, "cannot compress a checkpoint");
+    packed[i].resize(bytes);
+  });
   std::vector<uint8_t> bytes(kMagic, kMagic + 8);
   put(bytes, kCheckpointFormat);
   put(bytes, uint32_t(header.size()));
   bytes.insert(bytes.end(), header.begin(), header.end());
-  put(bytes, uint64_t(packed.size()));
-  bytes.insert(bytes.end(), packed.begin(), packed.end());
-  Sha256 digest;
-  digest.add(bytes.data(), bytes.size());
-  const std::vector<uint8_t> sum = digest.digest();
+  put(bytes, uint32_t(count));
+  for (size_t i = 0; i < count; ++i) {
+    put(bytes, uint64_t(std::min(kPieceBytes, state.size() - std::min(i * kPieceBytes, state.size()))));
+    put(bytes, uint64_t(packed[i].size()));
+  }
+  for (const auto& piece : packed) bytes.insert(bytes.end(), piece.begin(), piece.end());
+  const std::vector<uint8_t> sum = [&] {
+    Sha256 digest;
+    digest.add(bytes.data(), bytes.size());
+    return digest.digest();
+  }();
   bytes.insert(bytes.end(), sum.begin(), sum.end());
 
   // Whole or not at all: a temporary file (removed by an interrupt) renamed into place.
   const fs::path path = folder / checkpoint_file_name(frame);
   check_output_path(path.string());
   const fs::path temporary = fmt::format("{}.partial-{}", path.string(), getpid());
-  {
-    const PartialFile partial(temporary);
-    const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-    bool ok = fd >= 0;
-    for (size_t done = 0; ok && done < bytes.size();) {
-      const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-      if (n < 0 && errno == EINTR) continue;
-      ok = n > 0;
-      if (ok) done += size_t(n);
-    }
-    if (fd >= 0 && ::close(fd) != 0) ok = false;
-    if (!ok || std::rename(temporary.c_str(), path.c_str()) != 0) {
-      const int why = errno;
-      ::unlink(temporary.c_str());
-      throw FxError(ExitCode::cannot_write, fmt::format("{}: cannot write the checkpoint ({})", path.string(), std::strerror(why)));
-    }
+  const PartialFile partial(temporary);
+  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+  bool ok = fd >= 0;
+  for (size_t done = 0; ok && done < bytes.size();) {
+    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    ok = n > 0;
+    if (ok) done += size_t(n);
+  }
+  if (fd >= 0 && ::close(fd) != 0) ok = false;
+  if (!ok || std::rename(temporary.c_str(), path.c_str()) != 0) {
+    const int why = errno;
+    ::unlink(temporary.c_str());
+    throw FxError(ExitCode::cannot_write, fmt::format("{}: cannot write the checkpoint ({})", path.string(), std::strerror(why)));
   }
   return path;
 }
 
-CheckpointInfo read_checkpoint_info(const fs::path& path, bool verify_digest) {
-  return parse(path, read_whole(path), verify_digest, nullptr, nullptr);
+CheckpointInfo read_checkpoint_info(const fs::path& path) {
+  const std::vector<uint8_t> start = read_whole(path, 1 << 16);  // the header is a few hundred bytes
+  Cursor c(path, start);
+  return parse_header(path, c);
 }
 
-std::vector<uint8_t> read_checkpoint_state(const CheckpointInfo& info) {
-  const std::vector<uint8_t> bytes = read_whole(info.path);
-  size_t at = 0;
-  uint64_t length = 0;
-  const CheckpointInfo again = parse(info.path, bytes, true, &at, &length);
-  std::vector<uint8_t> state(again.state_bytes);
-  uLongf size = uLongf(state.size());
-  if (uncompress(state.data(), &size, bytes.data() + at, uLong(length)) != Z_OK || size != state.size())
-    damaged(info.path, "its state cannot be uncompressed");
+std::vector<uint8_t> read_checkpoint_state(const fs::path& path, int threads) {
+  const std::vector<uint8_t> bytes = read_whole(path);
+  if (bytes.size() < kDigestBytes) damaged(path, "truncated");
+  Sha256 digest;
+  digest.add(bytes.data(), bytes.size() - kDigestBytes);
+  if (std::memcmp(digest.digest().data(), bytes.data() + bytes.size() - kDigestBytes, kDigestBytes) != 0)
+    damaged(path, "its SHA-256 does not match: damaged or truncated");
+  Cursor c(path, bytes);
+  const CheckpointInfo info = parse_header(path, c);
+  const uint32_t count = c.get<uint32_t>();
+  std::vector<Piece> pieces(count);
+  uint64_t total = 0;
+  for (Piece& p : pieces) {
+    p.raw = c.get<uint64_t>();
+    p.packed = c.get<uint64_t>();
+    total += p.raw;
+  }
+  if (total != info.state_bytes) damaged(path, "its pieces do not add up to its state");
+  std::vector<const uint8_t*> at(count);
+  for (uint32_t i = 0; i < count; ++i) at[i] = c.take(pieces[i].packed);
+  if (c.at() + kDigestBytes != bytes.size()) damaged(path, "trailing bytes");
+  std::vector<uint8_t> state(info.state_bytes);
+  std::vector<size_t> offset(count, 0);
+  for (uint32_t i = 1; i < count; ++i) offset[i] = offset[i - 1] + pieces[i - 1].raw;
+  ThreadPool pool(threads);
+  std::vector<int> failed(count, 0);
+  pool.run(count, [&](size_t i) {
+    uLongf size = uLongf(pieces[i].raw);
+    failed[i] = uncompress(state.data() + offset[i], &size, at[i], uLong(pieces[i].packed)) != Z_OK || size != pieces[i].raw;
+  });
+  if (std::count(failed.begin(), failed.end(), 1) > 0) damaged(path, "its state cannot be uncompressed");
   return state;
 }
 
-std::optional<CheckpointInfo> find_checkpoint(const fs::path& folder, const CheckpointKey& key, int at_most,
-                                              std::vector<std::string>& warnings) {
+std::optional<LoadedCheckpoint> load_checkpoint(const fs::path& folder, const CheckpointKey& key, int at_most,
+                                                std::vector<std::string>& warnings, int threads) {
   std::error_code error;
   if (!fs::is_directory(folder, error)) return std::nullopt;
   std::vector<CheckpointInfo> fitting;
@@ -156,7 +212,7 @@ std::optional<CheckpointInfo> find_checkpoint(const fs::path& folder, const Chec
     if (entry.path().extension() != ".fxck" || !entry.is_regular_file()) continue;
     CheckpointInfo info;
     try {
-      info = read_checkpoint_info(entry.path(), false);  // the digest only of the one chosen
+      info = read_checkpoint_info(entry.path());
     } catch (const FxError& e) {
       warnings.push_back(fmt::format("ignoring {}", e.what()));
       continue;
@@ -174,11 +230,12 @@ std::optional<CheckpointInfo> find_checkpoint(const fs::path& folder, const Chec
       fitting.push_back(std::move(info));
     }
   }
+  // The newest first; a damaged one is passed over for the one before it.
   std::sort(fitting.begin(), fitting.end(), [](const auto& a, const auto& b) { return a.frame > b.frame; });
-  for (const CheckpointInfo& info : fitting) {
+  for (CheckpointInfo& info : fitting) {
     try {
-      read_checkpoint_info(info.path, true);
-      return info;
+      std::vector<uint8_t> state = read_checkpoint_state(info.path, threads);
+      return LoadedCheckpoint{std::move(info), std::move(state)};
     } catch (const FxError& e) {
       warnings.push_back(fmt::format("ignoring {}", e.what()));
     }

@@ -7,8 +7,11 @@
 //   header length H, header        u32, then H bytes of JSON: scene_hash,
 //                                  fxsim_version, backend, frame, step, time,
 //                                  state_bytes
-//   compressed length C, state     u64, then C bytes: zlib of the state
-//                                  (Simulation::save_state)
+//   chunk count K                  u32
+//   K × (raw size, packed size)    u64 each
+//   K packed chunks                zlib (level 1) of consecutive 16 MiB pieces
+//                                  of the state (Simulation::save_state),
+//                                  compressed and uncompressed in parallel
 //   SHA-256 of everything above    32 bytes
 //
 // A checkpoint is used only by a render of the same scene (the scene's
@@ -44,21 +47,28 @@ constexpr uint32_t kCheckpointFormat = 1;
 std::string checkpoint_file_name(int frame);
 
 // Writes the checkpoint of `frame` into `folder` (made if missing) atomically:
-// a killed run leaves the previous file or the new one, whole. Returns its path.
+// a killed run leaves the previous file or the new one, whole. Compresses on
+// `threads` threads. Returns its path.
 std::filesystem::path write_checkpoint(const std::filesystem::path& folder, const CheckpointKey& key, int frame,
-                                       int64_t step, double time, const std::vector<uint8_t>& state);
+                                       int64_t step, double time, const std::vector<uint8_t>& state, int threads = 0);
 
-// The newest whole checkpoint in `folder` for `key` at a frame in [1, at_most],
-// if any; checkpoints of another scene, version or backend, and damaged ones,
-// are passed over with a line in `warnings` saying why.
-std::optional<CheckpointInfo> find_checkpoint(const std::filesystem::path& folder, const CheckpointKey& key,
-                                              int at_most, std::vector<std::string>& warnings);
+// The newest whole checkpoint in `folder` for `key` at a frame in [1, at_most]
+// and its state, if any; checkpoints of another scene, version or backend, and
+// damaged ones, are passed over with a line in `warnings` saying why.
+struct LoadedCheckpoint {
+  CheckpointInfo info;
+  std::vector<uint8_t> state;
+};
+std::optional<LoadedCheckpoint> load_checkpoint(const std::filesystem::path& folder, const CheckpointKey& key,
+                                                int at_most, std::vector<std::string>& warnings, int threads = 0);
 
-// The header of a checkpoint file; throws FxError(input_missing) saying what is
-// wrong with it (not a checkpoint, another format, truncated, damaged).
-CheckpointInfo read_checkpoint_info(const std::filesystem::path& path, bool verify_digest = true);
+// The header of a checkpoint file (its digest not checked); throws
+// FxError(input_missing) saying what is wrong with it (not a checkpoint,
+// another format, truncated).
+CheckpointInfo read_checkpoint_info(const std::filesystem::path& path);
 
-// The state stored in a checkpoint (its digest checked again).
-std::vector<uint8_t> read_checkpoint_state(const CheckpointInfo& info);
+// The state stored in a checkpoint, its digest checked; throws
+// FxError(input_missing) for a damaged file.
+std::vector<uint8_t> read_checkpoint_state(const std::filesystem::path& path, int threads = 0);
 
 }  // namespace fxsim

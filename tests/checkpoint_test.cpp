@@ -53,12 +53,13 @@ TEST_P(CheckpointRoundTrip, ARestoredSimulationGoesOnExactlyAsTheSavedOne) {
   const CheckpointKey key{scene.simulation_key, "test", gpu ? "gpu" : "cpu"};
   write_checkpoint(dir.path(), key, c.saved_at, original.frame(), original.time(), state);
   std::vector<std::string> warnings;
-  const auto found = find_checkpoint(dir.path(), key, c.compared_to, warnings);
+  const auto found = load_checkpoint(dir.path(), key, c.compared_to, warnings);
   ASSERT_TRUE(found);
   EXPECT_TRUE(warnings.empty());
+  EXPECT_EQ(found->state, state);
 
   Simulation restored(scene, 1, factory);  // another thread count, too
-  restored.load_state(read_checkpoint_state(*found));
+  restored.load_state(found->state);
   EXPECT_EQ(restored.frame(), c.saved_at);
   EXPECT_EQ(restored.state_hash(), original.state_hash());
   for (int f = c.saved_at + 1; f <= c.compared_to; ++f) {
@@ -100,13 +101,13 @@ TEST(CheckpointFiles, AnotherScenesStateIsRefusedAndADamagedFileIsPassedOver) {
   bytes[bytes.size() / 2] = char(bytes[bytes.size() / 2] ^ 0x40);  // one flipped bit in the state
   write_text_file(newer, bytes);
   std::vector<std::string> warnings;
-  const auto found = find_checkpoint(dir.path(), key, 10, warnings);
+  const auto found = load_checkpoint(dir.path(), key, 10, warnings);
   ASSERT_TRUE(found);
-  EXPECT_EQ(found->frame, 1);  // the damaged newer one passed over
+  EXPECT_EQ(found->info.frame, 1);  // the damaged newer one passed over
   ASSERT_EQ(warnings.size(), 1u);
   EXPECT_NE(warnings[0].find("SHA-256 does not match"), std::string::npos) << warnings[0];
   // Another scene's key: ignored with a warning.
   warnings.clear();
-  EXPECT_FALSE(find_checkpoint(dir.path(), {snow.simulation_key, "test", "cpu"}, 10, warnings));
+  EXPECT_FALSE(load_checkpoint(dir.path(), {snow.simulation_key, "test", "cpu"}, 10, warnings));
   EXPECT_EQ(warnings.size(), 2u);
 }
