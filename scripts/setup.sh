@@ -13,6 +13,8 @@ FXSIM_PACKAGES=(
 )
 # For the sanitizer builds and fuzzing (scripts/test, scripts/sanitize, scripts/fuzz).
 FXSIM_TEST_PACKAGES=(clang libclang-rt-14-dev)
+# For the cluster test (tests/slurm_cluster_test.sh), which scripts/test runs.
+FXSIM_CLUSTER_PACKAGES=(slurm-wlm munge)
 
 fxsim_install_packages() {
   local missing=() p
