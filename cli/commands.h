@@ -38,6 +38,7 @@ struct RenderOptions {
   std::optional<std::string> shard;          // "I/N"
   std::optional<int> shard_count;            // N, with JOB_COMPLETION_INDEX
   bool skip_existing = false;                // frames whose files are whole stay as they are
+  bool manifest_hashes = true;               // each manifest line carries the frame's state hash
   std::optional<std::string> devices;        // "0,1": one shard per device, in child processes
   std::vector<std::string> argv;             // the command line, for the children of --devices
 };

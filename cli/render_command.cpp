@@ -255,7 +255,7 @@ int run_render(const RenderOptions& options) {
     run.height = scene.output.height;
     run.shard = shard ? fmt::format("{}/{}", shard->index, shard->count) : "";
     run.frames = wanted;
-    images->record_in(*manifest, std::move(run));
+    images->record_in(*manifest, std::move(run), options.manifest_hashes);
   }
   Renderer renderer(scene, scene.output.width, scene.output.height);
 

@@ -8,6 +8,7 @@
 #include "core/exr_file.h"
 #include "core/frame_output.h"
 #include "core/image.h"
+#include "core/parallel.h"
 #include "render/child_process.h"
 #include "render/frame_sinks.h"
 
@@ -86,6 +87,10 @@ int run_on_devices(const RenderOptions& options) {
     if (a.rfind("--devices=", 0) == 0) continue;
     base.push_back(i == 0 ? fs::read_symlink("/proc/self/exe").string() : a);
   }
+  // The cores are shared: without --threads each child gets its share
+  // (N renders each using every core would fight over them for PNG encoding).
+  if (options.threads == 0)
+    base.insert(base.end(), {"--threads", std::to_string(std::max(1, thread_count(0) / int(devices.size())))});
   std::vector<std::unique_ptr<ChildProcess>> children;
   for (size_t k = 0; k < devices.size(); ++k) {
     std::vector<std::string> argv = base;

@@ -91,8 +91,11 @@ class ImageSequenceSink : public FrameSink {
   void commit(const FrameRecord& record, const Prepared& files) override;
   // Records the run in `manifest` when the sink starts, then each frame's
   // files (size, SHA-256), state hash and time.
-  void record_in(ManifestWriter& manifest, ManifestRun run) { manifest_ = &manifest, run_ = std::move(run); }
-  bool wants_frame_hash() const override { return manifest_ != nullptr; }
+  // `state_hashes`: each frame's state hash too (a full read of the state).
+  void record_in(ManifestWriter& manifest, ManifestRun run, bool state_hashes) {
+    manifest_ = &manifest, run_ = std::move(run), state_hashes_ = state_hashes;
+  }
+  bool wants_frame_hash() const override { return manifest_ != nullptr && state_hashes_; }
 
  private:
   // Makes the folder of `file` (and cleans up after killed runs there) the
@@ -105,6 +108,7 @@ class ImageSequenceSink : public FrameSink {
   std::set<std::filesystem::path> folders_;  // made or checked already
   ManifestWriter* manifest_ = nullptr;
   ManifestRun run_;
+  bool state_hashes_ = true;
 };
 
 // Every file frame `frame` of `scene` writes at `pattern` (the image, then
