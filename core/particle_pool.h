@@ -15,6 +15,7 @@
 #include "core/particle_system.h"
 #include "core/particles.h"
 #include "core/previous_positions.h"
+#include "core/stats.h"
 
 namespace fxsim {
 
@@ -84,6 +85,9 @@ class ParticlePool {
   virtual void load(StateReader& in);
   // The current state, for hashing (a backend that keeps it elsewhere copies it here first).
   virtual const ParticleStore& state() const { return store_; }
+  // Hashes every slot into `sink` (as add_store of state() would; the GPU's
+  // pool without waiting for the GPU when the sink captures).
+  virtual void hash_into(StateSink& sink) { sink.add_store(store_, store_.capacity()); }
 
   ParticleStore& store() { return store_; }
   const ParticleStore& store() const { return store_; }

@@ -69,7 +69,7 @@ struct SpriteBatch {
   float distance = 0;  // from the camera, for back-to-front ordering of effects
 };
 
-class StateHasher;
+class StateSink;
 class StateWriter;
 class StateReader;
 
@@ -90,7 +90,7 @@ class ParticleSystem {
   // layer): the next add_sprites gives each sprite that position as well. An
   // effect that begins forgets what it remembered.
   virtual void remember_positions() = 0;
-  virtual void hash_state(StateHasher& hasher) const = 0;
+  virtual void hash_state(StateSink& hasher) const = 0;
   // The complete state (every particle field, pools, grids, counters of
   // births and draws), for checkpoints: load() of what save() wrote, into a
   // system made from the same scene, continues exactly as the saved one would
@@ -108,7 +108,7 @@ class ParticleSystem {
   void take_stats(FrameStats& out, bool active) override;                            \
   void add_sprites(const CameraPose& camera, std::vector<SpriteBatch>& out) override; \
   void remember_positions() override;                                                \
-  void hash_state(StateHasher& hasher) const override;                               \
+  void hash_state(StateSink& hasher) const override;                               \
   void save(StateWriter& out) override;                                              \
   void load(StateReader& in) override;
 

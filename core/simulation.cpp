@@ -117,6 +117,10 @@ FrameStats Simulation::take_stats() {
   return out;
 }
 
+void Simulation::capture_state(StateCapture& capture) const {
+  for (const auto& s : systems_) s->hash_state(capture);
+}
+
 uint64_t Simulation::state_hash() const {
   StateHasher hasher;
   for (const auto& s : systems_) s->hash_state(hasher);

@@ -40,6 +40,8 @@ class Simulation {
   // Statistics of the current frame: births and deaths since the previous call.
   FrameStats take_stats();
   uint64_t state_hash() const;
+  // The same hash, captured without waiting for the GPU (StateCapture).
+  void capture_state(StateCapture& capture) const;
   std::vector<SpriteBatch> sprites();  // back to front
 
   // The complete state at the current frame (checkpoints), and that state

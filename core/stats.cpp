@@ -122,9 +122,41 @@ void StateHasher::add(const void* data, size_t bytes) {
   h_ = mix64(h_ ^ tail);
 }
 
-void StateHasher::add_store(const ParticleStore& store, size_t count) {
+void StateHasher::add_later(std::function<std::vector<uint8_t>()> fetch) {
+  const std::vector<uint8_t> bytes = fetch();
+  add(bytes.data(), bytes.size());
+}
+
+void StateSink::add_store(const ParticleStore& store, size_t count) {
   add(&count, sizeof count);
   store.for_each_field(count, [&](const void* data, size_t element, size_t n) { add(data, element * n); });
+}
+
+void StateCapture::add(const void* data, size_t bytes) {
+  const auto* p = static_cast<const uint8_t*>(data);
+  items_.push_back({std::vector<uint8_t>(p, p + bytes), {}});
+}
+
+void StateCapture::add_later(std::function<std::vector<uint8_t>()> fetch) { items_.push_back({{}, std::move(fetch)}); }
+
+void StateCapture::fetch() {
+  for (Item& item : items_)
+    if (item.fetch) {
+      item.bytes = item.fetch();
+      item.fetch = nullptr;
+    }
+}
+
+uint64_t StateCapture::hash() const {
+  std::call_once(hashed_, [&] {
+    StateHasher hasher;
+    for (const Item& item : items_) {
+      if (item.fetch) throw FxError(ExitCode::internal, "a captured state was hashed before it was fetched");
+      hasher.add(item.bytes.data(), item.bytes.size());
+    }
+    hash_ = hasher.value();
+  });
+  return hash_;
 }
 
 }  // namespace fxsim

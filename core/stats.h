@@ -2,6 +2,8 @@
 // Per-frame statistics (docs/scene-format.md, "Statistics output") and the
 // state hash kept beside golden images.
 #include <cstdint>
+#include <functional>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -47,15 +49,52 @@ void check_finite(const FrameStats& stats);
 // One JSON Lines record.
 std::string to_json_line(const FrameStats& stats);
 
-// A 64-bit hash of simulation state, fed field by field.
-class StateHasher {
+// Where the bytes of a state hash go, in order: hashed at once (StateHasher)
+// or captured to be hashed later (StateCapture).
+class StateSink {
  public:
-  void add(const void* data, size_t bytes);
+  virtual ~StateSink() = default;
+  virtual void add(const void* data, size_t bytes) = 0;
+  // Bytes that are ready only later (a copy the GPU makes of its particles):
+  // `fetch` returns them, on the thread that owns the GL context; they count
+  // as one add().
+  virtual void add_later(std::function<std::vector<uint8_t>()> fetch) = 0;
+  // The count, then each field's first `count` elements.
   void add_store(const ParticleStore& store, size_t count);
+};
+
+// A 64-bit hash of simulation state, fed field by field.
+class StateHasher : public StateSink {
+ public:
+  void add(const void* data, size_t bytes) override;
+  void add_later(std::function<std::vector<uint8_t>()> fetch) override;
   uint64_t value() const { return h_; }
 
  private:
   uint64_t h_ = 0xCBF29CE484222325ull;
+};
+
+// A state hash taken without waiting for the GPU: the CPU's bytes are copied
+// now, the GPU's copied on the GPU now and fetched later (once the frame's
+// image is read back anyway), then hashed (on any thread) to the value a
+// StateHasher would have given.
+class StateCapture : public StateSink {
+ public:
+  void add(const void* data, size_t bytes) override;
+  void add_later(std::function<std::vector<uint8_t>()> fetch) override;
+  // On the GL thread: runs the pending fetches (and frees what they held).
+  void fetch();
+  // After fetch(), on any thread; computed once.
+  uint64_t hash() const;
+
+ private:
+  struct Item {
+    std::vector<uint8_t> bytes;
+    std::function<std::vector<uint8_t>()> fetch;  // empty once fetched
+  };
+  std::vector<Item> items_;
+  mutable std::once_flag hashed_;
+  mutable uint64_t hash_ = 0;
 };
 
 }  // namespace fxsim

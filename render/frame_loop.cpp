@@ -47,6 +47,7 @@ FrameLoopReport run_frame_loop(Simulation& simulation, Renderer& renderer, const
     record.image = std::move(frame.image);
     record.linear = std::move(frame.linear);
     record.layers = std::move(frame.layers);
+    if (record.state) record.state->fetch();
     writer.submit(std::move(record));
   };
   FrameRecord next;
@@ -55,7 +56,13 @@ FrameLoopReport run_frame_loop(Simulation& simulation, Renderer& renderer, const
   for (int frame = first; frame <= frames.last(); ++frame) {
     simulation.advance_to_frame(frame);
     if (options.on_simulated) options.on_simulated(frame);
-    if (hashing || (frame_hashing && frames.contains(frame))) next.hashes.emplace_back(frame, simulation.state_hash());
+    if (hashing) {
+      next.hashes.emplace_back(frame, simulation.state_hash());
+    } else if (frame_hashing && frames.contains(frame)) {
+      // Captured now, fetched at hand-over: the GPU is not stalled for it.
+      next.state = std::make_shared<StateCapture>();
+      simulation.capture_state(*next.state);
+    }
     if (!frames.contains(frame)) {
       if (options.on_skipped) options.on_skipped(frame);
       continue;

@@ -114,8 +114,10 @@ Prepared ImageSequenceSink::prepare(const FrameRecord& record) const {
       files.push_back({beside(path, "mask." + name), mask_png(mask, w, h, encoding_.png)});
     if (record.layers.motion) files.push_back({beside(path, "motion"), motion_png(*record.layers.motion, w, h, encoding_.png)});
   }
-  if (manifest_)
+  if (manifest_) {
     for (PreparedFile& file : files) file.sha256 = sha256_hex(file.bytes);
+    if (record.state) record.state->hash();  // here, on an encoder thread; commit reads it back
+  }
   return files;
 }
 
@@ -150,6 +152,7 @@ void ImageSequenceSink::commit(const FrameRecord& record, const Prepared& files)
   line.seconds = record.seconds;
   for (const auto& [frame, hash] : record.hashes)
     if (frame == record.frame) line.state_hash = fmt::format("{:016x}", hash);
+  if (record.state) line.state_hash = fmt::format("{:016x}", record.state->hash());
   for (const PreparedFile& file : files)
     line.files.push_back({file.path.lexically_relative(manifest_->folder()).string(), file.bytes.size(), file.sha256});
   manifest_->add(line);

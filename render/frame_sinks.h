@@ -12,6 +12,7 @@
 // New outputs (EXR, video, masks, manifests) are new sinks.
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -53,6 +54,9 @@ struct FrameRecord {
   // this one included, when a sink wants every hash; else only this frame's
   // when a sink wants it (hashes cover frames that are not drawn too).
   std::vector<std::pair<int, uint64_t>> hashes;
+  // This frame's state hash captured for a sink that wants only the drawn
+  // frames' (fetched on the GL thread at hand-over, hashed when asked).
+  std::shared_ptr<StateCapture> state;
   // What each sink's prepare() made, in the frame loop's order of sinks.
   std::vector<Prepared> prepared;
 };

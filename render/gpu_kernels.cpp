@@ -220,6 +220,27 @@ void GpuStore::write(const ParticleStore& in) {
   }
 }
 
+void GpuStore::hash_into(StateSink& sink, size_t count) const {
+  auto copies = std::make_shared<std::vector<DeviceBuffer>>();
+  for (size_t p = 0; p < pages.size() && p * page_capacity < count; ++p) {
+    const size_t bytes = page_size(p) * particle_words() * 4;
+    copies->emplace_back(bytes, DeviceBuffer::Use::host_reads, "a copy of the particles for their state hash");
+    copies->back().copy_from(pages[p], bytes);
+  }
+  const uint64_t n = count;
+  sink.add(&n, sizeof n);
+  // Field by field, each the concatenation of its pages' slots below `count`.
+  for (size_t field = 0; field < particle_words(); ++field)
+    sink.add_later([this, copies, field, count] {
+      std::vector<uint8_t> bytes(count * 4);
+      for (size_t p = 0; p < copies->size(); ++p) {
+        const size_t base = p * page_capacity, slots = std::min(page_size(p), count - base);
+        (*copies)[p].download(bytes.data() + base * 4, slots * 4, field * page_size(p) * 4);
+      }
+      return bytes;
+    });
+}
+
 void GpuStore::save(StateWriter& out) const {
   ParticleStore cpu(capacity);
   read(cpu);

@@ -44,6 +44,9 @@ struct GpuStore {
   void read(ParticleStore& out) const;
   // Uploads a CPU store of the same capacity (a checkpoint's particles).
   void write(const ParticleStore& in);
+  // Slots [0, count) into a state hash, as StateSink::add_store of a CPU copy
+  // would: the pages are copied on the GPU now and read when the sink asks.
+  void hash_into(StateSink& sink, size_t count) const;
   // The store through a CPU copy, for checkpoints.
   void save(StateWriter& out) const;
   void load(StateReader& in);

@@ -151,6 +151,11 @@ void GpuParticlePool::remember_positions() {
   kernels_.remember(gpu_.store(), gpu_.store().capacity, true, gpu_previous_);
 }
 
+void GpuParticlePool::hash_into(StateSink& sink) {
+  flush();  // the births not yet uploaded are part of the state
+  gpu_.store().hash_into(sink, gpu_.store().capacity);
+}
+
 const ParticleStore& GpuParticlePool::state() const {
   // The GPU's particles, with the births not yet uploaded taken from staging.
   gpu_.store().read(readback_);

@@ -25,6 +25,7 @@ class GpuParticlePool : public ParticlePool {
   void load(StateReader& in) override;
   void forget_positions() override { gpu_previous_.forget(); }
   const ParticleStore& state() const override;
+  void hash_into(StateSink& sink) override;
   void reset_counters() override;
 
  private:

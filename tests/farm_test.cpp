@@ -60,6 +60,15 @@ TEST(Farm, RendersFromACheckpointAreTheUnbrokenRenderOnBothBackends) {
     ASSERT_EQ(part.exit_code, 0) << part.err;
     EXPECT_NE(part.err.find("(frame 8, read in"), std::string::npos) << part.err;
     expect_same_frames(dir / "full", dir / "part", 8, 12);
+    // The manifest's state hashes (captured without --state-hashes) are the ones --state-hashes writes.
+    ASSERT_EQ(run_fxsim(common + "-q --frames 10-12 -o " + q(dir / "m2/f_####.png")).exit_code, 0);
+    std::string manifest_hashes;
+    std::istringstream lines(read_text_file(dir / "m2/fxsim-manifest.jsonl"));
+    for (std::string line; std::getline(lines, line);) {
+      const auto j = nlohmann::json::parse(line);
+      if (j["type"] == "frame") manifest_hashes += fmt::format("{} {}\n", j["frame"].get<int>(), j["state_hash"].get<std::string>());
+    }
+    EXPECT_EQ(manifest_hashes, hash_lines(dir / "full.txt", 10, 12)) << backend;
     EXPECT_EQ(hash_lines(dir / "part.txt", 8, 12), hash_lines(dir / "full.txt", 8, 12)) << backend;
     EXPECT_EQ(hash_lines(dir / "part.txt", 1, 7), "");  // frames before the checkpoint were not simulated
     const CliResult motion = run_fxsim(common + "--frames 8 -o " + q(dir / "m/f_####.exr") + " --checkpoints " +

@@ -356,15 +356,9 @@ void GpuFountain::take_stats(FrameStats& out, bool active) {
   reset_counters();
 }
 
-void GpuFountain::hash_state(StateHasher& hasher) const {
-  ParticleStore drops(drops_.capacity);
-  drops_.read(drops);
-  hasher.add_store(drops, drops.capacity());
-  if (mist_) {
-    ParticleStore mist(mist_->store().capacity);
-    mist_->store().read(mist);
-    hasher.add_store(mist, mist.capacity());
-  }
+void GpuFountain::hash_state(StateSink& hasher) const {
+  drops_.hash_into(hasher, drops_.capacity);
+  if (mist_) mist_->store().hash_into(hasher, mist_->store().capacity);
 }
 
 void GpuFountain::add_sprites(const CameraPose& camera, std::vector<SpriteBatch>& out) {

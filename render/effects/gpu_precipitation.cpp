@@ -348,15 +348,9 @@ void GpuPrecipitation::take_stats(FrameStats& out, bool active) {
   reset_counters();
 }
 
-void GpuPrecipitation::hash_state(StateHasher& hasher) const {
-  ParticleStore cpu(store_.capacity);
-  store_.read(cpu);
-  hasher.add_store(cpu, live_);
-  if (splash_) {
-    ParticleStore droplets(splash_->store().capacity);
-    splash_->store().read(droplets);
-    hasher.add_store(droplets, droplets.capacity());
-  }
+void GpuPrecipitation::hash_state(StateSink& hasher) const {
+  store_.hash_into(hasher, live_);
+  if (splash_) splash_->store().hash_into(hasher, splash_->store().capacity);
 }
 
 void GpuPrecipitation::add_sprites(const CameraPose& camera, std::vector<SpriteBatch>& out) {

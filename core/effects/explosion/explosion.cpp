@@ -103,9 +103,9 @@ void ExplosionSystem::take_stats(FrameStats& out, bool active) {
   reset_counters();
 }
 
-void ExplosionSystem::hash_state(StateHasher& hasher) const {
+void ExplosionSystem::hash_state(StateSink& hasher) const {
   hasher.add(&now_, sizeof now_);
-  if (explosion_.debris > 0) hasher.add_store(debris_->state(), debris_->state().capacity());
+  if (explosion_.debris > 0) debris_->hash_into(hasher);
 }
 
 void ExplosionSystem::add_sprites(const CameraPose& camera, std::vector<SpriteBatch>& out) {

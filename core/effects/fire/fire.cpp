@@ -147,10 +147,10 @@ void FireSystem::take_stats(FrameStats& out, bool active) {
   reset_counters();
 }
 
-void FireSystem::hash_state(StateHasher& hasher) const {
+void FireSystem::hash_state(StateSink& hasher) const {
   hasher.add(grid_.cells().data(), grid_.cells().size() * sizeof(float));
   hasher.add(&updates_, sizeof updates_);
-  if (fire_.embers > 0) hasher.add_store(embers_->state(), embers_->state().capacity());
+  if (fire_.embers > 0) embers_->hash_into(hasher);
 }
 
 void FireSystem::add_sprites(const CameraPose& camera, std::vector<SpriteBatch>& out) {

@@ -247,7 +247,7 @@ void FountainSystem::take_stats(FrameStats& out, bool active) {
   reset_counters();
 }
 
-void FountainSystem::hash_state(StateHasher& hasher) const {
+void FountainSystem::hash_state(StateSink& hasher) const {
   hasher.add_store(store_, store_.capacity());
   if (mist_) hasher.add_store(mist_->store(), mist_->store().capacity());
 }

@@ -241,7 +241,7 @@ void PrecipitationSystem::take_stats(FrameStats& out, bool active) {
   reset_counters();
 }
 
-void PrecipitationSystem::hash_state(StateHasher& hasher) const {
+void PrecipitationSystem::hash_state(StateSink& hasher) const {
   hasher.add_store(store_, live_);
   if (splash_) hasher.add_store(splash_->store(), splash_->store().capacity());
 }
