@@ -108,7 +108,7 @@ class ParticleSystem {
   void take_stats(FrameStats& out, bool active) override;                            \
   void add_sprites(const CameraPose& camera, std::vector<SpriteBatch>& out) override; \
   void remember_positions() override;                                                \
-  void hash_state(StateSink& hasher) const override;                               \
+  void hash_state(StateSink& hasher) const override;                                 \
   void save(StateWriter& out) override;                                              \
   void load(StateReader& in) override;
 
