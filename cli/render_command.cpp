@@ -1,6 +1,7 @@
 // render: scene (+ command-line overrides) → Simulation + Renderer → the frame
 // loop → its outputs (PNG frames, statistics, state hashes), with progress.
 #include <algorithm>
+#include <iterator>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -173,8 +174,34 @@ int run_render(const RenderOptions& options) {
       fmt::print(stderr, "fxsim: --skip-existing: {} of {} frames are already written; {} to go\n",
                  wanted.size() - to_write.size(), wanted.size(), to_write.size());
   }
+  // Frames kept whose recording a stopped run never made are recorded now.
+  const std::string run_id = new_run_id();
+  std::vector<ManifestFrame> adopted;
+  if (options.skip_existing && to_write.size() < wanted.size()) {
+    std::vector<int> kept;
+    std::set_difference(wanted.begin(), wanted.end(), to_write.begin(), to_write.end(), std::back_inserter(kept));
+    adopted = unrecorded_frames(scene, scene.output.path, output_folder(scene.output.path), kept, run_id);
+    if (!options.quiet && !adopted.empty())
+      fmt::print(stderr, "fxsim: --skip-existing: {} of them had no line in the manifest; recorded from their files\n",
+                 adopted.size());
+  }
   if (to_write.empty()) {
     if (!options.quiet) fmt::print(stderr, "fxsim: nothing to render ({})\n", wanted.empty() ? "this shard has no frames" : "every frame is written");
+    if (!adopted.empty()) {
+      ManifestWriter writer(output_folder(scene.output.path));
+      ManifestRun run;
+      run.run = run_id;
+      run.started = utc_now();
+      run.scene = options.scene;
+      run.scene_hash = scene.simulation_key;
+      run.fxsim_version = FXSIM_VERSION;
+      run.output = std::filesystem::path(scene.output.path).lexically_relative(output_folder(scene.output.path)).string();
+      run.width = scene.output.width;
+      run.height = scene.output.height;
+      run.frames = wanted;
+      writer.add(run);
+      for (const ManifestFrame& f : adopted) writer.add(f);
+    }
     return 0;
   }
   const FrameSelection frames = FrameSelection::of(to_write);
@@ -243,7 +270,7 @@ int run_render(const RenderOptions& options) {
     const std::filesystem::path folder = output_folder(scene.output.path);
     manifest.emplace(folder);
     ManifestRun run;
-    run.run = new_run_id();
+    run.run = run_id;
     run.started = utc_now();
     run.scene = options.scene;
     run.scene_hash = scene.simulation_key;
@@ -256,6 +283,7 @@ int run_render(const RenderOptions& options) {
     run.shard = shard ? fmt::format("{}/{}", shard->index, shard->count) : "";
     run.frames = wanted;
     images->record_in(*manifest, std::move(run), options.manifest_hashes);
+    images->adopt(std::move(adopted));
   }
   Renderer renderer(scene, scene.output.width, scene.output.height);
 

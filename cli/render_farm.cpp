@@ -2,6 +2,8 @@
 
 #include <cstdlib>
 #include <fmt/format.h>
+#include <fstream>
+#include <set>
 #include <sstream>
 
 #include "core/exit_codes.h"
@@ -9,6 +11,7 @@
 #include "core/frame_output.h"
 #include "core/image.h"
 #include "core/parallel.h"
+#include "core/sha256.h"
 #include "render/child_process.h"
 #include "render/frame_sinks.h"
 
@@ -59,6 +62,30 @@ std::vector<int> frames_to_write(const Scene& scene, const std::string& pattern,
     for (const fs::path& file : frame_files(scene, pattern, frame))
       done = done && whole(file, scene.output.width, scene.output.height);
     if (!done) out.push_back(frame);
+  }
+  return out;
+}
+
+std::vector<ManifestFrame> unrecorded_frames(const Scene& scene, const std::string& pattern, const fs::path& folder,
+                                             const std::vector<int>& kept, const std::string& run) {
+  std::set<std::string> recorded;
+  std::error_code error;
+  if (fs::exists(folder / kManifestName, error))
+    for (const ManifestFrame& f : read_manifest(folder / kManifestName).frames)
+      if (!f.files.empty()) recorded.insert(f.files.front().file);
+  std::vector<ManifestFrame> out;
+  for (const int frame : kept) {
+    const std::vector<fs::path> files = frame_files(scene, pattern, frame);
+    if (recorded.count(files.front().lexically_relative(folder).string())) continue;
+    ManifestFrame record;
+    record.run = run;
+    record.frame = frame;
+    for (const fs::path& file : files) {
+      std::ifstream in(file, std::ios::binary);
+      const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      record.files.push_back({file.lexically_relative(folder).string(), bytes.size(), sha256_hex(bytes)});
+    }
+    out.push_back(std::move(record));
   }
   return out;
 }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "core/manifest.h"
 #include "core/scene.h"
 #include "core/shards.h"
 
@@ -24,6 +25,14 @@ std::filesystem::path checkpoint_folder(const RenderOptions& options, const std:
 // The frames of `frames` whose files (the image, its layers, its plate copy)
 // are not all there, whole, at the output's size.
 std::vector<int> frames_to_write(const Scene& scene, const std::string& pattern, const std::vector<int>& frames);
+
+// Records for the frames in `kept` (left alone by --skip-existing) that no
+// line of the manifest in `folder` records: a run stopped between writing a
+// frame and recording it (SIGKILL, a lost node). Made from the files as they
+// are (sizes, SHA-256), without a state hash, under run `run`.
+std::vector<ManifestFrame> unrecorded_frames(const Scene& scene, const std::string& pattern,
+                                             const std::filesystem::path& folder, const std::vector<int>& kept,
+                                             const std::string& run);
 
 // --devices: runs this command once per device with --device D --shard I/N
 // (N the number of devices), at once, and returns the first failing exit

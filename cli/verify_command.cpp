@@ -73,6 +73,7 @@ int run_verify(const std::string& folder_text, bool quiet) {
     const std::string& image = f.files.front().file;
     latest[image] = &f;
     const ManifestRun& r = *run->second;
+    if (f.state_hash.empty()) continue;  // recorded without one (--no-manifest-hashes, or kept by --skip-existing)
     const std::string kind = r.scene_hash + " " + r.fxsim_version + " " + r.backend;
     auto& seen = hashes[image];
     if (const auto it = seen.find(kind); it != seen.end() && it->second != f.state_hash)

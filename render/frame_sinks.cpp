@@ -21,7 +21,9 @@ ImageSequenceSink::ImageSequenceSink(std::string pattern, int first_frame, Image
 
 void ImageSequenceSink::start() {
   enter_folder(first_path_);
-  if (manifest_) manifest_->add(run_);
+  if (!manifest_) return;
+  manifest_->add(run_);
+  for (const ManifestFrame& frame : adopted_) manifest_->add(frame);
 }
 
 void ImageSequenceSink::enter_folder(const std::filesystem::path& file) {

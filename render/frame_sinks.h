@@ -100,6 +100,8 @@ class ImageSequenceSink : public FrameSink {
     manifest_ = &manifest, run_ = std::move(run), state_hashes_ = state_hashes;
   }
   bool wants_frame_hash() const override { return manifest_ != nullptr && state_hashes_; }
+  // Frame lines written right after the run line (frames kept by --skip-existing that no line records).
+  void adopt(std::vector<ManifestFrame> frames) { adopted_ = std::move(frames); }
 
  private:
   // Makes the folder of `file` (and cleans up after killed runs there) the
@@ -113,6 +115,7 @@ class ImageSequenceSink : public FrameSink {
   ManifestWriter* manifest_ = nullptr;
   ManifestRun run_;
   bool state_hashes_ = true;
+  std::vector<ManifestFrame> adopted_;
 };
 
 // Every file frame `frame` of `scene` writes at `pattern` (the image, then

@@ -160,6 +160,18 @@ TEST(Farm, AKilledRunIsCompletedBySkipExisting) {
   }
   const CliResult v = run_fxsim("verify " + q(dir / "run"));
   EXPECT_EQ(v.exit_code, 0) << v.out;
+  // A frame written whose manifest line was lost (a run killed with SIGKILL
+  // between the two): --skip-existing keeps it and records it from its file.
+  std::string kept_lines;
+  std::istringstream manifest(read_text_file(dir / "run/fxsim-manifest.jsonl"));
+  for (std::string line; std::getline(manifest, line);)
+    if (line.find("\"frame\":2,") == std::string::npos) kept_lines += line + "\n";
+  write_text_file(dir / "run/fxsim-manifest.jsonl", kept_lines);
+  EXPECT_EQ(run_fxsim("verify " + q(dir / "run")).exit_code, 1);
+  const CliResult adopt = run_fxsim("render " + scene + " --width 96 --height 54 --progress none --frames 1-24 "
+                                    "--skip-existing -o " + q(dir / "run/f_####.png"));
+  EXPECT_NE(adopt.err.find("1 of them had no line in the manifest"), std::string::npos) << adopt.err;
+  EXPECT_EQ(run_fxsim("verify " + q(dir / "run")).exit_code, 0);
   // Everything there: nothing to do.
   const CliResult again = run_fxsim("render " + scene + " --width 96 --height 54 --progress none --frames 1-24 "
                                     "--skip-existing -o " + q(dir / "run/f_####.png"));
