@@ -82,8 +82,8 @@ int main(int argc, char** argv) {
   render_cmd->add_flag("--skip-existing", render.skip_existing,
                        "leave frames whose files exist and decode at the right size as they are (resume a run)");
   render_cmd->add_flag("!--no-manifest-hashes", render.manifest_hashes,
-                       "leave the state hash out of the manifest's frame lines (it reads the whole simulation state "
-                       "every frame: costly for tens of millions of particles on the GPU)");
+                       "leave the state hash out of the manifest's frame lines (it copies the whole simulation state "
+                       "every frame drawn)");
   render_cmd->add_option("--devices", render.devices,
                          "render one shard per EGL device, such as 0,1 (child processes, each with --device and "
                          "--shard)");
