@@ -79,10 +79,20 @@ struct Ground {
   std::optional<Color> color;  // drawn only when given
 };
 
+// Distance fog (docs/scene-format.md): extinction `density` per metre at
+// height `base`, falling off as exp(-height_falloff × (h - base)) above it.
+struct Fog {
+  Color color{{0.75f, 0.78f, 0.82f, 1}};
+  float density = 0.02f;       // 1/m
+  float height_falloff = 0;    // 1/m; 0: the same density at every height
+  float base = 0;              // m
+};
+
 struct Environment {
   glm::vec3 gravity{0, -9.81f, 0};
   std::optional<Ground> ground = Ground{};
   WindSettings wind;
+  std::optional<Fog> fog;  // none unless given
 };
 
 struct EmitterSettings {

@@ -198,6 +198,16 @@ class Parser {
       e.ground->color = gr.optional_color("color");
       gr.finish();
     }
+    if (const Json* fog = r.object("fog")) {
+      ObjectReader f(fog, "/environment/fog", problems_);
+      Fog value;
+      value.color = f.color("color", value.color);
+      value.density = float(f.number("density", value.density, Range{0, 10}));
+      value.height_falloff = float(f.number("height_falloff", value.height_falloff, Range{0, 10}));
+      value.base = float(f.number("base", value.base, kCoordinate));
+      f.finish();
+      e.fog = value;
+    }
     if (const Json* wind = r.object("wind")) {
       ObjectReader w(wind, "/environment/wind", problems_);
       e.wind.velocity = w.vector("velocity", glm::vec3(0), kWindSpeed);
@@ -338,6 +348,8 @@ Scene parse_scene_text(std::string_view text, std::string_view label, const std:
       if (simulated["output"].contains(key)) kept[key] = simulated["output"][key];
     simulated["output"] = kept;
   }
+  // Fog is drawn, not simulated.
+  if (simulated.contains("environment") && simulated["environment"].is_object()) simulated["environment"].erase("fog");
   scene.simulation_key = sha256_hex(simulated.dump());
   return scene;
 }

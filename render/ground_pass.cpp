@@ -2,6 +2,7 @@
 
 #include <glm/gtc/type_ptr.hpp>
 
+#include "render/fog_glsl.h"
 #include "render/shader.h"
 
 namespace fxsim {
@@ -13,34 +14,40 @@ uniform mat4 u_view_projection;
 uniform vec3 u_center;   // under the camera, at ground height
 uniform float u_extent;  // half the side
 out vec2 v_offset;       // horizontal offset from the camera, metres
+out vec3 v_world;
 void main() {
   vec2 corner = vec2(float(gl_VertexID & 1), float(gl_VertexID >> 1)) * 2.0 - 1.0;
   v_offset = corner * u_extent;
-  gl_Position = u_view_projection * vec4(u_center + vec3(corner.x, 0.0, corner.y) * u_extent, 1.0);
+  v_world = u_center + vec3(corner.x, 0.0, corner.y) * u_extent;
+  gl_Position = u_view_projection * vec4(v_world, 1.0);
 }
 )";
 
-constexpr const char* kFragmentShader = R"(#version 330 core
+constexpr const char* kFragmentShader = R"(
 uniform vec4 u_color;       // linear
 uniform vec4 u_background;  // linear
 uniform float u_extent;
 in vec2 v_offset;
+in vec3 v_world;
 out vec4 out_color;
-// Flat colour; only the far distance fades into the background, so the
-// horizon is not a hard, aliased line.
+// Flat colour seen through the fog (core/fog.h); only the far distance fades
+// into the background, so the horizon is not a hard, aliased line.
 void main() {
+  float transmitted = fog_transmittance(v_world);
+  vec4 ground = vec4(u_color.rgb * transmitted + u_fog.rgb * (1.0 - transmitted) * float(u_fog_on), 1.0);
   float fade = smoothstep(0.25 * u_extent, u_extent, length(v_offset));
-  out_color = mix(u_color, u_background, fade);
+  out_color = mix(ground, u_background, fade);
 }
 )";
 }  // namespace
 
 GroundPass::GroundPass() {
-  program_ = link_program(kVertexShader, kFragmentShader);
+  program_ = link_program(kVertexShader, std::string("#version 330 core\n") + kFogGlsl + kFragmentShader);
   vao_ = GlVertexArray(gl_gen(glGenVertexArrays));
 }
 
-void GroundPass::draw(const Ground& ground, const Color& background, const CameraPose& camera, float aspect) {
+void GroundPass::draw(const Ground& ground, const Color& background, const CameraPose& camera, float aspect,
+                      const std::optional<Fog>& fog) {
   if (!ground.color) return;
   const glm::mat4 view_projection = camera.projection(aspect) * camera.view();
   const glm::vec3 center{camera.position.x, ground.height, camera.position.z};
@@ -53,6 +60,7 @@ void GroundPass::draw(const Ground& ground, const Color& background, const Camer
   glUniform4f(uniform(program_, "u_color"), color.r, color.g, color.b, 1.0f);
   const glm::vec4 sky = background.linear();
   glUniform4f(uniform(program_, "u_background"), sky.r, sky.g, sky.b, 1.0f);
+  set_fog_uniforms(program_, fog, camera.position);
   glEnable(GL_DEPTH_TEST);
   glDepthMask(GL_TRUE);
   glBindVertexArray(vao_.get());

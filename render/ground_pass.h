@@ -12,7 +12,8 @@ namespace fxsim {
 class GroundPass {
  public:
   GroundPass();
-  void draw(const Ground& ground, const Color& background, const CameraPose& camera, float aspect);
+  void draw(const Ground& ground, const Color& background, const CameraPose& camera, float aspect,
+            const std::optional<Fog>& fog = std::nullopt);
 
  private:
   GlProgram program_;

@@ -16,6 +16,7 @@ Renderer::Renderer(const Scene& scene, int width, int height)
               !scene.output.transparent()) {
   if (scene.output.depth_layer || scene.output.mask_layers || scene.output.motion_layer)
     layer_target_.emplace(width, height);
+  sprites_.set_fog(scene.environment.fog);
   for (const auto& emitter : scene.emitters) {
     textures_.push_back(make_texture_array(effect_looks(emitter, SpriteLook::primary)));
     secondary_textures_.push_back(make_texture_array(effect_looks(emitter, SpriteLook::secondary)));
@@ -54,7 +55,8 @@ void Renderer::draw(Simulation& simulation) {
     plate_.load(scene_.output, simulation.frame());
     plate_.draw(camera, aspect);
   }
-  if (scene_.environment.ground) ground_.draw(*scene_.environment.ground, scene_.output.background, camera, aspect);
+  if (scene_.environment.ground)
+    ground_.draw(*scene_.environment.ground, scene_.output.background, camera, aspect, scene_.environment.fog);
   sprites_.begin_frame(camera, target_.width(), target_.height());
   const std::vector<SpriteBatch>& batches = simulation.sprites();
   // Each batch's texture; a fire's grid is made this frame.

@@ -4,6 +4,7 @@
 #include <cstddef>
 
 #include "render/device_instances.h"
+#include "render/fog_glsl.h"
 #include "render/shader.h"
 
 namespace fxsim {
@@ -30,6 +31,7 @@ out vec2 v_uv;
 flat out float v_layer;
 out float v_alpha;
 out float v_view_depth;  // distance along the view (the depth layer)
+out vec3 v_world;        // the fragment's world position (fog)
 flat out vec2 v_motion;  // pixels since the previous frame, x right, y down (the motion layer)
 
 vec2 to_pixels(vec4 clip) { return (clip.xy / clip.w * 0.5 + 0.5) * u_viewport; }
@@ -74,6 +76,7 @@ void streak(vec3 head, vec3 tail, float width, float alpha) {
   gl_Position = vec4((p / u_viewport * 2.0 - 1.0) * c.w, c.z, c.w);
   v_alpha = alpha;
   v_view_depth = -(at_head ? b.z : a.z);
+  v_world = at_head ? head : tail;
 }
 
 void main() {
@@ -123,10 +126,11 @@ void main() {
   gl_Position = u_projection * view_position;
   v_alpha = alpha;
   v_view_depth = -view_position.z;
+  v_world = world;
 }
 )";
 
-constexpr const char* kFragmentShader = R"(#version 330 core
+constexpr const char* kFragmentShader = R"(
 uniform sampler2DArray u_texture;  // premultiplied
 uniform vec4 u_tint;               // linear rgb; a = colour alpha × opacity
 in vec2 v_uv;
@@ -135,12 +139,18 @@ uniform float u_depth_coverage;
 flat in float v_layer;
 in float v_alpha;
 in float v_view_depth;
+in vec3 v_world;
 flat in vec2 v_motion;
+uniform int u_fog_mode;            // 0: none (layers); 1: "over" (fog scattered in where the sprite covers); 2: additive (dimmed only)
 out vec4 out_color;
 
 void main() {
   vec4 t = texture(u_texture, vec3(v_uv, v_layer));
   out_color = vec4(t.rgb * u_tint.rgb, t.a) * (u_tint.a * v_alpha);
+  if (u_fog_mode > 0) {  // core/fog.h
+    float transmitted = fog_transmittance(v_world);
+    out_color.rgb = out_color.rgb * transmitted + (u_fog_mode == 1 ? u_fog.rgb * out_color.a * (1.0 - transmitted) : vec3(0.0));
+  }
   if (u_output == 1) {  // the view depth of fragments covering more than u_depth_coverage
     if (out_color.a <= u_depth_coverage) discard;
     out_color = vec4(v_view_depth, 0.0, 0.0, 1.0);
@@ -170,7 +180,7 @@ GlTexture make_texture_array(const std::vector<Image>& layers) {
 }
 
 SpritePass::SpritePass() {
-  program_ = link_program(kVertexShader, kFragmentShader);
+  program_ = link_program(kVertexShader, std::string("#version 330 core\n") + kFogGlsl + kFragmentShader);
   vao_ = GlVertexArray(gl_gen(glGenVertexArrays));
   glBindVertexArray(vao_.get());
   static constexpr float kCorners[] = {-1, -1, 1, -1, -1, 1, 1, 1};
@@ -262,6 +272,9 @@ void SpritePass::draw(const SpriteBatch& batch, const EmitterSettings& emitter, 
   glUniform1i(uniform(program_, "u_texture"), 0);
 
   glUniform1i(uniform(program_, "u_output"), output == SpriteOutput::depth ? 1 : motion ? 2 : 0);
+  const bool additive = batch.blend.value_or(emitter.blend) == BlendMode::additive;
+  glUniform1i(uniform(program_, "u_fog_mode"), output != SpriteOutput::colour || !fog_ ? 0 : additive ? 2 : 1);
+  set_fog_uniforms(program_, fog_, camera_.position);
   glUniform1i(uniform(program_, "u_motion"), motion);
   glUniformMatrix4fv(uniform(program_, "u_previous_view_projection"), 1, GL_FALSE,
                      glm::value_ptr(previous_view_projection_));

@@ -39,6 +39,8 @@ class SpritePass {
   void begin_frame(const CameraPose& camera, int width, int height);
   // The camera of the previous frame, for the motion layer.
   void set_previous_camera(const CameraPose& camera);
+  // Distance fog on the colour the sprites draw (not on the layers).
+  void set_fog(const std::optional<Fog>& fog) { fog_ = fog; }
   // The batch's own opacity, tint and blend override the emitter's when given.
   void draw(const SpriteBatch& batch, const EmitterSettings& emitter, const GlTexture& texture,
             SpriteOutput output = SpriteOutput::colour);
@@ -51,6 +53,7 @@ class SpritePass {
   glm::mat4 view_{1}, projection_{1}, previous_view_projection_{1};
   CameraPose camera_{};
   int width_ = 1, height_ = 1;
+  std::optional<Fog> fog_;
 };
 
 }  // namespace fxsim

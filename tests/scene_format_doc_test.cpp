@@ -25,7 +25,7 @@ std::string docs() {
 
 // Every object of the format, each emitter type with all its nested objects.
 const char* kEverything = R"({"fxsim": 1, "seed": 1,
-  "output": {}, "environment": {"ground": {}, "wind": {"gust": {}, "turbulence": {}}},
+  "output": {}, "environment": {"ground": {}, "fog": {}, "wind": {"gust": {}, "turbulence": {}}},
   "camera": {"keys": [{"time": 0}]},
   "emitters": [
     {"type": "snow", "region": {}, "sway": {}},
