@@ -358,25 +358,27 @@ TEST(RenderFog, AParticleIsSeenThroughTheFogAsTheFormulaSays) {
   // coverage a stays.
   TempDir dir("fog");
   write_text_file(dir / "scene.json", one_flake("[0, 0, 0]", R"({"position": [0, 2, 10], "target": [0, 2, 0], "fov": 50})"));
-  const std::string common = fmt::format("render '{}' --frames 2 -q --set /output/background=transparent --set "
-                                         "'/output/layers=[]' ", (dir / "scene.json").string());
-  ASSERT_EQ(run_fxsim(common + "-o '" + (dir / "clear_#.exr").string() + "'").exit_code, 0);
-  ASSERT_EQ(run_fxsim(common + "--set '/environment/fog={\"density\": 0.1, \"color\": \"#ff8000\"}' -o '" +
-                      (dir / "fog_#.exr").string() + "'").exit_code, 0);
-  const ExrChannels clear = read_exr(dir / "clear_2.exr"), fog = read_exr(dir / "fog_2.exr");
-  const float t = std::exp(-1.0f);
-  const glm::vec3 fog_colour = parse_hex_color("#ff8000")->linear();
-  size_t covered = 0;
-  for (size_t p = 0; p < clear.channels.at("A").size(); ++p) {
-    const float a = clear.channels.at("A")[p];
-    EXPECT_NEAR(fog.channels.at("A")[p], a, 2e-3f) << p;
-    if (a < 0.05f) continue;
-    ++covered;
-    for (int c = 0; c < 3; ++c) {
-      const char* name = c == 0 ? "R" : c == 1 ? "G" : "B";
-      EXPECT_NEAR(fog.channels.at(name)[p], clear.channels.at(name)[p] * t + fog_colour[c] * a * (1 - t), 6e-3f)
-          << name << " " << p;
+  for (const char* backend : {"cpu", "gpu"}) {
+    const std::string common = fmt::format("render '{}' --frames 2 -q --backend {} --set /output/background=transparent "
+                                           "--set '/output/layers=[]' ", (dir / "scene.json").string(), backend);
+    ASSERT_EQ(run_fxsim(common + "-o '" + (dir / "clear_#.exr").string() + "'").exit_code, 0);
+    ASSERT_EQ(run_fxsim(common + "--set '/environment/fog={\"density\": 0.1, \"color\": \"#ff8000\"}' -o '" +
+                        (dir / "fog_#.exr").string() + "'").exit_code, 0);
+    const ExrChannels clear = read_exr(dir / "clear_2.exr"), fog = read_exr(dir / "fog_2.exr");
+    const float t = std::exp(-1.0f);
+    const glm::vec3 fog_colour = parse_hex_color("#ff8000")->linear();
+    size_t covered = 0;
+    for (size_t p = 0; p < clear.channels.at("A").size(); ++p) {
+      const float a = clear.channels.at("A")[p];
+      EXPECT_NEAR(fog.channels.at("A")[p], a, 2e-3f) << p;
+      if (a < 0.05f) continue;
+      ++covered;
+      for (int c = 0; c < 3; ++c) {
+        const char* name = c == 0 ? "R" : c == 1 ? "G" : "B";
+        EXPECT_NEAR(fog.channels.at(name)[p], clear.channels.at(name)[p] * t + fog_colour[c] * a * (1 - t), 6e-3f)
+            << name << " " << p << " " << backend;
+      }
     }
+    EXPECT_GT(covered, 4u);
   }
-  EXPECT_GT(covered, 4u);
 }
