@@ -83,7 +83,8 @@ class ParticlePool {
   // The pool's state for checkpoints (its store, ring position and counts).
   virtual void save(StateWriter& out);
   virtual void load(StateReader& in);
-  // The current state, for hashing (a backend that keeps it elsewhere copies it here first).
+  // The current state, as a CPU store (a backend that keeps it elsewhere copies it here first: tests
+  // comparing backends; hashes go through hash_into, checkpoints through save).
   virtual const ParticleStore& state() const { return store_; }
   // Hashes every slot into `sink` (as add_store of state() would; the GPU's
   // pool without waiting for the GPU when the sink captures).
