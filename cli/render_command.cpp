@@ -68,21 +68,12 @@ std::vector<SceneOverride> scene_overrides(const RenderOptions& options) {
   return overrides;
 }
 
-// The manifest's line for this run (the GL's device and backend are filled in once known).
-ManifestRun manifest_run(const RenderOptions& options, const Scene& scene, const std::optional<Shard>& shard,
-                         const std::vector<int>& wanted, const std::string& id) {
-  ManifestRun run;
-  run.run = id;
-  run.started = utc_now();
-  run.scene = options.scene;
-  run.scene_hash = scene.simulation_key;
-  run.fxsim_version = FXSIM_VERSION;
-  run.output = std::filesystem::path(scene.output.path).lexically_relative(output_folder(scene.output.path)).string();
-  run.width = scene.output.width;
-  run.height = scene.output.height;
-  run.shard = shard ? fmt::format("{}/{}", shard->index, shard->count) : "";
-  run.frames = wanted;
-  return run;
+// The folder the frames (and the manifest, and by default the checkpoints) go
+// into: the output pattern's, above any '#'.
+std::filesystem::path output_folder(const std::string& pattern) {
+  std::filesystem::path folder = std::filesystem::path(pattern).parent_path();
+  while (folder.string().find('#') != std::string::npos) folder = folder.parent_path();
+  return folder.empty() ? "." : folder;
 }
 
 // "frames 1-12 (12)", "frames 3, 7 and 9 (3)"
@@ -124,13 +115,14 @@ class Checkpoints {
     }
     const auto started = std::chrono::steady_clock::now();
     const std::vector<uint8_t> state = simulation.save_state();
-    write_checkpoint(folder_, key_, frame, simulation.steps(), simulation.time(), state, threads_);
+    write_checkpoint(folder_, key_, frame, int64_t(frame) * simulation_substeps_, simulation.time(), state, threads_);
     ++written_;
     if (!quiet_)
       fmt::print(stderr, "fxsim: checkpoint of frame {} written ({:.1f} MB of state, {:.2f} s) → {}\n", frame,
                  double(state.size()) / 1e6,
                  std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(), path.string());
   }
+  void set_substeps(int substeps) { simulation_substeps_ = substeps; }
   int written() const { return written_; }
 
  private:
@@ -139,6 +131,7 @@ class Checkpoints {
   std::optional<int> every_;
   int threads_;
   bool quiet_;
+  int simulation_substeps_ = 1;
   int written_ = 0;
 };
 
@@ -196,7 +189,17 @@ int run_render(const RenderOptions& options) {
     if (!options.quiet) fmt::print(stderr, "fxsim: nothing to render ({})\n", wanted.empty() ? "this shard has no frames" : "every frame is written");
     if (!adopted.empty()) {
       ManifestWriter writer(output_folder(scene.output.path));
-      writer.add(manifest_run(options, scene, shard, wanted, run_id));
+      ManifestRun run;
+      run.run = run_id;
+      run.started = utc_now();
+      run.scene = options.scene;
+      run.scene_hash = scene.simulation_key;
+      run.fxsim_version = FXSIM_VERSION;
+      run.output = std::filesystem::path(scene.output.path).lexically_relative(output_folder(scene.output.path)).string();
+      run.width = scene.output.width;
+      run.height = scene.output.height;
+      run.frames = wanted;
+      writer.add(run);
       for (const ManifestFrame& f : adopted) writer.add(f);
     }
     return 0;
@@ -246,6 +249,7 @@ int run_render(const RenderOptions& options) {
                                   : std::string("cpu");
   Checkpoints checkpoints(checkpoint_folder(options, scene.output.path), {scene.simulation_key, FXSIM_VERSION, backend},
                           options.checkpoint_every, cores, options.quiet);
+  checkpoints.set_substeps(scene.output.substeps);
   // The motion layer needs the frame before the first one drawn.
   const int resumed = checkpoints.resume(simulation, frames.first() - (scene.output.motion_layer ? 1 : 0));
 
@@ -263,10 +267,21 @@ int run_render(const RenderOptions& options) {
 
   if (images) {
     // Every run appends to the manifest in its output folder: what it was to write, then each frame written.
-    manifest.emplace(output_folder(scene.output.path));
-    ManifestRun run = manifest_run(options, scene, shard, wanted, run_id);
+    const std::filesystem::path folder = output_folder(scene.output.path);
+    manifest.emplace(folder);
+    ManifestRun run;
+    run.run = run_id;
+    run.started = utc_now();
+    run.scene = options.scene;
+    run.scene_hash = scene.simulation_key;
+    run.fxsim_version = FXSIM_VERSION;
     run.device = gl_info.renderer;
     run.backend = backend;
+    run.output = std::filesystem::path(scene.output.path).lexically_relative(folder).string();
+    run.width = scene.output.width;
+    run.height = scene.output.height;
+    run.shard = shard ? fmt::format("{}/{}", shard->index, shard->count) : "";
+    run.frames = wanted;
     images->record_in(*manifest, std::move(run), options.manifest_hashes);
     images->adopt(std::move(adopted));
   }

@@ -28,15 +28,12 @@ std::optional<Shard> choose_shard(const RenderOptions& options) {
   return shard_from_environment([](const char* name) { return std::getenv(name); }, options.shard_count);
 }
 
-fs::path output_folder(const std::string& pattern) {
-  fs::path folder = fs::path(pattern).parent_path();
-  while (folder.string().find('#') != std::string::npos) folder = folder.parent_path();
-  return folder.empty() ? "." : folder;
-}
-
 fs::path checkpoint_folder(const RenderOptions& options, const std::string& output_pattern) {
   if (options.checkpoints) return *options.checkpoints;
-  return output_folder(output_pattern) / "checkpoints";
+  fs::path folder = fs::path(output_pattern).parent_path();
+  // Frames in folders of their own (out/####/f.png): the folder above the first '#'.
+  while (folder.string().find('#') != std::string::npos) folder = folder.parent_path();
+  return folder / "checkpoints";
 }
 
 namespace {

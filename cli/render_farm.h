@@ -18,11 +18,8 @@ namespace fxsim {
 // FxError(usage) for a malformed --shard or contradicting variables.
 std::optional<Shard> choose_shard(const RenderOptions& options);
 
-// The folder the frames (and the manifest) go into: the output pattern's,
-// above any '#' (frames in folders of their own: out/####/f.png); "." for none.
-std::filesystem::path output_folder(const std::string& pattern);
-
-// The checkpoint folder: --checkpoints, else checkpoints/ in the output folder.
+// The checkpoint folder: --checkpoints, else checkpoints/ in the frames'
+// folder (the part of the output pattern before any '#').
 std::filesystem::path checkpoint_folder(const RenderOptions& options, const std::string& output_pattern);
 
 // The frames of `frames` whose files (the image, its layers, its plate copy)

@@ -28,7 +28,6 @@ class Simulation {
   void advance_to_frame(int frame);
 
   int frame() const { return frame_; }
-  int64_t steps() const { return step_; }  // steps taken since time 0
   double time() const;
   CameraPose camera() const;
 

@@ -80,10 +80,6 @@ std::vector<uint8_t> motion_png(const MotionLayer& motion, int width, int height
   data.srgb = false;
   return encode_png16(flow, data);
 }
-// "out/f_0001.png" with plate "street_####.exr" → "out/f_0001.plate.exr"
-std::filesystem::path plate_copy_path(const std::filesystem::path& frame_file, const std::filesystem::path& plate) {
-  return frame_file.parent_path() / (frame_file.stem().string() + ".plate" + plate.extension().string());
-}
 }  // namespace
 
 Prepared ImageSequenceSink::prepare(const FrameRecord& record) const {
@@ -112,7 +108,7 @@ Prepared ImageSequenceSink::prepare(const FrameRecord& record) const {
     std::ifstream in(plate, std::ios::binary);
     std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     if (!in.good() && !in.eof()) throw FxError(ExitCode::input_missing, fmt::format("{}: cannot read the plate", plate.string()));
-    files.push_back({plate_copy_path(path, plate), std::move(bytes)});
+    files.push_back({path.parent_path() / (path.stem().string() + ".plate" + plate.extension().string()), std::move(bytes)});
   }
   if (encoding_.format != ImageFormat::exr) {
     if (record.layers.depth) files.push_back({beside(path, "depth"), depth_png(*record.layers.depth, w, h, encoding_.png)});
@@ -131,7 +127,8 @@ std::vector<std::filesystem::path> frame_files(const Scene& scene, const std::st
   const std::filesystem::path path = frame_path(pattern, frame);
   std::vector<std::filesystem::path> files{path};
   if (scene.output.plate_layer) {
-    files.push_back(plate_copy_path(path, scene.output.plate));
+    const std::filesystem::path plate = frame_path(scene.output.plate.string(), frame);
+    files.push_back(path.parent_path() / (path.stem().string() + ".plate" + plate.extension().string()));
   }
   if (image_format_of(pattern) == ImageFormat::png) {
     if (scene.output.depth_layer) files.push_back(beside(path, "depth"));
