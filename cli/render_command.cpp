@@ -145,6 +145,7 @@ int run_render(const RenderOptions& options) {
   if (options.threads > 0) setenv("LP_NUM_THREADS", std::to_string(options.threads).c_str(), 1);
 
   Scene scene = parse_scene_file(options.scene, scene_overrides(options));
+  for (const std::string& w : scene.warnings) fmt::print(stderr, "fxsim: warning: {}: {}\n", options.scene, w);
   // -o is checked here (its '#' against the frames selected, its extension).
   if (options.output) {
     scene.output.path = *options.output;
@@ -228,7 +229,7 @@ int run_render(const RenderOptions& options) {
     auto sink = std::make_unique<ImageSequenceSink>(
         scene.output.path, frames.first(),
         ImageEncoding{*image_format_of(scene.output.path), PngSettings{scene.output.png_level}, scene.output.bit_depth,
-                      scene.output.plate_layer ? scene.output.plate : std::filesystem::path()});
+                      scene.output.plate_layer ? scene.output.plate : std::filesystem::path(), scene.output.tone});
     images = sink.get();
     sinks.push_back(std::move(sink));
   }

@@ -15,6 +15,7 @@ namespace fxsim {
 int run_validate(const std::string& scene_file, const std::string& backend) {
   try {
     const Scene scene = parse_scene_file(scene_file);
+    for (const std::string& w : scene.warnings) fmt::print(stderr, "fxsim: warning: {}: {}\n", scene_file, w);
     // Without GL the GPU's memory is unknown: with --backend gpu, only what
     // stays in RAM is checked here (render checks the GPU's free memory).
     const size_t ram = ram_image_bytes(scene) + (backend == "gpu" ? 0 : cpu_particle_bytes(scene) + gl_image_bytes(scene));

@@ -3,6 +3,7 @@
 // Each exists so that hostile or mistaken input is refused with a clear message
 // instead of exhausting memory or time.
 #include <cstddef>
+#include <cstdint>
 
 namespace fxsim {
 
@@ -13,6 +14,10 @@ inline constexpr size_t kMaxSceneBytes = size_t(16) << 20;
 inline constexpr int kMaxImageSide = 16384;
 // A scene lists at most this many emitters (each costs a draw and textures per frame).
 inline constexpr size_t kMaxEmitters = 4096;
+// Particles physical rain or snow fills its box with when max_particles is not given.
+inline constexpr int64_t kMaxPhysicalParticles = 20000000;
+// Lights a scene may have (each is a uniform of the sprite and ground shaders).
+inline constexpr size_t kMaxLights = 16;
 // Problems printed for one scene; the rest are counted.
 inline constexpr size_t kMaxProblemsShown = 100;
 // A texture PNG may be at most this many pixels a side and this many bytes.

@@ -37,6 +37,13 @@ struct OutputSettings {
   // number), and its depth (metres along the view) hiding particles behind
   // the plate's geometry. Resolved against the scene file's folder.
   std::filesystem::path plate, plate_depth;
+  // Display: `filmic` maps light above 1 smoothly into the frame (core/tone.h);
+  // `clip` cuts it off. Bloom spreads light above `threshold` around it.
+  enum class Tone { clip, filmic } tone = Tone::clip;
+  struct Bloom {
+    float strength = 0.04f, threshold = 1, radius = 0.03f;  // radius: fraction of the image height
+  };
+  std::optional<Bloom> bloom;
   // A background with alpha below 1 ("transparent" is #00000000): the frames
   // carry the effect's coverage as alpha, for compositing.
   bool transparent() const { return background.srgb.a < 1; }
@@ -56,6 +63,11 @@ struct CameraSettings {
   float near_plane = 0.1f;
   float far_plane = 1000;
   std::vector<CameraKey> keys;  // already completed: missing fields carried forward
+  // The exposure (docs/scene-format.md, "camera"): none of these changes the simulation.
+  std::optional<float> shutter;         // open fraction of the frame interval: motion streaks
+  std::optional<float> aperture;        // f-number: depth of field (a 24 mm high sensor)
+  std::optional<float> focus_distance;  // m; default: the distance to the target
+  float exposure = 0;                   // stops: light × 2^exposure
 };
 
 struct Gust {
@@ -77,6 +89,7 @@ struct WindSettings {
 struct Ground {
   float height = 0;
   std::optional<Color> color;  // drawn only when given
+  float soft = 0;  // m: sprites fade out over this distance in front of the ground (soft particles)
 };
 
 // Distance fog (docs/scene-format.md): extinction `density` per metre at
@@ -88,11 +101,41 @@ struct Fog {
   float base = 0;              // m
 };
 
+// A light (docs/scene-format.md, "lights"; core/lighting.h has the model).
+enum class LightType { directional, point, spot };
+struct Light {
+  LightType type = LightType::point;
+  glm::vec3 position{0, 5, 0};     // point, spot
+  glm::vec3 direction{0, -1, 0};   // directional: the way the light travels; spot: its axis
+  Color color{{1, 1, 1, 1}};
+  float intensity = 1;             // directional: illuminance; point, spot: at 1 m
+  float range = 30;                // m: the light fades smoothly to nothing there (point, spot)
+  float inner_cone = 25, outer_cone = 35;  // spot: half-angles in degrees, full inside, none outside
+  // Carried by the camera (headlights): position and direction in the
+  // camera's frame, x right, y up, z backward (the view is along −z).
+  bool follow_camera = false;
+};
+
+// Lit particles: on when `ambient` or `lights` is given; otherwise every
+// particle shows its own colour, unlit.
+struct Lighting {
+  Color ambient_color{{1, 1, 1, 1}};
+  float ambient = 0;  // sky light reaching every particle from all around
+  std::vector<Light> lights;
+};
+
+// A vertical gradient behind everything, from the horizon to the zenith.
+struct Sky {
+  Color horizon, zenith;
+};
+
 struct Environment {
   glm::vec3 gravity{0, -9.81f, 0};
   std::optional<Ground> ground = Ground{};
   WindSettings wind;
   std::optional<Fog> fog;  // none unless given
+  std::optional<Lighting> lighting;
+  std::optional<Sky> sky;
 };
 
 struct EmitterSettings {
@@ -130,6 +173,8 @@ struct Scene {
   // overrides, without the output settings other than fps and substeps (a
   // checkpoint made at another size or into another folder still fits).
   std::string simulation_key;
+  // What the parser accepted but the user should hear (a particle count capped).
+  std::vector<std::string> warnings;
 
   double step_seconds() const { return 1.0 / (output.fps * output.substeps); }
 };

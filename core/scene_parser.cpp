@@ -56,6 +56,7 @@ class Parser {
         for (size_t i = 0; i < emitters->size(); ++i) parse_emitter((*emitters)[i], i);
     }
     top.finish();
+    apply_shutter();
     return std::move(scene_);
   }
 
@@ -112,6 +113,16 @@ class Parser {
       }
     }
     if (o.plate_layer && o.plate.empty()) r.error(r.child("layers"), "the \"plate\" layer needs output.plate");
+    o.tone = r.choice("tone", o.tone, {{"clip", OutputSettings::Tone::clip}, {"filmic", OutputSettings::Tone::filmic}});
+    if (const Json* bloom = r.object("bloom")) {
+      ObjectReader b(bloom, "/output/bloom", problems_);
+      OutputSettings::Bloom value;
+      value.strength = float(b.number("strength", value.strength, Range{0, 10}));
+      value.threshold = float(b.number("threshold", value.threshold, Range{0, 1e4}));
+      value.radius = float(b.number("radius", value.radius, Range{0.001, 0.5}));
+      b.finish();
+      o.bloom = value;
+    }
     if (!o.path.empty() && !image_format_of(o.path) && !video_format_of(o.path))
       r.error(r.child("path"), fmt::format("expected a path ending in .png or .exr (frames) or .mp4, .webm, .mov or "
                                            ".gif (a video), got \"{}\"", o.path));
@@ -153,9 +164,30 @@ class Parser {
         previous = key;
       }
     }
+    c.shutter = optional_float(r, "shutter", Range{0, 1});
+    c.aperture = optional_float(r, "aperture", Range{0.5, 128});
+    c.focus_distance = optional_float(r, "focus_distance", Range{1e-3, 1e6});
+    c.exposure = float(r.number("exposure", c.exposure, Range{-20, 20}));
     if (c.keys.empty()) check_view(r, c.position, c.target, c.up);
     else if (problems_.empty()) check_path(r);
     r.finish();
+  }
+
+  // camera.shutter sets every streak: rain's and snow's (their `streak`, in
+  // frames) and the fountain's drops.
+  void apply_shutter() {
+    if (!scene_.camera.shutter) return;
+    const float shutter = *scene_.camera.shutter;
+    for (EmitterSettings& e : scene_.emitters) {
+      if (auto* rain = std::get_if<RainParams>(&e.params)) rain->streak = shutter;
+      if (auto* snow = std::get_if<SnowParams>(&e.params)) snow->streak = shutter;
+      if (auto* fountain = std::get_if<FountainParams>(&e.params)) fountain->shutter = shutter;
+    }
+  }
+
+  static std::optional<float> optional_float(ObjectReader& r, const std::string& key, Range range) {
+    const std::optional<double> value = r.optional_number(key, range);
+    return value ? std::optional<float>(float(*value)) : std::nullopt;
   }
 
   // The camera must look somewhere: a target apart from the eye, and an `up`
@@ -196,6 +228,7 @@ class Parser {
       ObjectReader gr(g, "/environment/ground", problems_);
       e.ground->height = float(gr.number("height", 0, kCoordinate));
       e.ground->color = gr.optional_color("color");
+      e.ground->soft = float(gr.number("soft", 0, Range{0, 100}));
       gr.finish();
     }
     if (const Json* fog = r.object("fog")) {
@@ -207,6 +240,16 @@ class Parser {
       value.base = float(f.number("base", value.base, kCoordinate));
       f.finish();
       e.fog = value;
+    }
+    parse_lighting(r);
+    if (const Json* sky = r.object("sky")) {
+      ObjectReader s(sky, "/environment/sky", problems_);
+      s.require("horizon", "the sky's colour at the horizon");
+      s.require("zenith", "the sky's colour overhead");
+      e.sky = Sky{s.color("horizon", Color{}), s.color("zenith", Color{})};
+      if (scene_.output.transparent())
+        r.error(r.child("sky"), "a sky hides a transparent background: give one or the other");
+      s.finish();
     }
     if (const Json* wind = r.object("wind")) {
       ObjectReader w(wind, "/environment/wind", problems_);
@@ -232,6 +275,52 @@ class Parser {
     r.finish();
   }
 
+  void parse_lighting(ObjectReader& r) {
+    const Json* ambient = r.object("ambient");
+    const Json* lights = r.array("lights");
+    if (!ambient && !lights) return;
+    Lighting lighting;
+    if (ambient) {
+      ObjectReader a(ambient, "/environment/ambient", problems_);
+      lighting.ambient_color = a.color("color", lighting.ambient_color);
+      lighting.ambient = float(a.number("intensity", 0.2, Range{0, 1e4}));
+      a.finish();
+    }
+    if (lights && lights->size() > kMaxLights)
+      r.error(r.child("lights"), fmt::format("expected at most {} lights, got {}", kMaxLights, lights->size()));
+    else if (lights)
+      for (size_t i = 0; i < lights->size(); ++i) {
+        ObjectReader l(&(*lights)[i], fmt::format("/environment/lights/{}", i), problems_);
+        if (!(*lights)[i].is_object()) {
+          r.error(l.pointer(), "expected a light { \"type\": \"directional\", \"point\" or \"spot\", … }, " +
+                                   describe_json((*lights)[i]));
+          continue;
+        }
+        l.require("type", "\"directional\", \"point\" or \"spot\"");
+        Light light;
+        light.type = l.choice("type", light.type, {{"directional", LightType::directional}, {"point", LightType::point},
+                                                   {"spot", LightType::spot}});
+        const auto nonzero = [](glm::vec3 v) { return glm::length(v) > 1e-6f; };
+        if (light.type != LightType::directional) light.position = l.vector("position", light.position, kCoordinate);
+        if (light.type != LightType::point)
+          light.direction = glm::normalize(l.vector("direction", light.direction, kCoordinate, "of length > 0", nonzero));
+        light.color = l.color("color", light.color);
+        light.intensity = float(l.number("intensity", light.intensity, Range{0, 1e7}));
+        if (light.type != LightType::directional) light.range = float(l.number("range", light.range, Range{0.01, 1e5}));
+        light.follow_camera = l.boolean("follow_camera", false);
+        if (light.type == LightType::spot) {
+          light.inner_cone = float(l.number("inner_cone", light.inner_cone, Range{0, 89}));
+          light.outer_cone = float(l.number("outer_cone", std::max(light.outer_cone, light.inner_cone), Range{0.1, 89.9}));
+          if (light.outer_cone <= light.inner_cone)
+            l.error(l.child("outer_cone"), fmt::format("expected an angle larger than inner_cone ({}°), got {}°",
+                                                       light.inner_cone, light.outer_cone));
+        }
+        l.finish();
+        lighting.lights.push_back(light);
+      }
+    scene_.environment.lighting = std::move(lighting);
+  }
+
   void parse_emitter(const Json& node, size_t index) {
     const std::string pointer = fmt::format("/emitters/{}", index);
     if (!node.is_object()) {
@@ -255,8 +344,32 @@ class Parser {
     e.seed = uint64_t(r.integer("seed", int64_t(derived >> 1), kSeed));
     parse_common(r, e, effect_defaults(e.params));
     parse_effect_keys(r, e, ParseContext{base_dir_});
+    if (e.is_precipitation() && e.precipitation().sizes) apply_weather(r, e);
     r.finish();
     scene_.emitters.push_back(std::move(e));
+  }
+
+  // Rain or snow in physical units: as many particles as fill its box (the
+  // cap, max_particles when given, limits them with a warning); snow's drag
+  // gives its flakes' mean fall speed under this scene's gravity.
+  void apply_weather(ObjectReader& r, EmitterSettings& e) {
+    PrecipitationParams& p = e.is<SnowParams>() ? static_cast<PrecipitationParams&>(std::get<SnowParams>(e.params))
+                                                 : std::get<RainParams>(e.params);
+    const SizeDistribution& sizes = *p.sizes;
+    if (e.is<SnowParams>() && p.motion == Motion::wind)
+      p.drag = glm::length(scene_.environment.gravity) * std::fabs(p.gravity_scale) / float(sizes.mean_fall_speed());
+    const double volume = double(p.region.size.x) * p.region.size.y * p.region.size.z;
+    const double wanted = std::ceil(sizes.per_cubic_metre() * volume);
+    const bool given = r.present("max_particles");
+    const int64_t cap = given ? e.max_particles : kMaxPhysicalParticles;
+    e.max_particles = int64_t(std::min(wanted, double(cap)));
+    if (wanted > double(cap))
+      scene_.warnings.push_back(fmt::format(
+          "{}: {} {} per m³ fill its {:g} m³ box with {:.0f}; drawing {} ({}): lower the intensity or the box to see "
+          "all of it", r.pointer(), sizes.per_cubic_metre() < 10 ? fmt::format("{:.2f}", sizes.per_cubic_metre())
+                                                                : fmt::format("{:.0f}", sizes.per_cubic_metre()),
+          e.is<SnowParams>() ? "flakes" : "drops", volume, wanted, e.max_particles,
+          given ? "its max_particles" : "fxsim's cap for physical weather"));
   }
 
   void parse_common(ObjectReader& r, EmitterSettings& e, const CommonDefaults& d) {
@@ -348,8 +461,14 @@ Scene parse_scene_text(std::string_view text, std::string_view label, const std:
       if (simulated["output"].contains(key)) kept[key] = simulated["output"][key];
     simulated["output"] = kept;
   }
-  // Fog is drawn, not simulated.
-  if (simulated.contains("environment") && simulated["environment"].is_object()) simulated["environment"].erase("fog");
+  // The look (fog, light, sky, the soft ground edge, the exposure) is drawn, not simulated.
+  if (simulated.contains("environment") && simulated["environment"].is_object()) {
+    for (const char* key : {"fog", "ambient", "lights", "sky"}) simulated["environment"].erase(key);
+    if (simulated["environment"].contains("ground") && simulated["environment"]["ground"].is_object())
+      simulated["environment"]["ground"].erase("soft");
+  }
+  if (simulated.contains("camera") && simulated["camera"].is_object())
+    for (const char* key : {"shutter", "aperture", "focus_distance", "exposure"}) simulated["camera"].erase(key);
   scene.simulation_key = sha256_hex(simulated.dump());
   return scene;
 }

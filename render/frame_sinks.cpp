@@ -10,6 +10,7 @@
 #include "core/exr_file.h"
 #include "core/png_writer.h"
 #include "core/sha256.h"
+#include "core/tone.h"
 #include "render/atomic_file.h"
 
 namespace fxsim {
@@ -99,8 +100,12 @@ Prepared ImageSequenceSink::prepare(const FrameRecord& record) const {
     }
     files.push_back({path, encode_exr(*record.linear, channels)});
   } else {
-    files.push_back({path, encoding_.bit_depth == 16 ? encode_png16(*record.linear, encoding_.png)
-                                                     : encode_png(record.image, encoding_.png)});
+    if (encoding_.bit_depth == 16)
+      files.push_back({path, encode_png16(encoding_.tone == OutputSettings::Tone::filmic ? tone_mapped(*record.linear)
+                                                                                        : *record.linear,
+                                          encoding_.png)});
+    else
+      files.push_back({path, encode_png(record.image, encoding_.png)});
   }
   if (!encoding_.clean_plate.empty()) {
     // The clean image of a (clean, composite, mask) triplet: the plate's own bytes, its own format.

@@ -80,6 +80,7 @@ struct ImageEncoding {
   PngSettings png;
   int bit_depth = 8;  // PNG: 8 (from the 8-bit frame) or 16 (from the linear frame)
   std::filesystem::path clean_plate;  // a plate pattern to copy beside each frame (the "plate" layer), or empty
+  OutputSettings::Tone tone = OutputSettings::Tone::clip;  // of 16-bit PNG (the 8-bit frame has it already)
 };
 
 // One image per frame at a path pattern ('#' runs are the frame number): PNG

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "core/exit_codes.h"
+#include "core/tone.h"
 #include "render/gl_checks.h"
 
 namespace fxsim {
@@ -27,8 +28,11 @@ void check_image_size(int width, int height) {
                               width, height, max_width, max_height, renderbuffer, viewport[0], viewport[1]));
 }
 
-FrameTarget::FrameTarget(int width, int height, int samples, TargetFormat format, bool opaque)
-    : width_(width), height_(height), format_(format), opaque_(opaque) {
+FrameTarget::FrameTarget(int width, int height, int samples, TargetFormat format, bool opaque,
+                         const FrameGrading& grading)
+    : width_(width), height_(height), format_(format), opaque_(opaque), grading_(grading) {
+  if (format != TargetFormat::float16 && (grading.on_gpu() || grading.tone != OutputSettings::Tone::clip))
+    throw FxError(ExitCode::internal, "grading needs a float16 frame target");
   const GLenum color_format = format == TargetFormat::float16 ? GL_RGBA16F : GL_SRGB8_ALPHA8;
   check_image_size(width, height);
   GLint max_samples = 1;
@@ -54,16 +58,29 @@ FrameTarget::FrameTarget(int width, int height, int samples, TargetFormat format
                               width, height, samples, size_t(width) * size_t(height) * size_t(samples) * 8 / 1000000,
                               status));
 
-  resolved_ = GlRenderbuffer(gl_gen(glGenRenderbuffers));
-  glBindRenderbuffer(GL_RENDERBUFFER, resolved_.get());
-  glRenderbufferStorage(GL_RENDERBUFFER, color_format, width, height);
   resolve_fbo_ = GlFramebuffer(gl_gen(glGenFramebuffers));
-  glBindFramebuffer(GL_FRAMEBUFFER, resolve_fbo_.get());
-  glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, resolved_.get());
+  if (grading.on_gpu()) {  // the grading samples the resolved frame: a texture
+    resolved_texture_ = GlTexture(gl_gen(glGenTextures));
+    glBindTexture(GL_TEXTURE_2D, resolved_texture_.get());
+    glTexImage2D(GL_TEXTURE_2D, 0, color_format, width, height, 0, GL_RGBA, GL_FLOAT, nullptr);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+    glBindFramebuffer(GL_FRAMEBUFFER, resolve_fbo_.get());
+    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, resolved_texture_.get(), 0);
+  } else {
+    resolved_ = GlRenderbuffer(gl_gen(glGenRenderbuffers));
+    glBindRenderbuffer(GL_RENDERBUFFER, resolved_.get());
+    glRenderbufferStorage(GL_RENDERBUFFER, color_format, width, height);
+    glBindFramebuffer(GL_FRAMEBUFFER, resolve_fbo_.get());
+    glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, resolved_.get());
+  }
   check_gl(fmt::format("allocating the {}×{} resolved image", width, height));
   if (const GLenum status = glCheckFramebufferStatus(GL_FRAMEBUFFER); status != GL_FRAMEBUFFER_COMPLETE)
     throw FxError(ExitCode::invalid_scene, fmt::format("the GL cannot make a {}×{} image (framebuffer status 0x{:x}, "
                                                        "incomplete): lower the image size", width, height, status));
+  if (grading.on_gpu()) grade_ = std::make_unique<GradePass>(width, height, grading.exposure, grading.bloom);
 }
 
 void FrameTarget::bind_for_drawing() const {
@@ -84,7 +101,7 @@ void FrameTarget::start_read() {
   glBindFramebuffer(GL_READ_FRAMEBUFFER, draw_fbo_.get());
   glBindFramebuffer(GL_DRAW_FRAMEBUFFER, resolve_fbo_.get());
   glBlitFramebuffer(0, 0, width_, height_, 0, 0, width_, height_, GL_COLOR_BUFFER_BIT, GL_NEAREST);
-  glBindFramebuffer(GL_READ_FRAMEBUFFER, resolve_fbo_.get());
+  glBindFramebuffer(GL_READ_FRAMEBUFFER, grade_ ? grade_->apply(resolved_texture_.get()) : resolve_fbo_.get());
   const size_t bytes = size_t(width_) * size_t(height_) * pixel_bytes();
   if (pixel_buffers_.empty()) {
     for (size_t i = 0; i < kReadsInFlight; ++i) {
@@ -144,7 +161,8 @@ RenderedFrame FrameTarget::finish_read() {
     if (bad > 0)
       throw FxError(ExitCode::no_gl, fmt::format("the GL returned {} non-finite samples (NaN or infinity) in the frame; "
                                                  "nothing was written for it", bad));
-    frame.image = to_straight_srgb8(*frame.linear);
+    frame.image = to_straight_srgb8(grading_.tone == OutputSettings::Tone::filmic ? tone_mapped(*frame.linear)
+                                                                                  : *frame.linear);
   }
   if (!opaque_) return frame;
   // An opaque image: the background is cleared opaque and blending keeps it

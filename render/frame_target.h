@@ -3,12 +3,15 @@
 // into a single-sample sRGB buffer and read back as 8-bit RGBA. Blending
 // happens in linear light (GL_FRAMEBUFFER_SRGB); the bytes read back are sRGB.
 #include <deque>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "core/scene.h"
 #include "render/gl_objects.h"
+#include "render/grade_pass.h"
 #include "core/image.h"
 
 namespace fxsim {
@@ -48,12 +51,23 @@ enum class TargetFormat {
   float16  // half float, linear: transparent frames, 16-bit PNG, OpenEXR, light above 1
 };
 
+// What happens to the light between the drawing and the image (float16
+// targets only): bloom and exposure on the GPU (render/grade_pass.h), the
+// tone curve on the way to the display image (core/tone.h).
+struct FrameGrading {
+  float exposure = 0;  // stops
+  std::optional<OutputSettings::Bloom> bloom;
+  OutputSettings::Tone tone = OutputSettings::Tone::clip;
+  bool on_gpu() const { return exposure != 0 || (bloom && bloom->strength > 0); }
+};
+
 class FrameTarget {
  public:
   static constexpr size_t kReadsInFlight = 3;
   // `opaque`: the background is opaque, so every pixel read back must be
   // covered (a read-back that did not happen shows as transparent pixels).
-  FrameTarget(int width, int height, int samples, TargetFormat format = TargetFormat::srgb8, bool opaque = true);
+  FrameTarget(int width, int height, int samples, TargetFormat format = TargetFormat::srgb8, bool opaque = true,
+              const FrameGrading& grading = {});
   ~FrameTarget();
   void bind_for_drawing() const;
   void start_read();
@@ -77,7 +91,10 @@ class FrameTarget {
   TargetFormat format_;
   bool opaque_;
   GlRenderbuffer color_, depth_, resolved_;
+  GlTexture resolved_texture_;  // instead of resolved_ when graded on the GPU
   GlFramebuffer draw_fbo_, resolve_fbo_;
+  FrameGrading grading_;
+  std::unique_ptr<GradePass> grade_;
   std::vector<GlBuffer> pixel_buffers_;
   size_t next_buffer_ = 0;
   std::deque<PendingRead> pending_;

@@ -3,6 +3,7 @@
 #include <glm/gtc/type_ptr.hpp>
 
 #include "render/fog_glsl.h"
+#include "render/lighting_glsl.h"
 #include "render/shader.h"
 
 namespace fxsim {
@@ -34,7 +35,7 @@ out vec4 out_color;
 // into the background, so the horizon is not a hard, aliased line.
 void main() {
   float transmitted = fog_transmittance(v_world);
-  vec4 ground = vec4(u_color.rgb * transmitted + u_fog.rgb * (1.0 - transmitted) * float(u_fog_on), 1.0);
+  vec4 ground = vec4(u_color.rgb * ground_lit_factor(v_world) * transmitted + u_fog.rgb * (1.0 - transmitted) * float(u_fog_on), 1.0);
   float fade = smoothstep(0.25 * u_extent, u_extent, length(v_offset));
   out_color = mix(ground, u_background, fade);
 }
@@ -42,12 +43,12 @@ void main() {
 }  // namespace
 
 GroundPass::GroundPass() {
-  program_ = link_program(kVertexShader, std::string("#version 330 core\n") + kFogGlsl + kFragmentShader);
+  program_ = link_program(kVertexShader, std::string("#version 330 core\n") + kFogGlsl + kLightingGlsl + kFragmentShader);
   vao_ = GlVertexArray(gl_gen(glGenVertexArrays));
 }
 
 void GroundPass::draw(const Ground& ground, const Color& background, const CameraPose& camera, float aspect,
-                      const std::optional<Fog>& fog) {
+                      const std::optional<Fog>& fog, const std::optional<Lighting>& lighting) {
   if (!ground.color) return;
   const glm::mat4 view_projection = camera.projection(aspect) * camera.view();
   const glm::vec3 center{camera.position.x, ground.height, camera.position.z};
@@ -61,6 +62,7 @@ void GroundPass::draw(const Ground& ground, const Color& background, const Camer
   const glm::vec4 sky = background.linear();
   glUniform4f(uniform(program_, "u_background"), sky.r, sky.g, sky.b, 1.0f);
   set_fog_uniforms(program_, fog, camera.position);
+  set_lighting_uniforms(program_, lighting);
   glEnable(GL_DEPTH_TEST);
   glDepthMask(GL_TRUE);
   glBindVertexArray(vao_.get());

@@ -1,7 +1,8 @@
 #pragma once
-// The ground plane, when the scene gives it a colour: a flat-lit horizontal
-// quad under the camera reaching out to the far plane, fading into the
-// background colour over its far part. It writes depth, so
+// The ground plane, when the scene gives it a colour: a horizontal quad under
+// the camera reaching out to the far plane, lit by the scene's lights
+// (Lambertian, core/lighting.h) or flat, fading into the background colour
+// (the sky's horizon) over its far part. It writes depth, so
 // particles behind the horizon line are hidden.
 #include "core/camera_path.h"
 #include "core/scene.h"
@@ -13,7 +14,7 @@ class GroundPass {
  public:
   GroundPass();
   void draw(const Ground& ground, const Color& background, const CameraPose& camera, float aspect,
-            const std::optional<Fog>& fog = std::nullopt);
+            const std::optional<Fog>& fog = std::nullopt, const std::optional<Lighting>& lighting = std::nullopt);
 
  private:
   GlProgram program_;

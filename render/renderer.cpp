@@ -1,6 +1,7 @@
 #include "render/renderer.h"
 
 #include "core/frame_output.h"
+#include "core/lighting.h"
 
 #include <fmt/format.h>
 #include <limits>
@@ -12,19 +13,26 @@ namespace fxsim {
 Renderer::Renderer(const Scene& scene, int width, int height)
     : scene_(scene),
       target_(width, height, scene.output.samples,
-              needs_float_target(scene.output) ? TargetFormat::float16 : TargetFormat::srgb8,
-              !scene.output.transparent()) {
+              needs_float_target(scene) ? TargetFormat::float16 : TargetFormat::srgb8, !scene.output.transparent(),
+              grading_of(scene)) {
   if (scene.output.depth_layer || scene.output.mask_layers || scene.output.motion_layer)
     layer_target_.emplace(width, height);
-  sprites_.set_fog(scene.environment.fog);
+  sprites_.set_look(scene);
   for (const auto& emitter : scene.emitters) {
     textures_.push_back(make_texture_array(effect_looks(emitter, SpriteLook::primary)));
     secondary_textures_.push_back(make_texture_array(effect_looks(emitter, SpriteLook::secondary)));
   }
 }
 
-bool needs_float_target(const OutputSettings& output) {
-  return output.transparent() || output.bit_depth == 16 || image_format_of(output.path) == ImageFormat::exr;
+FrameGrading grading_of(const Scene& scene) {
+  return {scene.camera.exposure, scene.output.bloom, scene.output.tone};
+}
+
+bool needs_float_target(const Scene& scene) {
+  const OutputSettings& output = scene.output;
+  const FrameGrading grading = grading_of(scene);
+  return output.transparent() || output.bit_depth == 16 || image_format_of(output.path) == ImageFormat::exr ||
+         grading.on_gpu() || grading.tone != OutputSettings::Tone::clip;
 }
 
 Image Renderer::render(Simulation& simulation) {
@@ -55,8 +63,12 @@ void Renderer::draw(Simulation& simulation) {
     plate_.load(scene_.output, simulation.frame());
     plate_.draw(camera, aspect);
   }
-  if (scene_.environment.ground)
-    ground_.draw(*scene_.environment.ground, scene_.output.background, camera, aspect, scene_.environment.fog);
+  const Environment& environment = scene_.environment;
+  if (environment.sky) sky_.draw(*environment.sky, camera, aspect);
+  if (environment.ground)
+    ground_.draw(*environment.ground, environment.sky ? environment.sky->horizon : scene_.output.background, camera,
+                 aspect, environment.fog,
+                 environment.lighting ? std::optional(lighting_at(*environment.lighting, camera)) : std::nullopt);
   sprites_.begin_frame(camera, target_.width(), target_.height());
   const std::vector<SpriteBatch>& batches = simulation.sprites();
   // Each batch's texture; a fire's grid is made this frame.

@@ -12,14 +12,17 @@
 #include "render/plate_pass.h"
 #include "render/gl_objects.h"
 #include "render/ground_pass.h"
+#include "render/sky_pass.h"
 #include "core/image.h"
 #include "render/sprite_pass.h"
 
 namespace fxsim {
 
 // Whether the output needs a half-float, linear frame: a transparent
-// background, 16-bit PNG or OpenEXR (8-bit opaque frames use an sRGB target).
-bool needs_float_target(const OutputSettings& output);
+// background, 16-bit PNG, OpenEXR, or light graded before display (exposure,
+// bloom, a tone curve); 8-bit opaque frames otherwise use an sRGB target.
+bool needs_float_target(const Scene& scene);
+FrameGrading grading_of(const Scene& scene);
 
 class Renderer {
  public:
@@ -42,6 +45,7 @@ class Renderer {
   FrameTarget target_;
   std::optional<LayerTarget> layer_target_;
   std::deque<FrameLayers> pending_layers_;  // beside the target's pending read-backs
+  SkyPass sky_;
   GroundPass ground_;
   PlatePass plate_;
   SpritePass sprites_;

@@ -1,10 +1,13 @@
 #include "render/sprite_pass.h"
 
 #include <glm/gtc/type_ptr.hpp>
+#include <algorithm>
+#include <cmath>
 #include <cstddef>
 
 #include "render/device_instances.h"
 #include "render/fog_glsl.h"
+#include "render/lighting_glsl.h"
 #include "render/shader.h"
 
 namespace fxsim {
@@ -27,12 +30,18 @@ uniform int u_billboard;  // 0 screen, 1 viewpoint, 2 axial
 uniform vec2 u_viewport;  // pixels
 uniform float u_min_pixels;
 uniform float u_near;
+uniform vec2 u_dof;           // depth of field: circle of confusion u_dof.x · |d − u_dof.y| / d pixels (0: none)
+uniform bool u_shutter_fade;  // camera.shutter: a streak spreads the sprite's light along its length
 out vec2 v_uv;
+out float v_blur;        // depth of field: how far the shape is blurred towards a disc, 0..1
 flat out float v_layer;
 out float v_alpha;
 out float v_view_depth;  // distance along the view (the depth layer)
 out vec3 v_world;        // the fragment's world position (fog)
 flat out vec2 v_motion;  // pixels since the previous frame, x right, y down (the motion layer)
+
+// The thin lens's circle of confusion (diameter, pixels) at view distance d.
+float confusion(float d) { return u_dof.x > 0.0 ? u_dof.x * abs(d - u_dof.y) / max(d, 1e-6) : 0.0; }
 
 vec2 to_pixels(vec4 clip) { return (clip.xy / clip.w * 0.5 + 0.5) * u_viewport; }
 
@@ -66,6 +75,14 @@ void streak(vec3 head, vec3 tail, float width, float alpha) {
   vec2 across = vec2(-along.y, along.x);
   float wa = width * u_projection[1][1] * 0.5 * u_viewport.y / ca.w;
   float wb = width * u_projection[1][1] * 0.5 * u_viewport.y / cb.w;
+  // Out of focus: as wide as the drop and its circle of confusion, the light spread over that width.
+  float ka = confusion(-a.z), kb = confusion(-b.z);
+  v_blur = kb / (wb + kb);
+  alpha *= wb / (wb + kb);
+  wa += ka;
+  wb += kb;
+  // The shutter: the sprite's light spread along its travel (the streak's length over its width).
+  if (u_shutter_fade) alpha *= wb / (wb + len);
   if (wb < u_min_pixels) alpha *= wb / u_min_pixels;
   wa = max(wa, u_min_pixels);
   wb = max(wb, u_min_pixels);
@@ -83,6 +100,7 @@ void main() {
   vec3 center = center_size.xyz;
   float size = center_size.w;
   v_motion = vec2(0.0);
+  v_blur = 0.0;
   if (u_motion && !screen_motion(center, v_motion)) {  // nothing to say: drawn nowhere
     gl_Position = vec4(2.0, 2.0, 2.0, 1.0);
     v_alpha = 0.0;
@@ -113,6 +131,17 @@ void main() {
   float alpha = stretch_alpha.w;
   vec4 clip_center = u_projection * u_view * vec4(center, 1.0);
   float pixels = size * u_projection[1][1] * 0.5 * u_viewport.y / max(clip_center.w, 1e-6);
+  // Out of focus: the sprite convolved with the circle of confusion, as wide
+  // as both, its light (alpha × area) kept.
+  float blur = confusion(clip_center.w);
+  v_blur = 0.0;
+  if (blur > 0.0 && pixels > 0.0) {
+    float wide = pixels + blur;
+    v_blur = blur / wide;
+    alpha *= (pixels / wide) * (pixels / wide);
+    size *= wide / pixels;
+    pixels = wide;
+  }
   if (pixels < u_min_pixels && pixels > 0.0) {
     alpha *= (pixels / u_min_pixels) * (pixels / u_min_pixels);
     size *= u_min_pixels / pixels;
@@ -141,12 +170,33 @@ in float v_alpha;
 in float v_view_depth;
 in vec3 v_world;
 flat in vec2 v_motion;
+in float v_blur;
+uniform vec3 u_eye;
+uniform float u_disc_mean;         // the mean of disc() over the quad
+uniform vec3 u_soft;               // soft particles: fade distance (m, 0: none), ground height
+uniform bool u_colour;             // drawing the frame's colour (lit), not a layer
 uniform int u_fog_mode;            // 0: none (layers); 1: "over" (fog scattered in where the sprite covers); 2: additive (dimmed only)
 out vec4 out_color;
 
+// A disc filling the quad with a soft rim: the shape of an out-of-focus point.
+float disc(vec2 uv) { return 1.0 - smoothstep(0.8, 1.0, length(uv * 2.0 - 1.0)); }
+
 void main() {
-  vec4 t = texture(u_texture, vec3(v_uv, v_layer));
+  vec4 t;
+  if (v_blur > 0.0) {
+    // Defocused: the shape blurred (a coarser mipmap) and drawn into the disc
+    // as the circle of confusion takes over; the disc's mean keeps the light.
+    t = texture(u_texture, vec3(v_uv, v_layer), log2(float(textureSize(u_texture, 0).x)) * v_blur);
+    t *= mix(1.0, disc(v_uv) / u_disc_mean, v_blur);
+  } else {
+    t = texture(u_texture, vec3(v_uv, v_layer));
+  }
   out_color = vec4(t.rgb * u_tint.rgb, t.a) * (u_tint.a * v_alpha);
+  if (u_soft.x > 0.0) {  // fading where the sprite nears the ground behind it
+    vec3 ray = normalize(v_world - u_eye);
+    if (ray.y < -1e-4) out_color *= clamp((v_world.y - u_soft.y) / (-ray.y * u_soft.x), 0.0, 1.0);
+  }
+  if (u_colour) out_color.rgb *= lit_factor(v_world, u_eye);  // the frame's colour, not the layers
   if (u_fog_mode > 0) {  // core/fog.h
     float transmitted = fog_transmittance(v_world);
     out_color.rgb = out_color.rgb * transmitted + (u_fog_mode == 1 ? u_fog.rgb * out_color.a * (1.0 - transmitted) : vec3(0.0));
@@ -180,7 +230,7 @@ GlTexture make_texture_array(const std::vector<Image>& layers) {
 }
 
 SpritePass::SpritePass() {
-  program_ = link_program(kVertexShader, std::string("#version 330 core\n") + kFogGlsl + kFragmentShader);
+  program_ = link_program(kVertexShader, std::string("#version 330 core\n") + kFogGlsl + kLightingGlsl + kFragmentShader);
   vao_ = GlVertexArray(gl_gen(glGenVertexArrays));
   glBindVertexArray(vao_.get());
   static constexpr float kCorners[] = {-1, -1, 1, -1, -1, 1, 1, 1};
@@ -201,13 +251,44 @@ SpritePass::SpritePass() {
   glBindVertexArray(0);
 }
 
+void SpritePass::set_look(const Scene& scene) {
+  fog_ = scene.environment.fog;
+  scene_lighting_ = scene.environment.lighting;
+  if (scene.environment.ground && scene.environment.ground->soft > 0)
+    soft_ = {scene.environment.ground->soft, scene.environment.ground->height};
+  shutter_fade_ = scene.camera.shutter.has_value();
+  f_number_ = scene.camera.aperture;
+  focus_distance_ = scene.camera.focus_distance;
+}
+
 void SpritePass::begin_frame(const CameraPose& camera, int width, int height) {
   camera_ = camera;
   width_ = width;
   height_ = height;
   view_ = camera.view();
   projection_ = camera.projection(float(width) / float(height));
+  if (scene_lighting_) lighting_ = lighting_at(*scene_lighting_, camera);
+  lens_ = {};
+  if (f_number_)
+    lens_ = thin_lens(camera.fov_degrees, *f_number_,
+                      focus_distance_.value_or(glm::length(camera.target - camera.position)), height);
 }
+
+namespace {
+// The mean of the fragment shader's disc() over its quad (a disc of radius 1
+// in [-1, 1]² whose rim fades from 0.8 to 1): it keeps a defocused sprite's light.
+float disc_mean() {
+  constexpr int n = 400;
+  double sum = 0;
+  for (int y = 0; y < n; ++y)
+    for (int x = 0; x < n; ++x) {
+      const double u = (x + 0.5) / n * 2 - 1, v = (y + 0.5) / n * 2 - 1, r = std::sqrt(u * u + v * v);
+      const double t = std::clamp((r - 0.8) / 0.2, 0.0, 1.0);
+      sum += 1 - t * t * (3 - 2 * t);
+    }
+  return float(sum / (double(n) * n));
+}
+}  // namespace
 
 void SpritePass::set_previous_camera(const CameraPose& camera) {
   previous_view_projection_ = camera.projection(float(width_) / float(height_)) * camera.view();
@@ -272,6 +353,15 @@ void SpritePass::draw(const SpriteBatch& batch, const EmitterSettings& emitter, 
   glUniform1i(uniform(program_, "u_texture"), 0);
 
   glUniform1i(uniform(program_, "u_output"), output == SpriteOutput::depth ? 1 : motion ? 2 : 0);
+  const bool colour = output == SpriteOutput::colour;
+  glUniform1i(uniform(program_, "u_colour"), colour);
+  set_lighting_uniforms(program_, colour ? lighting_ : std::nullopt);
+  set_scattering_uniform(program_, scattering_of(emitter, batch.look, batch.blend.value_or(emitter.blend)));
+  glUniform2f(uniform(program_, "u_dof"), lens_.scale, lens_.focus);
+  glUniform1i(uniform(program_, "u_shutter_fade"), shutter_fade_);
+  static const float kDiscMean = disc_mean();
+  glUniform1f(uniform(program_, "u_disc_mean"), kDiscMean);
+  glUniform3f(uniform(program_, "u_soft"), soft_.x, soft_.y, 0.0f);
   const bool additive = batch.blend.value_or(emitter.blend) == BlendMode::additive;
   glUniform1i(uniform(program_, "u_fog_mode"), output != SpriteOutput::colour || !fog_ ? 0 : additive ? 2 : 1);
   set_fog_uniforms(program_, fog_, camera_.position);

@@ -10,6 +10,7 @@
 #include <glm/vec4.hpp>
 
 #include "core/camera_path.h"
+#include "core/depth_of_field.h"
 #include "core/particle_system.h"
 #include "core/scene.h"
 #include "render/gl_objects.h"
@@ -39,8 +40,9 @@ class SpritePass {
   void begin_frame(const CameraPose& camera, int width, int height);
   // The camera of the previous frame, for the motion layer.
   void set_previous_camera(const CameraPose& camera);
-  // Distance fog on the colour the sprites draw (not on the layers).
-  void set_fog(const std::optional<Fog>& fog) { fog_ = fog; }
+  // The scene's look on the colour the sprites draw (not on the layers):
+  // fog, lights, the soft ground edge, the shutter's streaks and the lens.
+  void set_look(const Scene& scene);
   // The batch's own opacity, tint and blend override the emitter's when given.
   void draw(const SpriteBatch& batch, const EmitterSettings& emitter, const GlTexture& texture,
             SpriteOutput output = SpriteOutput::colour);
@@ -54,6 +56,11 @@ class SpritePass {
   CameraPose camera_{};
   int width_ = 1, height_ = 1;
   std::optional<Fog> fog_;
+  std::optional<Lighting> scene_lighting_, lighting_;  // as given; at this frame
+  glm::vec2 soft_{0};  // fade distance, ground height
+  bool shutter_fade_ = false;
+  std::optional<float> f_number_, focus_distance_;
+  ThinLens lens_;  // of this frame's camera
 };
 
 }  // namespace fxsim

@@ -25,11 +25,14 @@ std::string docs() {
 
 // Every object of the format, each emitter type with all its nested objects.
 const char* kEverything = R"({"fxsim": 1, "seed": 1,
-  "output": {}, "environment": {"ground": {}, "fog": {}, "wind": {"gust": {}, "turbulence": {}}},
+  "output": {"bloom": {}},
+  "environment": {"ground": {}, "fog": {}, "wind": {"gust": {}, "turbulence": {}},
+                  "sky": {"horizon": "#000000", "zenith": "#000000"}, "ambient": {},
+                  "lights": [{"type": "spot"}]},
   "camera": {"keys": [{"time": 0}]},
   "emitters": [
-    {"type": "snow", "region": {}, "sway": {}},
-    {"type": "rain", "region": {}, "splash": {}},
+    {"type": "snow", "region": {}, "sway": {}, "visibility": 1000},
+    {"type": "rain", "region": {}, "splash": {}, "intensity": 5},
     {"type": "fountain", "nozzles": [{}], "ring": {}, "mist": {}},
     {"type": "fire"},
     {"type": "explosion"}]})";

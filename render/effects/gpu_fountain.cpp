@@ -157,7 +157,7 @@ void main() {
 GpuFountain::GpuFountain(const EmitterSettings& settings, size_t emitter_index, const WindField& wind,
                          const OutputSettings& output, GpuKernels& kernels)
     : settings_(settings), fountain_(settings.as<FountainParams>()), emitter_index_(uint32_t(emitter_index)), wind_(wind),
-      steps_per_second_(output.fps * output.substeps), exposure_(float(0.5 / output.fps)),
+      steps_per_second_(output.fps * output.substeps), exposure_(float(fountain_.shutter / output.fps)),
       drop_rules_(FountainSystem::drop_rules(settings.as<FountainParams>())),
       kernels_(kernels),
       drops_(size_t(settings.max_particles), GpuStore::max_page_capacity()),

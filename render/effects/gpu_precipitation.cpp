@@ -22,7 +22,7 @@ namespace {
   X(int32_t, u_mode) X(glm::uvec2, u_seed) X(uint32_t, u_emitter) X(uint32_t, u_total_capacity)         \
   X(glm::vec3, u_center) X(glm::vec3, u_half) X(GpuMat3, u_axes) X(GpuBool, u_has_ground)               \
   X(float, u_ground) X(GpuBool, u_constant_motion) X(glm::vec3, u_velocity) X(glm::vec3, u_variation)   \
-  X(float, u_size) X(float, u_size_variation) X(uint32_t, u_shapes) X(float, u_birth_time_slice)        \
+  X(float, u_size) X(float, u_size_variation) X(glm::vec4, u_sizes) X(uint32_t, u_shapes) X(float, u_birth_time_slice)        \
   X(float, u_birth_time_blend) X(glm::vec3, u_birth_wind) X(glm::vec3, u_gravity) X(glm::vec3, u_fall)  \
   X(glm::vec3, u_wind) X(float, u_drag) X(float, u_dt) X(float, u_e) X(float, u_relax) X(float, u_slice) \
   X(float, u_blend) X(GpuBool, u_swaying) X(float, u_sway_gain) X(float, u_sway_mid) X(GpuBool, u_respawn) \
@@ -61,7 +61,19 @@ void birth(uint slot, bool top) {
   }
   precise vec3 local = vec3(signed_draw(lo, hi, kStreamBirth, kFlakePosX) * u_half.x, y, signed_draw(lo, hi, kStreamBirth, kFlakePosZ) * u_half.z);
   precise vec3 p = u_center + u_axes * local;
-  precise vec3 v = u_velocity + vec3(signed_draw(lo, hi, kStreamBirth, kFlakeVelX), signed_draw(lo, hi, kStreamBirth, kFlakeVelY), signed_draw(lo, hi, kStreamBirth, kFlakeVelZ)) * u_variation;
+  precise float size = u_size * (1.0 + u_size_variation * signed_draw(lo, hi, kStreamBirth, kFlakeSize));
+  vec3 velocity = u_velocity;
+  if (u_sizes.w > 0.5) {  // physical units (core/weather.h)
+    float span = 1.0 - exp(-u_sizes.x * (u_sizes.z - u_sizes.y));
+    precise float d = u_sizes.y - log(1.0 - unit_draw(lo, hi, kStreamBirth, kFlakeSize) * span) / u_sizes.x;
+    if (u_sizes.w < 1.5) {
+      size = d * 1e-3;
+      velocity = vec3(0.0, -max(0.1, 9.65 - 10.3 * exp(-0.6 * d)), 0.0);
+    } else {
+      size = d * 2.7144 * 1e-3;  // kSnowDiameterPerMelted
+    }
+  }
+  precise vec3 v = velocity + vec3(signed_draw(lo, hi, kStreamBirth, kFlakeVelX), signed_draw(lo, hi, kStreamBirth, kFlakeVelY), signed_draw(lo, hi, kStreamBirth, kFlakeVelZ)) * u_variation;
   if (u_constant_motion) {
     vec3 w = u_birth_wind;
     if (u_turbulence_strength > 0.0) { precise vec3 a = w + turbulence(p, u_birth_time_slice, u_birth_time_blend); w = a; }
@@ -70,7 +82,6 @@ void birth(uint slot, bool top) {
   }
   P_set_position(slot, p);
   P_set_velocity(slot, v);
-  precise float size = u_size * (1.0 + u_size_variation * signed_draw(lo, hi, kStreamBirth, kFlakeSize));
   P_set_size(slot, size);
   P_set_shape(slot, min(uint(unit_draw(lo, hi, kStreamBirth, kFlakeShape) * float(u_shapes)), u_shapes - 1u));
   P_set_phase(slot, unit_draw(lo, hi, kStreamBirth, kFlakePhase) * kTwoPi);
@@ -204,6 +215,9 @@ void GpuPrecipitation::run(int mode, size_t first, size_t count, double t, const
   b.u_variation = params_.velocity_variation;
   b.u_size = settings_.size;
   b.u_size_variation = settings_.size_variation;
+  static_assert(kSnowDiameterPerMelted == 2.7144, "the kernel's copy");
+  if (const auto& s = params_.sizes)
+    b.u_sizes = {s->lambda, s->d_min, s->d_max, s->kind == Precipitate::rain ? 1.0f : 2.0f};
   b.u_shapes = uint32_t(params_.shapes);
   b.u_birth_wind = wind_.uniform_part(t);
   const TurbulenceSlice birth_slice = turbulence_slice(wind_, t);

@@ -47,7 +47,7 @@ FountainSystem::FountainSystem(const EmitterSettings& settings, size_t emitter_i
                                const OutputSettings& output, ThreadPool& threads)
     : settings_(settings), fountain_(settings.as<FountainParams>()), emitter_index_(uint32_t(emitter_index)), wind_(wind),
       threads_(threads),
-      steps_per_second_(output.fps * output.substeps), exposure_(float(0.5 / output.fps)),
+      steps_per_second_(output.fps * output.substeps), exposure_(float(fountain_.shutter / output.fps)),
       store_(size_t(settings.max_particles)) {
   std::fill(store_.age.begin(), store_.age.end(), -1.0f);
   if (fountain_.mist) {

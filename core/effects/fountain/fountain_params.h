@@ -37,6 +37,8 @@ struct FountainParams {
   float drag = 0.1f;
   float gravity_scale = 1;
   std::optional<Mist> mist = Mist{};
+  // Not a key: the fraction of a frame a drop's streak shows, camera.shutter when given.
+  float shutter = 0.5f;
 };
 
 FXSIM_EFFECT(FountainParams, "fountain", {200000, "#cfe3ff", 0.6, 0.04, BlendMode::alpha, BillboardMode::screen});

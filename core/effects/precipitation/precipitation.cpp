@@ -107,12 +107,20 @@ void PrecipitationSystem::birth(size_t slot, double t, const Frame& frame, Birth
   }
   const glm::vec3 local{r.signed_unit(kFlakePosX) * half_.x, y, r.signed_unit(kFlakePosZ) * half_.z};
   const glm::vec3 p = frame.center + frame.axes * local;
-  glm::vec3 v = snow_.velocity + glm::vec3(r.signed_unit(kFlakeVelX), r.signed_unit(kFlakeVelY), r.signed_unit(kFlakeVelZ)) *
-                                     snow_.velocity_variation;
+  // Physical units: the size from the distribution, a drop's speed from its size.
+  float size = settings_.size * (1.0f + settings_.size_variation * r.signed_unit(kFlakeSize));
+  glm::vec3 velocity = snow_.velocity;
+  if (snow_.sizes) {
+    const float d = snow_.sizes->diameter(r.unit(kFlakeSize));
+    size = snow_.sizes->drawn_size(d);
+    if (snow_.sizes->kind == Precipitate::rain) velocity = {0, -snow_.sizes->fall_speed(d), 0};
+  }
+  glm::vec3 v = velocity + glm::vec3(r.signed_unit(kFlakeVelX), r.signed_unit(kFlakeVelY), r.signed_unit(kFlakeVelZ)) *
+                               snow_.velocity_variation;
   if (snow_.motion == Motion::constant) v += wind_.at(p, t);  // paper 000: fixed for life
   store_.set_position(slot, p);
   store_.set_velocity(slot, v);
-  store_.size[slot] = settings_.size * (1.0f + settings_.size_variation * r.signed_unit(kFlakeSize));
+  store_.size[slot] = size;
   store_.shape[slot] = std::min(uint32_t(r.unit(kFlakeShape) * float(snow_.shapes)), uint32_t(snow_.shapes - 1));
   store_.phase[slot] = r.unit(kFlakePhase) * kTwoPi;
   const float heading = r.unit(kFlakeHeading) * kTwoPi;

@@ -70,6 +70,19 @@ void parse_precipitation(ObjectReader& r, PrecipitationParams& s, bool rain, con
   s.velocity_variation = r.vector("velocity_variation", s.velocity_variation, kSpeed);
   s.drag = float(r.number("drag", s.drag, kDrag));
   s.gravity_scale = float(r.number("gravity_scale", s.gravity_scale, kScale));
+  const std::optional<double> intensity = r.optional_number("intensity", Range{0.01, 500});
+  const std::optional<double> visibility = rain ? std::nullopt : r.optional_number("visibility", Range{10, 1e5});
+  if (intensity && visibility)
+    r.error(r.child("visibility"), "expected intensity or visibility, not both (each sets how much snow falls)");
+  if (intensity) s.sizes = rain ? rain_of_intensity(*intensity) : snow_of_intensity(*intensity);
+  else if (visibility) s.sizes = snow_of_visibility(*visibility);
+  if (s.sizes && rain) {  // each drop at its own terminal velocity, with the wind where it was born
+    s.motion = Motion::constant;
+    s.velocity = {0, -float(s.sizes->mean_fall_speed()), 0};
+    s.velocity_variation = glm::vec3(0);
+  } else if (s.sizes) {  // snow: carried by the wind (its drag set from gravity, see Parser::apply_weather)
+    s.velocity_variation = glm::vec3(0);
+  }
   if (rain) {
     parse_splash(r, s);
     s.streak = float(r.number("streak", s.streak, Range{0, 1e3}));

@@ -12,6 +12,7 @@
 
 #include "core/color.h"
 #include "core/effects/effect.h"
+#include "core/weather.h"
 
 namespace fxsim {
 
@@ -55,6 +56,9 @@ struct PrecipitationParams {
   // Rain only.
   std::optional<Splash> splash;
   float streak = 0;  // exposure in frames: drops are drawn as their travel over streak / fps seconds
+  // Physical units (`intensity`, snow's `visibility`): each particle's size
+  // (and a drop's fall speed) drawn from this distribution (core/weather.h).
+  std::optional<SizeDistribution> sizes;
 };
 
 // Snow and rain are two types with one system: distinct types, so that a

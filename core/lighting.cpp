@@ -1,0 +1,72 @@
+#include "core/lighting.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <glm/geometric.hpp>
+#include <glm/trigonometric.hpp>
+
+namespace fxsim {
+
+Lighting lighting_at(const Lighting& lighting, const CameraPose& camera) {
+  Lighting out = lighting;
+  const glm::mat3 basis = camera.basis();
+  for (Light& light : out.lights)
+    if (light.follow_camera) {
+      light.position = camera.position + basis * light.position;
+      light.direction = glm::normalize(basis * light.direction);
+    }
+  return out;
+}
+
+Scattering scattering_of(const EmitterSettings& emitter, SpriteLook look, BlendMode blend) {
+  if (blend == BlendMode::additive || emitter.is<FireParams>() || emitter.is<ExplosionParams>()) return kEmitted;
+  if (emitter.is<SnowParams>()) return kSnowScattering;
+  if (emitter.is<FountainParams>() && look == SpriteLook::secondary) return kMistScattering;
+  return kDropScattering;  // rain, its splashes, fountain drops
+}
+
+Incoming light_arriving(const Light& light, glm::vec3 point) {
+  const glm::vec3 color = glm::vec3(light.color.linear()) * light.intensity;
+  if (light.type == LightType::directional) return {color, -light.direction};
+  const glm::vec3 d = light.position - point;
+  const float r2 = glm::dot(d, d), r = std::sqrt(r2);
+  const glm::vec3 to_light = r > 1e-6f ? d / r : glm::vec3(0, 1, 0);
+  const float q = r / light.range;
+  const float window = std::pow(std::clamp(1.0f - q * q * q * q, 0.0f, 1.0f), 2.0f);
+  float e = window / std::max(r2, 0.01f);
+  if (light.type == LightType::spot) {
+    const float c = glm::dot(-to_light, light.direction);
+    const float lo = std::cos(glm::radians(light.outer_cone)), hi = std::cos(glm::radians(light.inner_cone));
+    const float t = std::clamp((c - lo) / (hi - lo), 0.0f, 1.0f);
+    e *= t * t * (3 - 2 * t);
+  }
+  return {color * e, to_light};
+}
+
+float phase(const Scattering& s, float mu) {
+  const float g = s.g, denominator = 1 + g * g - 2 * g * mu;
+  return s.isotropic + s.forward * (1 - g * g) / (denominator * std::sqrt(denominator));
+}
+
+glm::vec3 lit_factor(const Lighting& lighting, const Scattering& s, glm::vec3 point, glm::vec3 eye) {
+  if (!s.lit) return glm::vec3(1);
+  glm::vec3 sum = glm::vec3(lighting.ambient_color.linear()) * lighting.ambient;
+  const glm::vec3 to_eye = glm::normalize(eye - point);
+  for (const Light& light : lighting.lights) {
+    const Incoming in = light_arriving(light, point);
+    sum += in.irradiance * phase(s, -glm::dot(in.to_light, to_eye));
+  }
+  return sum;
+}
+
+glm::vec3 ground_lit_factor(const Lighting& lighting, glm::vec3 point) {
+  glm::vec3 sum = glm::vec3(lighting.ambient_color.linear()) * lighting.ambient;
+  for (const Light& light : lighting.lights) {
+    const Incoming in = light_arriving(light, point);
+    sum += in.irradiance * std::max(0.0f, in.to_light.y);
+  }
+  return sum;
+}
+
+}  // namespace fxsim

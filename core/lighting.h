@@ -1,0 +1,60 @@
+#pragma once
+// How particles are lit (docs/scene-format.md, "Light"). A light reaching a
+// point x gives the irradiance
+//   directional: E = intensity
+//   point, spot: E = intensity / max(r², 0.01) · (clamp(1 − (r/range)⁴, 0, 1))²  (r: distance to the light)
+//   spot also:   × smoothstep(cos outer, cos inner, cos of the angle off its axis)
+// and a particle scatters it towards the eye by its effect's phase function,
+// a mix of isotropic scattering and a Henyey–Greenstein forward lobe,
+// normalised so that isotropic scattering is 1:
+//   P(μ) = w_iso + w_forward · (1 − g²) / (1 + g² − 2 g μ)^(3/2)
+// with μ the cosine between the light's travel and the direction to the eye
+// (1: the particle is between the eye and the light, backlit). The particle
+// shows its colour × (ambient colour · ambient + Σ light colour · E · P(μ)).
+// render/lighting_glsl.h is the shaders' copy.
+#include <glm/vec3.hpp>
+
+#include "core/camera_path.h"
+#include "core/scene.h"
+
+namespace fxsim {
+
+// The phase function of a kind of particle.
+struct Scattering {
+  float isotropic = 1, forward = 0, g = 0;
+  bool lit = true;  // false: it emits its own light (fire, explosions, additive sparks)
+};
+
+// Snow: mostly diffuse (flakes face every way), some forward scattering, so a
+// backlit flake glows. Drops: dim but for a strong, narrow forward glint (a
+// drop refracts a light behind it towards the eye). Mist: fine droplets
+// scatter forward in a broad lobe.
+inline constexpr Scattering kSnowScattering{0.8f, 0.2f, 0.6f};
+inline constexpr Scattering kDropScattering{0.1f, 0.9f, 0.85f};
+inline constexpr Scattering kMistScattering{0.35f, 0.65f, 0.7f};
+inline constexpr Scattering kEmitted{1, 0, 0, false};
+
+// The lights where they are at a frame: those following the camera moved
+// from its frame into the world.
+Lighting lighting_at(const Lighting& lighting, const CameraPose& camera);
+
+// The model of a batch of an emitter's sprites.
+Scattering scattering_of(const EmitterSettings& emitter, SpriteLook look, BlendMode blend);
+
+// The irradiance a light gives at `point` (linear colour × E) and the unit
+// vector from the point towards the light.
+struct Incoming {
+  glm::vec3 irradiance{0};
+  glm::vec3 to_light{0, 1, 0};
+};
+Incoming light_arriving(const Light& light, glm::vec3 point);
+
+float phase(const Scattering& s, float mu);
+
+// The factor a particle's linear colour is multiplied by at `point` seen from `eye`.
+glm::vec3 lit_factor(const Lighting& lighting, const Scattering& s, glm::vec3 point, glm::vec3 eye);
+
+// The ground's (Lambertian, facing up): ambient + Σ E · max(0, n·l).
+glm::vec3 ground_lit_factor(const Lighting& lighting, glm::vec3 point);
+
+}  // namespace fxsim
