@@ -36,7 +36,7 @@ SizeDistribution rain_of_intensity(double r) {
 }
 
 SizeDistribution snow_of_intensity(double r) {
-  return {Precipitate::snow, float(2500.0 * std::pow(r, -0.94)), float(2.29 * std::pow(r, -0.45)), 0.1f, 4.0f};
+  return {Precipitate::snow, float(2500.0 * std::pow(r, -0.94)), float(2.29 * std::pow(r, -0.45)), 0.1f, 10.0f};
 }
 
 double visibility_of(const SizeDistribution& s) {
@@ -53,8 +53,9 @@ double visibility_of(const SizeDistribution& s) {
 }
 
 SizeDistribution snow_of_visibility(double metres) {
-  // Visibility falls as the intensity rises: bisection on log R in 0.001..1000 mm/h.
-  double lo = std::log(1e-3), hi = std::log(1e3);
+  // Visibility falls as the intensity rises (up to about 50 mm/h, beyond
+  // which the fit saturates): bisection on log R in 0.001..30 mm/h.
+  double lo = std::log(1e-3), hi = std::log(kMaxSnowIntensity);
   for (int i = 0; i < 100; ++i) {
     const double mid = 0.5 * (lo + hi);
     (visibility_of(snow_of_intensity(std::exp(mid))) > metres ? lo : hi) = mid;

@@ -12,7 +12,7 @@
 //   v(D) = 9.65 − 10.3 · e^(−0.6 D) m/s  (4.0 m/s at 1 mm, 6.5 at 2 mm, 9.1 at 5 mm).
 // Snow of intensity R mm/h of melted water (Sekhon and Srivastava 1970, in
 //   melted diameters d): N0 = 2500 R^(−0.94) m⁻³ mm⁻¹, Λ = 2.29 R^(−0.45) mm⁻¹,
-//   d in 0.1..4 mm; a flake of bulk density 0.05 g/cm³ is (1 / 0.05)^(1/3) ≈
+//   d in 0.1..10 mm; a flake of bulk density 0.05 g/cm³ is (1 / 0.05)^(1/3) ≈
 //   2.71 times its melted diameter across, and falls at Locatelli and Hobbs's
 //   (1974) speed for unrimed aggregates, v(D) = 0.8 · D^0.16 m/s (D the flake's
 //   diameter in mm: 0.8 m/s at 1 mm, 1.0 at 4 mm, 1.15 at 10 mm).
@@ -48,5 +48,9 @@ SizeDistribution snow_of_visibility(double metres);
 double visibility_of(const SizeDistribution& snow);
 
 inline constexpr double kSnowDiameterPerMelted = 2.7144;  // (1 / 0.05)^(1/3)
+// The snow intensities (mm/h) and visibilities (m) the fit is used for: real
+// snowfall rarely passes 10 mm/h of water.
+inline constexpr double kMaxSnowIntensity = 30;
+inline constexpr double kMinSnowVisibility = 250, kMaxSnowVisibility = 10000;
 
 }  // namespace fxsim

@@ -76,7 +76,7 @@ void streak(vec3 head, vec3 tail, float width, float alpha) {
   float wa = width * u_projection[1][1] * 0.5 * u_viewport.y / ca.w;
   float wb = width * u_projection[1][1] * 0.5 * u_viewport.y / cb.w;
   // Out of focus: as wide as the drop and its circle of confusion, the light spread over that width.
-  float ka = confusion(-a.z), kb = confusion(-b.z);
+  float ka = confusion(-a.z) / 0.9, kb = confusion(-b.z) / 0.9;
   v_blur = kb / (wb + kb);
   alpha *= wb / (wb + kb);
   wa += ka;
@@ -132,11 +132,12 @@ void main() {
   vec4 clip_center = u_projection * u_view * vec4(center, 1.0);
   float pixels = size * u_projection[1][1] * 0.5 * u_viewport.y / max(clip_center.w, 1e-6);
   // Out of focus: the sprite convolved with the circle of confusion, as wide
-  // as both, its light (alpha × area) kept.
+  // as both, its light (alpha × area) kept. The disc it turns into is half
+  // bright at 0.9 of the quad's half-width: c / 0.9 makes that circle c wide.
   float blur = confusion(clip_center.w);
   v_blur = 0.0;
   if (blur > 0.0 && pixels > 0.0) {
-    float wide = pixels + blur;
+    float wide = pixels + blur / 0.9;
     v_blur = blur / wide;
     alpha *= (pixels / wide) * (pixels / wide);
     size *= wide / pixels;
@@ -184,10 +185,14 @@ float disc(vec2 uv) { return 1.0 - smoothstep(0.8, 1.0, length(uv * 2.0 - 1.0));
 void main() {
   vec4 t;
   if (v_blur > 0.0) {
-    // Defocused: the shape blurred (a coarser mipmap) and drawn into the disc
-    // as the circle of confusion takes over; the disc's mean keeps the light.
-    t = texture(u_texture, vec3(v_uv, v_layer), log2(float(textureSize(u_texture, 0).x)) * v_blur);
-    t *= mix(1.0, disc(v_uv) / u_disc_mean, v_blur);
+    // Defocused: the shape blurred (a coarser mipmap) turning into a disc of
+    // the same light (the shape's mean, its 1×1 mipmap, spread over the disc)
+    // as the circle of confusion takes over.
+    ivec3 texels = textureSize(u_texture, 0);
+    float levels = log2(float(max(texels.x, texels.y)));
+    vec4 shape = texture(u_texture, vec3(v_uv, v_layer), levels * v_blur);
+    vec4 mean = textureLod(u_texture, vec3(v_uv, v_layer), levels);
+    t = mix(shape, mean * (disc(v_uv) / u_disc_mean), v_blur);
   } else {
     t = texture(u_texture, vec3(v_uv, v_layer));
   }

@@ -70,8 +70,9 @@ void parse_precipitation(ObjectReader& r, PrecipitationParams& s, bool rain, con
   s.velocity_variation = r.vector("velocity_variation", s.velocity_variation, kSpeed);
   s.drag = float(r.number("drag", s.drag, kDrag));
   s.gravity_scale = float(r.number("gravity_scale", s.gravity_scale, kScale));
-  const std::optional<double> intensity = r.optional_number("intensity", Range{0.01, 500});
-  const std::optional<double> visibility = rain ? std::nullopt : r.optional_number("visibility", Range{10, 1e5});
+  const std::optional<double> intensity = r.optional_number("intensity", Range{0.01, rain ? 500 : kMaxSnowIntensity});
+  const std::optional<double> visibility =
+      rain ? std::nullopt : r.optional_number("visibility", Range{kMinSnowVisibility, kMaxSnowVisibility});
   if (intensity && visibility)
     r.error(r.child("visibility"), "expected intensity or visibility, not both (each sets how much snow falls)");
   if (intensity) s.sizes = rain ? rain_of_intensity(*intensity) : snow_of_intensity(*intensity);
