@@ -44,9 +44,29 @@ Incoming light_arriving(const Light& light, glm::vec3 point) {
   return {color * e, to_light};
 }
 
+namespace {
+float henyey_greenstein(float g, float mu) {
+  const float denominator = 1 + g * g - 2 * g * mu;
+  return (1 - g * g) / (denominator * std::sqrt(denominator));
+}
+}  // namespace
+
 float phase(const Scattering& s, float mu) {
-  const float g = s.g, denominator = 1 + g * g - 2 * g * mu;
-  return s.isotropic + s.forward * (1 - g * g) / (denominator * std::sqrt(denominator));
+  return s.isotropic + s.forward * henyey_greenstein(s.g, mu) + s.backward * henyey_greenstein(s.g_back, mu);
+}
+
+glm::vec3 source_radiance(const Light& light, glm::vec3 eye) {
+  if (light.type == LightType::directional || light.size <= 0) return glm::vec3(0);
+  float cone = 1;
+  if (light.type == LightType::spot) {
+    const glm::vec3 d = eye - light.position;
+    const float c = glm::length(d) > 1e-6f ? glm::dot(glm::normalize(d), light.direction) : 1.0f;
+    const float lo = std::cos(glm::radians(light.outer_cone)), hi = std::cos(glm::radians(light.inner_cone));
+    const float t = std::clamp((c - lo) / (hi - lo), 0.0f, 1.0f);
+    cone = t * t * (3 - 2 * t);
+  }
+  const float r = 0.5f * light.size;
+  return glm::vec3(light.color.linear()) * light.intensity * std::max(cone, kSourceSpill) / (3.14159265f * r * r);
 }
 
 glm::vec3 lit_factor(const Lighting& lighting, const Scattering& s, glm::vec3 point, glm::vec3 eye) {

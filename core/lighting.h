@@ -5,9 +5,10 @@
 //   point, spot: E = intensity / max(r², 0.01) · (clamp(1 − (r/range)⁴, 0, 1))²  (r: distance to the light)
 //   spot also:   × smoothstep(cos outer, cos inner, cos of the angle off its axis)
 // and a particle scatters it towards the eye by its effect's phase function,
-// a mix of isotropic scattering and a Henyey–Greenstein forward lobe,
-// normalised so that isotropic scattering is 1:
-//   P(μ) = w_iso + w_forward · (1 − g²) / (1 + g² − 2 g μ)^(3/2)
+// a mix of isotropic scattering and Henyey–Greenstein lobes, normalised so
+// that isotropic scattering is 1:
+//   P(μ) = w_iso + w_forward · HG(g, μ) + w_backward · HG(g_back, μ),
+//   HG(g, μ) = (1 − g²) / (1 + g² − 2 g μ)^(3/2)
 // with μ the cosine between the light's travel and the direction to the eye
 // (1: the particle is between the eye and the light, backlit). The particle
 // shows its colour × (ambient colour · ambient + Σ light colour · E · P(μ)).
@@ -22,17 +23,20 @@ namespace fxsim {
 // The phase function of a kind of particle.
 struct Scattering {
   float isotropic = 1, forward = 0, g = 0;
+  float backward = 0, g_back = 0;  // a second lobe, backwards (g_back < 0): a drop's rainbow and glory
   bool lit = true;  // false: it emits its own light (fire, explosions, additive sparks)
 };
 
 // Snow: mostly diffuse (flakes face every way), some forward scattering, so a
 // backlit flake glows. Drops: dim but for a strong, narrow forward glint (a
-// drop refracts a light behind it towards the eye). Mist: fine droplets
-// scatter forward in a broad lobe.
+// drop refracts a light behind it towards the eye) and a broad backward lobe
+// (the light a drop sends back towards its source, at the rainbow's and the
+// glory's angles: drops light up in headlights). Mist: fine droplets scatter
+// forward in a broad lobe.
 inline constexpr Scattering kSnowScattering{0.8f, 0.2f, 0.6f};
-inline constexpr Scattering kDropScattering{0.1f, 0.9f, 0.85f};
+inline constexpr Scattering kDropScattering{0.1f, 0.75f, 0.85f, 0.15f, -0.5f};
 inline constexpr Scattering kMistScattering{0.35f, 0.65f, 0.7f};
-inline constexpr Scattering kEmitted{1, 0, 0, false};
+inline constexpr Scattering kEmitted{1, 0, 0, 0, 0, false};
 
 // The lights where they are at a frame: those following the camera moved
 // from its frame into the world.
@@ -50,6 +54,13 @@ struct Incoming {
 Incoming light_arriving(const Light& light, glm::vec3 point);
 
 float phase(const Scattering& s, float mu);
+
+// A point or spot light's source seen from `eye` as a disc `size` wide: its
+// radiance, colour × intensity × max(cone towards the eye, kSourceSpill) /
+// (π (size / 2)²) (the intensity it sends towards the eye spread over the
+// disc; a spot's housing still glows a little outside its cone).
+inline constexpr float kSourceSpill = 0.02f;
+glm::vec3 source_radiance(const Light& light, glm::vec3 eye);
 
 // The factor a particle's linear colour is multiplied by at `point` seen from `eye`.
 glm::vec3 lit_factor(const Lighting& lighting, const Scattering& s, glm::vec3 point, glm::vec3 eye);

@@ -111,6 +111,7 @@ struct Light {
   float intensity = 1;             // directional: illuminance; point, spot: at 1 m
   float range = 30;                // m: the light fades smoothly to nothing there (point, spot)
   float inner_cone = 25, outer_cone = 35;  // spot: half-angles in degrees, full inside, none outside
+  float size = 0;  // m: the source drawn as a glowing disc this wide (0: unseen)
   // Carried by the camera (headlights): position and direction in the
   // camera's frame, x right, y up, z backward (the view is along −z).
   bool follow_camera = false;

@@ -308,6 +308,7 @@ class Parser {
         light.intensity = float(l.number("intensity", light.intensity, Range{0, 1e7}));
         if (light.type != LightType::directional) light.range = float(l.number("range", light.range, Range{0.01, 1e5}));
         light.follow_camera = l.boolean("follow_camera", false);
+        if (light.type != LightType::directional) light.size = float(l.number("size", 0, Range{0, 100}));
         if (light.type == LightType::spot) {
           light.inner_cone = float(l.number("inner_cone", light.inner_cone, Range{0, 89}));
           light.outer_cone = float(l.number("outer_cone", std::max(light.outer_cone, light.inner_cone), Range{0.1, 89.9}));

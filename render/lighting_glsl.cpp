@@ -38,6 +38,7 @@ void set_lighting_uniforms(const GlProgram& program, const std::optional<Lightin
 
 void set_scattering_uniform(const GlProgram& program, const Scattering& s) {
   glUniform4f(uniform(program, "u_scatter"), s.isotropic, s.forward, s.g, s.lit ? 1.0f : 0.0f);
+  glUniform2f(uniform(program, "u_scatter_back"), s.backward, s.g_back);
 }
 
 }  // namespace fxsim

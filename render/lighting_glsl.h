@@ -22,6 +22,12 @@ uniform vec4 u_light_direction[MAX_LIGHTS];        // xyz: travel (directional) 
 uniform vec3 u_light_color[MAX_LIGHTS];            // colour × intensity, linear
 uniform vec2 u_light_cone[MAX_LIGHTS];             // cos outer, cos inner
 uniform vec4 u_scatter;                            // isotropic, forward, g, lit (0: emits its own light)
+uniform vec2 u_scatter_back;                       // backward, g_back
+
+float henyey_greenstein(float g, float mu) {
+  float denominator = 1.0 + g * g - 2.0 * g * mu;
+  return (1.0 - g * g) / (denominator * sqrt(denominator));
+}
 
 vec3 light_arriving(int i, vec3 point, out vec3 to_light) {
   vec4 p = u_light_position[i];
@@ -44,12 +50,12 @@ vec3 lit_factor(vec3 point, vec3 eye) {
   if (!u_lit || u_scatter.w < 0.5) return vec3(1.0);
   vec3 sum = u_ambient;
   vec3 to_eye = normalize(eye - point);
-  float g = u_scatter.z;
   for (int i = 0; i < u_light_count; ++i) {
     vec3 to_light;
     vec3 e = light_arriving(i, point, to_light);
-    float denominator = 1.0 + g * g - 2.0 * g * -dot(to_light, to_eye);
-    sum += e * (u_scatter.x + u_scatter.y * (1.0 - g * g) / (denominator * sqrt(denominator)));
+    float mu = -dot(to_light, to_eye);
+    sum += e * (u_scatter.x + u_scatter.y * henyey_greenstein(u_scatter.z, mu) +
+                u_scatter_back.x * henyey_greenstein(u_scatter_back.y, mu));
   }
   return sum;
 }

@@ -12,6 +12,7 @@
 #include "render/plate_pass.h"
 #include "render/gl_objects.h"
 #include "render/ground_pass.h"
+#include "render/light_source_pass.h"
 #include "render/sky_pass.h"
 #include "core/image.h"
 #include "render/sprite_pass.h"
@@ -46,6 +47,7 @@ class Renderer {
   std::optional<LayerTarget> layer_target_;
   std::deque<FrameLayers> pending_layers_;  // beside the target's pending read-backs
   SkyPass sky_;
+  LightSourcePass light_sources_;
   GroundPass ground_;
   PlatePass plate_;
   SpritePass sprites_;

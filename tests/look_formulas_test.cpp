@@ -62,10 +62,12 @@ TEST(Lighting, PhaseFunctionsAreNormalisedAndDropsGlintForward) {
     double mean = 0;
     constexpr int n = 20000;
     for (int i = 0; i < n; ++i) mean += phase(s, -1.0f + 2.0f * (float(i) + 0.5f) / n) / n;  // uniform in μ
-    EXPECT_NEAR(mean, s.isotropic + s.forward, 1e-3);
+    EXPECT_NEAR(mean, s.isotropic + s.forward + s.backward, 1e-3);
   }
   // A drop before a light glints: far brighter backlit than lit from behind the eye.
-  EXPECT_GT(phase(kDropScattering, 1.0f), 100.0f * phase(kDropScattering, -1.0f));
+  EXPECT_GT(phase(kDropScattering, 1.0f), 30.0f * phase(kDropScattering, -1.0f));
+  // ... and sends light back towards its source (headlights) more than sideways.
+  EXPECT_GT(phase(kDropScattering, -1.0f), 5.0f * phase(kDropScattering, 0.0f));
   EXPECT_GT(phase(kSnowScattering, 1.0f), phase(kSnowScattering, 0.0f));
   // A backlit flake: the light behind it, travelling towards the eye (μ = 1).
   Lighting lighting;
