@@ -19,6 +19,45 @@ Lighting lighting_at(const Lighting& lighting, const CameraPose& camera) {
   return out;
 }
 
+std::vector<Light> effect_lights(const Scene& scene, double t) {
+  std::vector<Light> out;
+  for (const EmitterSettings& e : scene.emitters) {
+    if (!e.light || t < e.start) continue;
+    const double age = t - e.start;
+    Light light;
+    light.color = e.light->color;
+    light.range = e.light->range;
+    float gain = 0;
+    if (e.is<FireParams>()) {
+      if (e.duration && age >= *e.duration) continue;
+      const FireParams& f = e.as<FireParams>();
+      light.position = f.position + glm::vec3(0, 0.4f * f.size.y, 0);
+      const double phi = double(e.seed % 6283) / 1000.0;
+      gain = float(1 + 0.12 * std::sin(2 * 3.14159265358979 * 1.7 * t + phi) +
+                   0.08 * std::sin(2 * 3.14159265358979 * 4.3 * t + 2 * phi));
+    } else {
+      const double duration = e.duration.value_or(ExplosionParams::default_duration);
+      if (age >= duration) continue;
+      light.position = e.as<ExplosionParams>().position;
+      const double tau = age / duration;
+      gain = float(tau < 0.1 ? tau / 0.1 : std::exp(-4 * (tau - 0.1) / 0.9));
+    }
+    light.intensity = e.light->intensity * gain;
+    out.push_back(light);
+  }
+  return out;
+}
+
+std::optional<Lighting> frame_lighting(const Scene& scene, const CameraPose& camera, double t) {
+  std::vector<Light> effects = effect_lights(scene, t);
+  const bool any_effect_light = std::any_of(scene.emitters.begin(), scene.emitters.end(),
+                                            [](const EmitterSettings& e) { return e.light.has_value(); });
+  if (!scene.environment.lighting && !any_effect_light) return std::nullopt;
+  Lighting lighting = scene.environment.lighting ? lighting_at(*scene.environment.lighting, camera) : Lighting{};
+  lighting.lights.insert(lighting.lights.end(), effects.begin(), effects.end());  // the parser keeps them within kMaxLights
+  return lighting;
+}
+
 Scattering scattering_of(const EmitterSettings& emitter, SpriteLook look, BlendMode blend) {
   if (blend == BlendMode::additive || emitter.is<FireParams>() || emitter.is<ExplosionParams>()) return kEmitted;
   if (emitter.is<SnowParams>()) return kSnowScattering;

@@ -13,6 +13,9 @@
 // (1: the particle is between the eye and the light, backlit). The particle
 // shows its colour × (ambient colour · ambient + Σ light colour · E · P(μ)).
 // render/lighting_glsl.h is the shaders' copy.
+#include <optional>
+#include <vector>
+
 #include <glm/vec3.hpp>
 
 #include "core/camera_path.h"
@@ -41,6 +44,20 @@ inline constexpr Scattering kEmitted{1, 0, 0, 0, 0, false};
 // The lights where they are at a frame: those following the camera moved
 // from its frame into the world.
 Lighting lighting_at(const Lighting& lighting, const CameraPose& camera);
+
+// The point lights of the fires and explosions with a `light`, at time t:
+//   fire: at its plane's centre (0.4 of its height up) while it burns,
+//     intensity × (1 + 0.12 sin(2π · 1.7 t + φ) + 0.08 sin(2π · 4.3 t + 2φ)),
+//     φ from the emitter's seed (a flicker, the same every run);
+//   explosion: at its centre during its duration T, intensity × τ / 0.1 for
+//     τ = (t − start) / T < 0.1, then × e^(−4 (τ − 0.1) / 0.9) (a flash
+//     fading with the fireball).
+std::vector<Light> effect_lights(const Scene& scene, double t);
+
+// Everything lighting the frame at time t (the scene's lights where they are,
+// and the effects'), or none when the scene has no ambient, lights or effect
+// light (its particles then show their own colours).
+std::optional<Lighting> frame_lighting(const Scene& scene, const CameraPose& camera, double t);
 
 // The model of a batch of an emitter's sprites.
 Scattering scattering_of(const EmitterSettings& emitter, SpriteLook look, BlendMode blend);

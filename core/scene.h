@@ -139,6 +139,14 @@ struct Environment {
   std::optional<Sky> sky;
 };
 
+// The light a fire or an explosion gives off (its `light`), a point light at
+// the effect while it is active (core/lighting.h, effect_lights).
+struct EffectLight {
+  Color color{{1.0f, 0.6f, 0.3f, 1}};
+  float intensity = 10;  // at 1 m, at its brightest
+  float range = 15;
+};
+
 struct EmitterSettings {
   EmitterParams params;  // the type's own parameters: its type is the variant's alternative
   std::string name;
@@ -152,6 +160,7 @@ struct EmitterSettings {
   float size_variation = 0;
   BlendMode blend = BlendMode::alpha;
   BillboardMode billboard = BillboardMode::screen;
+  std::optional<EffectLight> light;  // fire and explosions only
 
   template <class P>
   bool is() const { return std::holds_alternative<P>(params); }

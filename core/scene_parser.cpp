@@ -55,6 +55,7 @@ class Parser {
       else
         for (size_t i = 0; i < emitters->size(); ++i) parse_emitter((*emitters)[i], i);
     }
+    check_light_count(top);
     top.finish();
     apply_shutter();
     return std::move(scene_);
@@ -346,6 +347,7 @@ class Parser {
     parse_common(r, e, effect_defaults(e.params));
     parse_effect_keys(r, e, ParseContext{base_dir_});
     if (e.is_precipitation() && e.precipitation().sizes) apply_weather(r, e);
+    if (e.is<FireParams>() || e.is<ExplosionParams>()) parse_effect_light(r, e);
     r.finish();
     scene_.emitters.push_back(std::move(e));
   }
@@ -371,6 +373,34 @@ class Parser {
                                                                 : fmt::format("{:.0f}", sizes.per_cubic_metre()),
           e.is<SnowParams>() ? "flakes" : "drops", volume, wanted, e.max_particles,
           given ? "its max_particles" : "fxsim's cap for physical weather"));
+  }
+
+  // The shaders hold kMaxLights: the scene's and the effects' together.
+  void check_light_count(ObjectReader& top) {
+    const size_t scene_lights = scene_.environment.lighting ? scene_.environment.lighting->lights.size() : 0;
+    const size_t effect_lights = size_t(std::count_if(scene_.emitters.begin(), scene_.emitters.end(),
+                                                      [](const EmitterSettings& e) { return e.light.has_value(); }));
+    if (scene_lights + effect_lights > kMaxLights)
+      top.error(top.child("emitters"), fmt::format("expected at most {} lights in all, got {} in environment.lights and "
+                                                   "{} fires and explosions with a light", kMaxLights, scene_lights,
+                                                   effect_lights));
+  }
+
+  void parse_effect_light(ObjectReader& r, EmitterSettings& e) {
+    const Json* node = r.raw("light");
+    if (!node || node->is_null() || (node->is_boolean() && !node->get<bool>())) return;
+    EffectLight light;
+    if (e.is<ExplosionParams>()) light.intensity = 60, light.range = 30;
+    if (!node->is_boolean()) {
+      const Json* object = r.object("light");
+      if (!object) return;
+      ObjectReader l(object, r.child("light"), problems_);
+      light.color = l.color("color", light.color);
+      light.intensity = float(l.number("intensity", light.intensity, Range{0, 1e7}));
+      light.range = float(l.number("range", light.range, Range{0.01, 1e5}));
+      l.finish();
+    }
+    e.light = light;
   }
 
   void parse_common(ObjectReader& r, EmitterSettings& e, const CommonDefaults& d) {
@@ -468,6 +498,9 @@ Scene parse_scene_text(std::string_view text, std::string_view label, const std:
     if (simulated["environment"].contains("ground") && simulated["environment"]["ground"].is_object())
       simulated["environment"]["ground"].erase("soft");
   }
+  if (simulated.contains("emitters") && simulated["emitters"].is_array())
+    for (Json& emitter : simulated["emitters"])
+      if (emitter.is_object()) emitter.erase("light");
   if (simulated.contains("camera") && simulated["camera"].is_object())
     for (const char* key : {"shutter", "aperture", "focus_distance", "exposure"}) simulated["camera"].erase(key);
   scene.simulation_key = sha256_hex(simulated.dump());

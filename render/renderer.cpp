@@ -64,11 +64,12 @@ void Renderer::draw(Simulation& simulation) {
     plate_.draw(camera, aspect);
   }
   const Environment& environment = scene_.environment;
+  const std::optional<Lighting> lighting = frame_lighting(scene_, camera, simulation.time());
   if (environment.sky) sky_.draw(*environment.sky, camera, aspect);
   if (environment.ground)
     ground_.draw(*environment.ground, environment.sky ? environment.sky->horizon : scene_.output.background, camera,
-                 aspect, environment.fog,
-                 environment.lighting ? std::optional(lighting_at(*environment.lighting, camera)) : std::nullopt);
+                 aspect, environment.fog, lighting);
+  sprites_.set_lighting(lighting);
   sprites_.begin_frame(camera, target_.width(), target_.height());
   const std::vector<SpriteBatch>& batches = simulation.sprites();
   // Each batch's texture; a fire's grid is made this frame.
@@ -84,7 +85,7 @@ void Renderer::draw(Simulation& simulation) {
     }
   }
   for (size_t i = 0; i < batches.size(); ++i) sprites_.draw(batches[i], scene_.emitters[batches[i].emitter], *textures[i]);
-  if (environment.lighting) light_sources_.draw(lighting_at(*environment.lighting, camera), camera, aspect, environment.fog);
+  if (lighting) light_sources_.draw(*lighting, camera, aspect, environment.fog);
   check_gl(fmt::format("drawing frame {}", simulation.frame()));
   target_.start_read();
   if (layer_target_) pending_layers_.push_back(draw_layers(batches, textures, camera, simulation.previous_camera()));

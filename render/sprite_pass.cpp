@@ -34,6 +34,7 @@ uniform vec2 u_dof;           // depth of field: circle of confusion u_dof.x · 
 uniform bool u_shutter_fade;  // camera.shutter: a streak spreads the sprite's light along its length
 out vec2 v_uv;
 out float v_blur;        // depth of field: how far the shape is blurred towards a disc, 0..1
+out float v_confusion;   // the circle of confusion, pixels
 flat out float v_layer;
 out float v_alpha;
 out float v_view_depth;  // distance along the view (the depth layer)
@@ -78,6 +79,7 @@ void streak(vec3 head, vec3 tail, float width, float alpha) {
   // Out of focus: as wide as the drop and its circle of confusion, the light spread over that width.
   float ka = confusion(-a.z) / 0.9, kb = confusion(-b.z) / 0.9;
   v_blur = kb / (wb + kb);
+  v_confusion = kb * 0.9;
   alpha *= wb / (wb + kb);
   wa += ka;
   wb += kb;
@@ -101,6 +103,7 @@ void main() {
   float size = center_size.w;
   v_motion = vec2(0.0);
   v_blur = 0.0;
+  v_confusion = 0.0;
   if (u_motion && !screen_motion(center, v_motion)) {  // nothing to say: drawn nowhere
     gl_Position = vec4(2.0, 2.0, 2.0, 1.0);
     v_alpha = 0.0;
@@ -139,6 +142,7 @@ void main() {
   if (blur > 0.0 && pixels > 0.0) {
     float wide = pixels + blur / 0.9;
     v_blur = blur / wide;
+    v_confusion = blur;
     alpha *= (pixels / wide) * (pixels / wide);
     size *= wide / pixels;
     pixels = wide;
@@ -172,6 +176,7 @@ in float v_view_depth;
 in vec3 v_world;
 flat in vec2 v_motion;
 in float v_blur;
+in float v_confusion;
 uniform vec3 u_eye;
 uniform float u_disc_mean;         // the mean of disc() over the quad
 uniform vec3 u_soft;               // soft particles: fade distance (m, 0: none), ground height
@@ -185,13 +190,14 @@ float disc(vec2 uv) { return 1.0 - smoothstep(0.8, 1.0, length(uv * 2.0 - 1.0));
 void main() {
   vec4 t;
   if (v_blur > 0.0) {
-    // Defocused: the shape blurred (a coarser mipmap) turning into a disc of
-    // the same light (the shape's mean, its 1×1 mipmap, spread over the disc)
-    // as the circle of confusion takes over.
+    // Defocused: the shape blurred over the circle of confusion (a mipmap
+    // whose texels are that wide on screen: log2 of its width in pixels above
+    // the level the sprite's size picks) turning into a disc of the same
+    // light (the shape's mean, its 1×1 mipmap, spread over the disc) as the
+    // circle of confusion takes over.
     ivec3 texels = textureSize(u_texture, 0);
-    float levels = log2(float(max(texels.x, texels.y)));
-    vec4 shape = texture(u_texture, vec3(v_uv, v_layer), levels * v_blur);
-    vec4 mean = textureLod(u_texture, vec3(v_uv, v_layer), levels);
+    vec4 shape = texture(u_texture, vec3(v_uv, v_layer), log2(max(v_confusion, 1.0)));
+    vec4 mean = textureLod(u_texture, vec3(v_uv, v_layer), log2(float(max(texels.x, texels.y))));
     t = mix(shape, mean * (disc(v_uv) / u_disc_mean), v_blur);
   } else {
     t = texture(u_texture, vec3(v_uv, v_layer));
@@ -258,7 +264,6 @@ SpritePass::SpritePass() {
 
 void SpritePass::set_look(const Scene& scene) {
   fog_ = scene.environment.fog;
-  scene_lighting_ = scene.environment.lighting;
   if (scene.environment.ground && scene.environment.ground->soft > 0)
     soft_ = {scene.environment.ground->soft, scene.environment.ground->height};
   shutter_fade_ = scene.camera.shutter.has_value();
@@ -272,7 +277,6 @@ void SpritePass::begin_frame(const CameraPose& camera, int width, int height) {
   height_ = height;
   view_ = camera.view();
   projection_ = camera.projection(float(width) / float(height));
-  if (scene_lighting_) lighting_ = lighting_at(*scene_lighting_, camera);
   lens_ = {};
   if (f_number_)
     lens_ = thin_lens(camera.fov_degrees, *f_number_,

@@ -43,6 +43,8 @@ class SpritePass {
   // The scene's look on the colour the sprites draw (not on the layers):
   // fog, lights, the soft ground edge, the shutter's streaks and the lens.
   void set_look(const Scene& scene);
+  // The frame's lights (core/lighting.h frame_lighting); none: unlit.
+  void set_lighting(std::optional<Lighting> lighting) { lighting_ = std::move(lighting); }
   // The batch's own opacity, tint and blend override the emitter's when given.
   void draw(const SpriteBatch& batch, const EmitterSettings& emitter, const GlTexture& texture,
             SpriteOutput output = SpriteOutput::colour);
@@ -56,7 +58,7 @@ class SpritePass {
   CameraPose camera_{};
   int width_ = 1, height_ = 1;
   std::optional<Fog> fog_;
-  std::optional<Lighting> scene_lighting_, lighting_;  // as given; at this frame
+  std::optional<Lighting> lighting_;
   glm::vec2 soft_{0};  // fade distance, ground height
   bool shutter_fade_ = false;
   std::optional<float> f_number_, focus_distance_;

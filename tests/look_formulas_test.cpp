@@ -8,6 +8,8 @@
 #include <glm/trigonometric.hpp>
 
 #include "core/depth_of_field.h"
+#include "core/diagnostics.h"
+#include "core/scene_parser.h"
 #include "core/lighting.h"
 #include "core/tone.h"
 #include "core/weather.h"
@@ -67,7 +69,7 @@ TEST(Lighting, PhaseFunctionsAreNormalisedAndDropsGlintForward) {
   // A drop before a light glints: far brighter backlit than lit from behind the eye.
   EXPECT_GT(phase(kDropScattering, 1.0f), 30.0f * phase(kDropScattering, -1.0f));
   // ... and sends light back towards its source (headlights) more than sideways.
-  EXPECT_GT(phase(kDropScattering, -1.0f), 5.0f * phase(kDropScattering, 0.0f));
+  EXPECT_GT(phase(kDropScattering, -1.0f), 3.0f * phase(kDropScattering, 0.0f));
   EXPECT_GT(phase(kSnowScattering, 1.0f), phase(kSnowScattering, 0.0f));
   // A backlit flake: the light behind it, travelling towards the eye (μ = 1).
   Lighting lighting;
@@ -160,4 +162,100 @@ TEST(Weather, SnowFallsAtAggregateSpeedsAndVisibilityGivesItsIntensity) {
   EXPECT_NEAR(visibility_of(snow), 820, 60);
   for (const double v : {300.0, 1000.0, 5000.0}) EXPECT_NEAR(visibility_of(snow_of_visibility(v)), v, 0.01 * v);
   EXPECT_LT(visibility_of(snow_of_intensity(5)), visibility_of(snow_of_intensity(1)));
+}
+
+namespace {
+Scene scene_of(const std::string& environment, const std::string& emitters, const std::string& extra = "") {
+  return parse_scene_text(R"({"fxsim": 1, "environment": {)" + environment + R"(}, "emitters": [)" + emitters + "]" +
+                              extra + "}",
+                          "look.json", ".");
+}
+
+std::string first_problem(const std::string& environment, const std::string& emitters, const std::string& extra = "") {
+  try {
+    scene_of(environment, emitters, extra);
+  } catch (const SceneError& e) {
+    return e.lines().empty() ? "?" : e.lines().front();
+  }
+  return "";
+}
+}  // namespace
+
+TEST(Lighting, FiresFlickerAroundTheirIntensityAndExplosionsFlashAndFade) {
+  const Scene scene = scene_of("", R"({"type": "fire", "position": [1, 0, 2], "size": [1, 2], "light": {"intensity": 10}},
+    {"type": "explosion", "position": [0, 3, 0], "start": 1, "duration": 2, "light": true},
+    {"type": "snow"})");
+  double lowest = 1e9, highest = 0;
+  for (double t = 0; t < 4; t += 0.01) {
+    const std::vector<Light> lights = effect_lights(scene, t);
+    ASSERT_GE(lights.size(), 1u);
+    EXPECT_EQ(lights[0].position, glm::vec3(1, 0.8f, 2));  // 0.4 of the plane's height up
+    lowest = std::min(lowest, double(lights[0].intensity));
+    highest = std::max(highest, double(lights[0].intensity));
+    EXPECT_EQ(lights.size(), t >= 1 && t < 3 ? 2u : 1u) << t;
+  }
+  EXPECT_GT(lowest, 7.9);  // 10 × (1 ± 0.2)
+  EXPECT_LT(highest, 12.1);
+  EXPECT_GT(highest - lowest, 2.0);
+  // The flash: rising over the first tenth of its duration, then fading.
+  EXPECT_NEAR(effect_lights(scene, 1.1)[1].intensity, 60 * 0.5f, 1e-3f);
+  EXPECT_NEAR(effect_lights(scene, 1.2)[1].intensity, 60.0f, 1e-3f);
+  EXPECT_NEAR(effect_lights(scene, 2.0)[1].intensity, 60 * std::exp(-4 * 0.4f / 0.9f), 1e-3f);
+  // The same every run, and the look only: the simulation key ignores it.
+  EXPECT_EQ(effect_lights(scene, 0.5)[0].intensity, effect_lights(scene, 0.5)[0].intensity);
+  EXPECT_EQ(scene_of("", R"({"type": "fire"})").simulation_key, scene_of("", R"({"type": "fire", "light": true})").simulation_key);
+  // Effect lights alone turn the lighting on.
+  const CameraPose camera = camera_at(scene.camera, 0);
+  EXPECT_TRUE(frame_lighting(scene, camera, 0.5).has_value());
+  EXPECT_FALSE(frame_lighting(scene_of("", R"({"type": "fire"})"), camera, 0.5).has_value());
+}
+
+TEST(Lighting, ASourceGlowsWithTheIntensityItSendsTowardsTheEye) {
+  Light lamp;
+  lamp.type = LightType::point;
+  lamp.position = {0, 0, 0};
+  lamp.intensity = 10;
+  lamp.size = 0.2f;
+  EXPECT_NEAR(source_radiance(lamp, {0, 0, 5}).r, 10 / (3.14159265f * 0.01f), 1e-2f);
+  lamp.type = LightType::spot;
+  lamp.direction = {0, -1, 0};
+  EXPECT_NEAR(source_radiance(lamp, {0, -5, 0}).r, 10 / (3.14159265f * 0.01f), 1e-2f);  // in its beam
+  EXPECT_NEAR(source_radiance(lamp, {0, 5, 0}).r, 10 * kSourceSpill / (3.14159265f * 0.01f), 1e-3f);  // behind it
+  lamp.size = 0;
+  EXPECT_EQ(source_radiance(lamp, {0, -5, 0}), glm::vec3(0));
+}
+
+TEST(Lighting, TheParserRefusesWhatCannotBeLit) {
+  EXPECT_NE(first_problem(R"("lights": [{"type": "spot", "inner_cone": 30, "outer_cone": 20}])", R"({"type": "snow"})")
+                .find("/environment/lights/0/outer_cone"), std::string::npos);
+  EXPECT_NE(first_problem(R"("lights": [{"type": "lamp"}])", R"({"type": "snow"})").find("/environment/lights/0/type"),
+            std::string::npos);
+  std::string sixteen;
+  for (int i = 0; i < 16; ++i) sixteen += std::string(i ? ", " : "") + R"({"type": "point"})";
+  EXPECT_EQ(first_problem(R"("lights": [)" + sixteen + "]", R"({"type": "snow"})"), "");
+  EXPECT_NE(first_problem(R"("lights": [)" + sixteen + "]", R"({"type": "fire", "light": true})").find("at most 16 lights"),
+            std::string::npos);
+  EXPECT_NE(first_problem(R"("sky": {"horizon": "#ffffff", "zenith": "#000000"})", R"({"type": "snow"})",
+                          R"(, "output": {"background": "transparent"})").find("/environment/sky"),
+            std::string::npos);
+  EXPECT_NE(first_problem("", R"({"type": "snow", "intensity": 1, "visibility": 500})").find("visibility"),
+            std::string::npos);
+  EXPECT_NE(first_problem("", R"({"type": "snow", "intensity": 100})").find("intensity"), std::string::npos);
+  EXPECT_NE(first_problem("", R"({"type": "rain", "light": true})").find("light"), std::string::npos);  // fire and explosions only
+}
+
+TEST(Weather, TheCapLimitsPhysicalWeatherWithAWarning) {
+  const Scene capped = scene_of("", R"({"type": "rain", "intensity": 10, "max_particles": 1000,
+                                        "region": {"size": [10, 10, 10]}})");
+  EXPECT_EQ(capped.emitters[0].max_particles, 1000);
+  ASSERT_EQ(capped.warnings.size(), 1u);
+  EXPECT_NE(capped.warnings[0].find("max_particles"), std::string::npos) << capped.warnings[0];
+  const Scene full = scene_of("", R"({"type": "rain", "intensity": 10, "region": {"size": [2, 2, 2]}})");
+  EXPECT_EQ(full.emitters[0].max_particles, int64_t(std::ceil(rain_of_intensity(10).per_cubic_metre() * 8)));
+  EXPECT_TRUE(full.warnings.empty());
+  // Snow by visibility: its drag gives the flakes' mean fall speed under gravity.
+  const Scene snow = scene_of("", R"({"type": "snow", "visibility": 600, "region": {"size": [2, 2, 2]}})");
+  const PrecipitationParams& p = snow.emitters[0].precipitation();
+  ASSERT_TRUE(p.sizes);
+  EXPECT_NEAR(9.81f / p.drag, p.sizes->mean_fall_speed(), 1e-3);
 }

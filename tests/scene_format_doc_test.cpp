@@ -34,8 +34,8 @@ const char* kEverything = R"({"fxsim": 1, "seed": 1,
     {"type": "snow", "region": {}, "sway": {}, "visibility": 1000},
     {"type": "rain", "region": {}, "splash": {}, "intensity": 5},
     {"type": "fountain", "nozzles": [{}], "ring": {}, "mist": {}},
-    {"type": "fire"},
-    {"type": "explosion"}]})";
+    {"type": "fire", "light": {}},
+    {"type": "explosion", "light": true}]})";
 
 std::set<std::string> accepted_keys() {
   AcceptedKeys catalog;
