@@ -80,7 +80,7 @@ FrameTarget::FrameTarget(int width, int height, int samples, TargetFormat format
   if (const GLenum status = glCheckFramebufferStatus(GL_FRAMEBUFFER); status != GL_FRAMEBUFFER_COMPLETE)
     throw FxError(ExitCode::invalid_scene, fmt::format("the GL cannot make a {}×{} image (framebuffer status 0x{:x}, "
                                                        "incomplete): lower the image size", width, height, status));
-  if (grading.on_gpu()) grade_ = std::make_unique<GradePass>(width, height, grading.exposure, grading.bloom);
+  if (grading.on_gpu()) grade_ = std::make_unique<GradePass>(width, height, grading);
 }
 
 void FrameTarget::bind_for_drawing() const {
@@ -115,7 +115,7 @@ void FrameTarget::start_read() {
   next_buffer_ = (next_buffer_ + 1) % kReadsInFlight;
   glBindBuffer(GL_PIXEL_PACK_BUFFER, pixel_buffers_[buffer].get());
   glPixelStorei(GL_PACK_ALIGNMENT, 1);
-  glReadPixels(0, 0, width_, height_, GL_RGBA, format_ == TargetFormat::float16 ? GL_FLOAT : GL_UNSIGNED_BYTE, nullptr);
+  glReadPixels(0, 0, width_, height_, GL_RGBA, reads_linear() ? GL_FLOAT : GL_UNSIGNED_BYTE, nullptr);
   glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
   GLsync fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
   check_gl("starting the frame's read-back");
@@ -141,7 +141,7 @@ RenderedFrame FrameTarget::finish_read() {
       static_cast<const uint8_t*>(glMapBufferRange(GL_PIXEL_PACK_BUFFER, 0, GLsizeiptr(row * size_t(height_)), GL_MAP_READ_BIT));
   if (mapped) {
     // GL's rows run bottom to top; images' top to bottom.
-    if (format_ == TargetFormat::float16) {
+    if (reads_linear()) {
       frame.linear = LinearImage{width_, height_, std::vector<float>(pixels * 4)};
       for (int y = 0; y < height_; ++y)
         std::memcpy(frame.linear->rgba.data() + size_t(y) * size_t(width_) * 4, mapped + size_t(height_ - 1 - y) * row, row);

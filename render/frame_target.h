@@ -58,7 +58,12 @@ struct FrameGrading {
   float exposure = 0;  // stops
   std::optional<OutputSettings::Bloom> bloom;
   OutputSettings::Tone tone = OutputSettings::Tone::clip;
-  bool on_gpu() const { return exposure != 0 || (bloom && bloom->strength > 0); }
+  // Only an opaque 8-bit display image is wanted (8-bit PNG, video): the GPU
+  // tone maps and encodes it, and only its 8 bits are read back.
+  bool display8 = false;
+  bool on_gpu() const {
+    return exposure != 0 || (bloom && bloom->strength > 0) || (display8 && tone != OutputSettings::Tone::clip);
+  }
 };
 
 class FrameTarget {
@@ -85,7 +90,9 @@ class FrameTarget {
     size_t buffer;  // index into pixel_buffers_
     GLsync fence;
   };
-  size_t pixel_bytes() const { return format_ == TargetFormat::float16 ? 16 : 4; }
+  // Whether the read-back is the linear half-float frame (else 8-bit sRGB).
+  bool reads_linear() const { return format_ == TargetFormat::float16 && !(grade_ && grading_.display8); }
+  size_t pixel_bytes() const { return reads_linear() ? 16 : 4; }
 
   int width_, height_;
   TargetFormat format_;

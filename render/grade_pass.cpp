@@ -4,6 +4,7 @@
 #include <cmath>
 #include <fmt/format.h>
 
+#include "render/frame_target.h"
 #include "render/gl_checks.h"
 #include "render/shader.h"
 
@@ -62,11 +63,17 @@ uniform sampler2D u_bloom;
 uniform vec2 u_target_size;
 uniform float u_strength;  // strength / levels (the pyramid sums its levels)
 uniform float u_gain;      // 2^exposure
+uniform bool u_filmic;     // the display image through core/tone.h's curve (opaque: straight = premultiplied)
 out vec4 out_color;
+vec3 filmic(vec3 x) {
+  x = max(x, vec3(0.0));
+  return clamp(x * (2.51 * x + 0.03) / (x * (2.43 * x + 0.59) + 0.14), 0.0, 1.0);
+}
 void main() {
   vec4 c = texelFetch(u_frame, ivec2(gl_FragCoord.xy), 0);
   vec3 bloom = u_strength > 0.0 ? texture(u_bloom, gl_FragCoord.xy / u_target_size).rgb : vec3(0.0);
-  out_color = vec4((c.rgb + u_strength * bloom) * u_gain, c.a);
+  vec3 graded = (c.rgb + u_strength * bloom) * u_gain;
+  out_color = vec4(u_filmic ? filmic(graded) : graded, c.a);
 }
 )";
 
@@ -95,8 +102,9 @@ void draw_into(GLuint fbo, int width, int height) {
 }
 }  // namespace
 
-GradePass::GradePass(int width, int height, float exposure, const std::optional<OutputSettings::Bloom>& bloom)
-    : width_(width), height_(height), gain_(std::exp2(exposure)), bloom_(bloom) {
+GradePass::GradePass(int width, int height, const FrameGrading& grading)
+    : width_(width), height_(height), gain_(std::exp2(grading.exposure)), bloom_(grading.bloom),
+      display_(grading.display8), filmic_(grading.display8 && grading.tone == OutputSettings::Tone::filmic) {
   down_ = link_program(kVertexShader, kDownShader);
   up_ = link_program(kVertexShader, kUpShader);
   composite_ = link_program(kVertexShader, kCompositeShader);
@@ -114,7 +122,15 @@ GradePass::GradePass(int width, int height, float exposure, const std::optional<
       levels_.push_back({w, h, std::move(texture), std::move(fbo)});
     }
   }
-  graded_ = half_float_texture(width, height);
+  if (display_) {  // written through GL_FRAMEBUFFER_SRGB: linear light in, sRGB bytes stored
+    graded_ = GlTexture(gl_gen(glGenTextures));
+    glBindTexture(GL_TEXTURE_2D, graded_.get());
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_SRGB8_ALPHA8, width, height, 0, GL_RGBA, GL_UNSIGNED_BYTE, nullptr);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+  } else {
+    graded_ = half_float_texture(width, height);
+  }
   graded_fbo_ = framebuffer_of(graded_);
   check_gl(fmt::format("allocating the {}×{} grading images ({} bloom levels)", width, height, levels_.size()));
 }
@@ -155,6 +171,8 @@ GLuint GradePass::apply(GLuint frame) {
   glUniform2f(uniform(composite_, "u_target_size"), float(width_), float(height_));
   glUniform1f(uniform(composite_, "u_strength"), levels_.empty() ? 0.0f : bloom_->strength / float(levels_.size()));
   glUniform1f(uniform(composite_, "u_gain"), gain_);
+  glUniform1i(uniform(composite_, "u_filmic"), filmic_);
+  glEnable(GL_FRAMEBUFFER_SRGB);
   draw_into(graded_fbo_.get(), width_, height_);
   glBindVertexArray(0);
   glDepthMask(GL_TRUE);

@@ -2,6 +2,9 @@
 // The frame's grading in linear half float, between the resolve and the
 // read-back: bloom (output.bloom) and the exposure (camera.exposure):
 //   graded = (frame + strength · bloom) · 2^exposure
+// into a half-float image, or, when only the display image is wanted
+// (FrameGrading::display8), through the tone curve (core/tone.h, copied
+// here) into an 8-bit sRGB one.
 // Bloom: the light above `threshold` (the pixel's colour scaled by
 // max(0, l − threshold) / l, l its brightest channel) blurred by a pyramid of
 // halvings (each level the mean of 4×4 texels of the one above) added back up
@@ -14,10 +17,14 @@
 #include "render/gl_objects.h"
 
 namespace fxsim {
+struct FrameGrading;
+}
+
+namespace fxsim {
 
 class GradePass {
  public:
-  GradePass(int width, int height, float exposure, const std::optional<OutputSettings::Bloom>& bloom);
+  GradePass(int width, int height, const FrameGrading& grading);
   // Grades `frame` (a single-sample RGBA16F texture of this size) into the
   // pass's own image and returns its framebuffer, to read from.
   GLuint apply(GLuint frame);
@@ -32,6 +39,7 @@ class GradePass {
   int width_, height_;
   float gain_;
   std::optional<OutputSettings::Bloom> bloom_;
+  bool display_, filmic_;
   GlProgram down_, up_, composite_;
   GlVertexArray vao_;
   std::vector<Level> levels_;

@@ -25,7 +25,9 @@ Renderer::Renderer(const Scene& scene, int width, int height)
 }
 
 FrameGrading grading_of(const Scene& scene) {
-  return {scene.camera.exposure, scene.output.bloom, scene.output.tone};
+  const OutputSettings& output = scene.output;
+  const bool display8 = !output.transparent() && output.bit_depth == 8 && image_format_of(output.path) != ImageFormat::exr;
+  return {scene.camera.exposure, output.bloom, output.tone, display8};
 }
 
 bool needs_float_target(const Scene& scene) {

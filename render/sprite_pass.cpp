@@ -198,7 +198,9 @@ void main() {
     ivec3 texels = textureSize(u_texture, 0);
     vec4 shape = texture(u_texture, vec3(v_uv, v_layer), log2(max(v_confusion, 1.0)));
     vec4 mean = textureLod(u_texture, vec3(v_uv, v_layer), log2(float(max(texels.x, texels.y))));
-    t = mix(shape, mean * (disc(v_uv) / u_disc_mean), v_blur);
+    // (Fully a disc once the circle of confusion is half the sprite: a
+    // coarse mipmap of the shape is a blurred square.)
+    t = mix(shape, mean * (disc(v_uv) / u_disc_mean), min(1.0, 2.0 * v_blur));
   } else {
     t = texture(u_texture, vec3(v_uv, v_layer));
   }
