@@ -101,6 +101,8 @@ class Parser {
       (std::string(key) == "plate" ? o.plate : o.plate_depth) = resolved;
     }
     if (!o.plate_depth.empty() && o.plate.empty()) r.error(r.child("plate_depth"), "a plate depth needs a plate");
+    o.plate_soft = float(r.number("plate_soft", 0, Range{0, 100}));
+    if (o.plate_soft > 0 && o.plate_depth.empty()) r.error(r.child("plate_soft"), "a soft plate edge needs output.plate_depth");
     if (const Json* layers = r.array("layers")) {
       for (size_t i = 0; i < layers->size(); ++i) {
         const Json& layer = (*layers)[i];

@@ -26,6 +26,8 @@ class PlatePass {
   void load(const OutputSettings& output, int frame);
   // Draws the loaded plate over the whole image, setting the depth buffer.
   void draw(const CameraPose& camera, float aspect);
+  // The loaded depth (metres along the view, GL_R32F, rows top to bottom), 0 if none.
+  GLuint depth_texture() const { return has_depth_ ? depth_.get() : 0; }
 
  private:
   GlProgram program_;

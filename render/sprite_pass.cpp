@@ -1,5 +1,6 @@
 #include "render/sprite_pass.h"
 
+#include <fmt/format.h>
 #include <glm/gtc/type_ptr.hpp>
 #include <algorithm>
 #include <cmath>
@@ -13,7 +14,10 @@
 namespace fxsim {
 
 namespace {
-constexpr const char* kVertexShader = R"(#version 330 core
+// The look's parts are compiled in only where the scene uses them
+// (FXSIM_DOF, FXSIM_SHUTTER, FXSIM_SOFT, FXSIM_LIT: see sprite_program):
+// llvmpipe pays for every branch of a fragment shader, taken or not.
+constexpr const char* kVertexShader = R"(
 layout(location = 0) in vec2 corner;              // quad corner in [-1, 1]²
 layout(location = 1) in vec4 center_size;         // SpriteInstance.position, .size
 layout(location = 2) in vec4 stretch_alpha;       // .stretch, .alpha
@@ -31,7 +35,6 @@ uniform vec2 u_viewport;  // pixels
 uniform float u_min_pixels;
 uniform float u_near;
 uniform vec2 u_dof;           // depth of field: circle of confusion u_dof.x · |d − u_dof.y| / d pixels (0: none)
-uniform bool u_shutter_fade;  // camera.shutter: a streak spreads the sprite's light along its length
 out vec2 v_uv;
 out float v_blur;        // depth of field: how far the shape is blurred towards a disc, 0..1
 out float v_confusion;   // the circle of confusion, pixels
@@ -76,6 +79,7 @@ void streak(vec3 head, vec3 tail, float width, float alpha) {
   vec2 across = vec2(-along.y, along.x);
   float wa = width * u_projection[1][1] * 0.5 * u_viewport.y / ca.w;
   float wb = width * u_projection[1][1] * 0.5 * u_viewport.y / cb.w;
+#if FXSIM_DOF
   // Out of focus: as wide as the drop and its circle of confusion, the light spread over that width.
   float ka = confusion(-a.z) / 0.9, kb = confusion(-b.z) / 0.9;
   v_blur = kb / (wb + kb);
@@ -83,8 +87,11 @@ void streak(vec3 head, vec3 tail, float width, float alpha) {
   alpha *= wb / (wb + kb);
   wa += ka;
   wb += kb;
+#endif
+#if FXSIM_SHUTTER
   // The shutter: the sprite's light spread along its travel (the streak's length over its width).
-  if (u_shutter_fade) alpha *= wb / (wb + len);
+  alpha *= wb / (wb + len);
+#endif
   if (wb < u_min_pixels) alpha *= wb / u_min_pixels;
   wa = max(wa, u_min_pixels);
   wb = max(wb, u_min_pixels);
@@ -137,8 +144,9 @@ void main() {
   // Out of focus: the sprite convolved with the circle of confusion, as wide
   // as both, its light (alpha × area) kept. The disc it turns into is half
   // bright at 0.9 of the quad's half-width: c / 0.9 makes that circle c wide.
-  float blur = confusion(clip_center.w);
   v_blur = 0.0;
+#if FXSIM_DOF
+  float blur = confusion(clip_center.w);
   if (blur > 0.0 && pixels > 0.0) {
     float wide = pixels + blur / 0.9;
     v_blur = blur / wide;
@@ -147,6 +155,7 @@ void main() {
     size *= wide / pixels;
     pixels = wide;
   }
+#endif
   if (pixels < u_min_pixels && pixels > 0.0) {
     alpha *= (pixels / u_min_pixels) * (pixels / u_min_pixels);
     size *= u_min_pixels / pixels;
@@ -181,6 +190,9 @@ uniform vec3 u_eye;
 uniform float u_disc_mean;         // the mean of disc() over the quad
 uniform vec3 u_soft;               // soft particles: fade distance (m, 0: none), ground height
 uniform bool u_colour;             // drawing the frame's colour (lit), not a layer
+uniform sampler2D u_plate_depth;   // output.plate_soft: the plate's depth, metres along the view
+uniform float u_plate_soft;
+uniform vec2 u_viewport;
 uniform int u_fog_mode;            // 0: none (layers); 1: "over" (fog scattered in where the sprite covers); 2: additive (dimmed only)
 out vec4 out_color;
 
@@ -189,6 +201,7 @@ float disc(vec2 uv) { return 1.0 - smoothstep(0.8, 1.0, length(uv * 2.0 - 1.0));
 
 void main() {
   vec4 t;
+#if FXSIM_DOF
   if (v_blur > 0.0) {
     // Defocused: the shape blurred over the circle of confusion (a mipmap
     // whose texels are that wide on screen: log2 of its width in pixels above
@@ -204,12 +217,25 @@ void main() {
   } else {
     t = texture(u_texture, vec3(v_uv, v_layer));
   }
+#else
+  t = texture(u_texture, vec3(v_uv, v_layer));
+#endif
   out_color = vec4(t.rgb * u_tint.rgb, t.a) * (u_tint.a * v_alpha);
-  if (u_soft.x > 0.0) {  // fading where the sprite nears the ground behind it
+#if FXSIM_SOFT
+  {  // fading where the sprite nears the ground behind it
     vec3 ray = normalize(v_world - u_eye);
     if (ray.y < -1e-4) out_color *= clamp((v_world.y - u_soft.y) / (-ray.y * u_soft.x), 0.0, 1.0);
   }
+#endif
+#if FXSIM_PLATE_SOFT
+  {  // fading where the sprite nears the plate's geometry behind it
+    float plate = texture(u_plate_depth, vec2(gl_FragCoord.x / u_viewport.x, 1.0 - gl_FragCoord.y / u_viewport.y)).r;
+    if (plate > 0.0 && plate < 3.0e38) out_color *= clamp((plate - v_view_depth) / u_plate_soft, 0.0, 1.0);
+  }
+#endif
+#if FXSIM_LIT
   if (u_colour) out_color.rgb *= lit_factor(v_world, u_eye);  // the frame's colour, not the layers
+#endif
   if (u_fog_mode > 0) {  // core/fog.h
     float transmitted = fog_transmittance(v_world);
     out_color.rgb = out_color.rgb * transmitted + (u_fog_mode == 1 ? u_fog.rgb * out_color.a * (1.0 - transmitted) : vec3(0.0));
@@ -242,8 +268,17 @@ GlTexture make_texture_array(const std::vector<Image>& layers) {
   return texture;
 }
 
+namespace {
+GlProgram sprite_program(bool dof, bool shutter, bool soft, bool lit, bool plate_soft) {
+  const std::string header = fmt::format("#version 330 core\n#define FXSIM_DOF {:d}\n#define FXSIM_SHUTTER {:d}\n"
+                                         "#define FXSIM_SOFT {:d}\n#define FXSIM_LIT {:d}\n#define FXSIM_PLATE_SOFT {:d}\n",
+                                         dof, shutter, soft, lit, plate_soft);
+  return link_program(header + kVertexShader, header + kFogGlsl + kLightingGlsl + kFragmentShader);
+}
+}  // namespace
+
 SpritePass::SpritePass() {
-  program_ = link_program(kVertexShader, std::string("#version 330 core\n") + kFogGlsl + kLightingGlsl + kFragmentShader);
+  program_ = sprite_program(false, false, false, false, false);
   vao_ = GlVertexArray(gl_gen(glGenVertexArrays));
   glBindVertexArray(vao_.get());
   static constexpr float kCorners[] = {-1, -1, 1, -1, -1, 1, 1, 1};
@@ -271,6 +306,10 @@ void SpritePass::set_look(const Scene& scene) {
   shutter_fade_ = scene.camera.shutter.has_value();
   f_number_ = scene.camera.aperture;
   focus_distance_ = scene.camera.focus_distance;
+  const bool lit = scene.environment.lighting ||
+                   std::any_of(scene.emitters.begin(), scene.emitters.end(), [](const EmitterSettings& e) { return e.light.has_value(); });
+  plate_soft_ = scene.output.plate_soft;
+  program_ = sprite_program(f_number_.has_value(), shutter_fade_, soft_.x > 0, lit, plate_soft_ > 0);
 }
 
 void SpritePass::begin_frame(const CameraPose& camera, int width, int height) {
@@ -369,10 +408,16 @@ void SpritePass::draw(const SpriteBatch& batch, const EmitterSettings& emitter, 
   set_lighting_uniforms(program_, colour ? lighting_ : std::nullopt);
   set_scattering_uniform(program_, scattering_of(emitter, batch.look, batch.blend.value_or(emitter.blend)));
   glUniform2f(uniform(program_, "u_dof"), lens_.scale, lens_.focus);
-  glUniform1i(uniform(program_, "u_shutter_fade"), shutter_fade_);
   static const float kDiscMean = disc_mean();
   glUniform1f(uniform(program_, "u_disc_mean"), kDiscMean);
   glUniform3f(uniform(program_, "u_soft"), soft_.x, soft_.y, 0.0f);
+  if (plate_soft_ > 0) {
+    glActiveTexture(GL_TEXTURE2);
+    glBindTexture(GL_TEXTURE_2D, plate_depth_);
+    glActiveTexture(GL_TEXTURE0);
+    glUniform1i(uniform(program_, "u_plate_depth"), 2);
+    glUniform1f(uniform(program_, "u_plate_soft"), plate_soft_);
+  }
   const bool additive = batch.blend.value_or(emitter.blend) == BlendMode::additive;
   glUniform1i(uniform(program_, "u_fog_mode"), output != SpriteOutput::colour || !fog_ ? 0 : additive ? 2 : 1);
   set_fog_uniforms(program_, fog_, camera_.position);

@@ -43,6 +43,8 @@ class SpritePass {
   // The scene's look on the colour the sprites draw (not on the layers):
   // fog, lights, the soft ground edge, the shutter's streaks and the lens.
   void set_look(const Scene& scene);
+  // The plate's depth this frame (PlatePass::depth_texture), for output.plate_soft.
+  void set_plate_depth(GLuint texture) { plate_depth_ = texture; }
   // The frame's lights (core/lighting.h frame_lighting); none: unlit.
   void set_lighting(std::optional<Lighting> lighting) { lighting_ = std::move(lighting); }
   // The batch's own opacity, tint and blend override the emitter's when given.
@@ -60,6 +62,8 @@ class SpritePass {
   std::optional<Fog> fog_;
   std::optional<Lighting> lighting_;
   glm::vec2 soft_{0};  // fade distance, ground height
+  float plate_soft_ = 0;
+  GLuint plate_depth_ = 0;
   bool shutter_fade_ = false;
   std::optional<float> f_number_, focus_distance_;
   ThinLens lens_;  // of this frame's camera

@@ -24,6 +24,7 @@
 #include "core/exr_file.h"
 #include "core/image.h"
 #include "core/lighting.h"
+#include "core/png_writer.h"
 #include "core/scene_parser.h"
 #include "core/weather.h"
 
@@ -294,5 +295,52 @@ TEST(RenderLook, PhysicalRainFillsItsBoxAndFallsAtTheMeanTerminalVelocity) {
     EXPECT_EQ(e["live"].get<int64_t>(), scene.emitters[0].max_particles) << backend;
     // Thousands of drops: the sample mean within 1 % of the distribution's.
     EXPECT_NEAR(-e["mean_velocity"][1].get<double>(), mean_speed, 0.01 * mean_speed) << backend;
+  }
+}
+
+TEST(RenderLook, SnowByVisibilityFallsAtItsFlakesMeanSpeedOnBothBackends) {
+  TempDir dir("look-snow");
+  write_text_file(dir / "snow.json", R"({"fxsim": 1, "output": {"width": 64, "height": 36, "frames": 24},
+    "environment": {"ground": null},
+    "emitters": [{"type": "snow", "visibility": 800, "sway": null, "region": {"center": [0, 5, 0], "size": [4, 4, 4]}}]})");
+  const Scene scene = parse_scene_file(dir / "snow.json");
+  const SizeDistribution& sizes = *scene.emitters[0].precipitation().sizes;
+  EXPECT_NEAR(visibility_of(sizes), 800, 8);
+  EXPECT_NEAR(double(scene.emitters[0].max_particles), std::ceil(sizes.per_cubic_metre() * 64), 1.0);
+  for (const char* backend : kBackends) {
+    const CliResult r = run_fxsim(fmt::format("render '{}' -q --backend {} --frames 24 -o '{}' --stats '{}'",
+                                              (dir / "snow.json").string(), backend, (dir / "s_#.png").string(),
+                                              (dir / "stats.jsonl").string()));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto e = nlohmann::json::parse(read_text_file(dir / "stats.jsonl"))["emitters"][0];
+    // Born still, the flakes reach their terminal speed within a second (drag about 12/s).
+    EXPECT_NEAR(-e["mean_velocity"][1].get<double>(), sizes.mean_fall_speed(), 0.02 * sizes.mean_fall_speed()) << backend;
+  }
+}
+
+TEST(RenderLook, APlatesSoftEdgeFadesAFlakeJustInFrontOfItsGeometry) {
+  TempDir dir("look-plate-soft");
+  // A grey plate whose geometry is 10.2 m away everywhere: the flake, 10 m away, is 0.2 m in front of it.
+  Image plate{320, 180, std::vector<uint8_t>(320 * 180 * 4, 90)};
+  const auto png = encode_png(plate);
+  write_text_file(dir / "plate.png", std::string(png.begin(), png.end()));
+  LinearImage depth{320, 180, std::vector<float>(320 * 180 * 4, 10200.0f / 65535.0f)};
+  for (size_t i = 3; i < depth.rgba.size(); i += 4) depth.rgba[i] = 1.0f;  // opaque: the samples as they are
+  PngSettings data;
+  data.srgb = false;
+  const auto depth_png = encode_png16(depth, data);
+  write_text_file(dir / "depth.png", std::string(depth_png.begin(), depth_png.end()));
+  for (const char* backend : kBackends) {
+    FlakeScene hard;
+    hard.size = 0.3f;
+    hard.background = "#000000";
+    hard.output = fmt::format(R"(, "plate": "{}", "plate_depth": "{}", "layers": ["mask"])", (dir / "plate.png").string(),
+                              (dir / "depth.png").string());
+    FlakeScene soft = hard;
+    soft.output += R"(, "plate_soft": 1.0)";
+    const double h = sum(render_exr(dir, hard, backend, "plate-hard").channels.at("mask.flake"));
+    const double s = sum(render_exr(dir, soft, backend, "plate-soft").channels.at("mask.flake"));
+    ASSERT_GT(h, 1.0);
+    EXPECT_NEAR(s / h, 0.2, 0.03) << backend;  // (10.2 − 10) / 1
   }
 }
