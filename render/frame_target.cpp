@@ -60,13 +60,7 @@ FrameTarget::FrameTarget(int width, int height, int samples, TargetFormat format
 
   resolve_fbo_ = GlFramebuffer(gl_gen(glGenFramebuffers));
   if (grading.on_gpu()) {  // the grading samples the resolved frame: a texture
-    resolved_texture_ = GlTexture(gl_gen(glGenTextures));
-    glBindTexture(GL_TEXTURE_2D, resolved_texture_.get());
-    glTexImage2D(GL_TEXTURE_2D, 0, color_format, width, height, 0, GL_RGBA, GL_FLOAT, nullptr);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+    resolved_texture_ = half_float_texture(width, height);  // grading needs a float16 target: color_format
     glBindFramebuffer(GL_FRAMEBUFFER, resolve_fbo_.get());
     glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, resolved_texture_.get(), 0);
   } else {

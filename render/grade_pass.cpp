@@ -77,6 +77,8 @@ void main() {
 }
 )";
 
+}  // namespace
+
 GlTexture half_float_texture(int width, int height) {
   GlTexture texture(gl_gen(glGenTextures));
   glBindTexture(GL_TEXTURE_2D, texture.get());
@@ -88,6 +90,7 @@ GlTexture half_float_texture(int width, int height) {
   return texture;
 }
 
+namespace {
 GlFramebuffer framebuffer_of(const GlTexture& texture) {
   GlFramebuffer fbo(gl_gen(glGenFramebuffers));
   glBindFramebuffer(GL_FRAMEBUFFER, fbo.get());

@@ -22,6 +22,9 @@ struct FrameGrading;
 
 namespace fxsim {
 
+// An RGBA16F texture, linear filtering, clamped at the edges.
+GlTexture half_float_texture(int width, int height);
+
 class GradePass {
  public:
   GradePass(int width, int height, const FrameGrading& grading);
