@@ -31,13 +31,19 @@ uniform float u_extent;
 in vec2 v_offset;
 in vec3 v_world;
 out vec4 out_color;
-// Flat colour seen through the fog (core/fog.h); only the far distance fades
-// into the background, so the horizon is not a hard, aliased line.
+uniform bool u_sky;         // the background is the sky, seen through the fog as the ground is
+// The ground seen through the fog (core/fog.h); its far part fades into the
+// background so the horizon is not a hard, aliased line: into the sky's
+// horizon before the fog (the sky is fogged alike), or into the flat
+// background colour after it (that is not fogged).
 void main() {
-  float transmitted = fog_transmittance(v_world);
-  vec4 ground = vec4(u_color.rgb * ground_lit_factor(v_world) * transmitted + u_fog.rgb * (1.0 - transmitted) * float(u_fog_on), 1.0);
   float fade = smoothstep(0.25 * u_extent, u_extent, length(v_offset));
-  out_color = mix(ground, u_background, fade);
+  float transmitted = fog_transmittance(v_world);
+  vec3 lit = u_color.rgb * ground_lit_factor(v_world);
+  vec3 haze = u_fog.rgb * (1.0 - transmitted) * float(u_fog_on);
+  vec3 ground = u_sky ? mix(lit, u_background.rgb, fade) * transmitted + haze
+                      : mix(lit * transmitted + haze, u_background.rgb, fade);
+  out_color = vec4(ground, 1.0);
 }
 )";
 }  // namespace
@@ -48,7 +54,7 @@ GroundPass::GroundPass() {
 }
 
 void GroundPass::draw(const Ground& ground, const Color& background, const CameraPose& camera, float aspect,
-                      const std::optional<Fog>& fog, const std::optional<Lighting>& lighting) {
+                      const std::optional<Fog>& fog, const std::optional<Lighting>& lighting, bool sky) {
   if (!ground.color) return;
   const glm::mat4 view_projection = camera.projection(aspect) * camera.view();
   const glm::vec3 center{camera.position.x, ground.height, camera.position.z};
@@ -59,10 +65,11 @@ void GroundPass::draw(const Ground& ground, const Color& background, const Camer
   glUniform1f(uniform(program_, "u_extent"), camera.far_plane * 0.7f);
   const glm::vec4 color = ground.color->linear();
   glUniform4f(uniform(program_, "u_color"), color.r, color.g, color.b, 1.0f);
-  const glm::vec4 sky = background.linear();
-  glUniform4f(uniform(program_, "u_background"), sky.r, sky.g, sky.b, 1.0f);
+  const glm::vec4 behind = background.linear();
+  glUniform4f(uniform(program_, "u_background"), behind.r, behind.g, behind.b, 1.0f);
   set_fog_uniforms(program_, fog, camera.position);
   set_lighting_uniforms(program_, lighting);
+  glUniform1i(uniform(program_, "u_sky"), sky);
   glEnable(GL_DEPTH_TEST);
   glDepthMask(GL_TRUE);
   glBindVertexArray(vao_.get());

@@ -14,7 +14,8 @@ class GroundPass {
  public:
   GroundPass();
   void draw(const Ground& ground, const Color& background, const CameraPose& camera, float aspect,
-            const std::optional<Fog>& fog = std::nullopt, const std::optional<Lighting>& lighting = std::nullopt);
+            const std::optional<Fog>& fog = std::nullopt, const std::optional<Lighting>& lighting = std::nullopt,
+            bool sky = false);  // `background` is the sky's horizon
 
  private:
   GlProgram program_;

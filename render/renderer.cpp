@@ -62,7 +62,7 @@ void Renderer::draw(Simulation& simulation) {
   glDepthMask(GL_TRUE);
   glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
   const Environment& environment = scene_.environment;
-  if (environment.sky) sky_.draw(*environment.sky, camera, aspect);
+  if (environment.sky) sky_.draw(*environment.sky, camera, aspect, environment.fog);
   if (!scene_.output.plate.empty()) {
     plate_.load(scene_.output, simulation.frame());
     plate_.draw(camera, aspect);
@@ -70,7 +70,7 @@ void Renderer::draw(Simulation& simulation) {
   const std::optional<Lighting> lighting = frame_lighting(scene_, camera, simulation.time());
   if (environment.ground)
     ground_.draw(*environment.ground, environment.sky ? environment.sky->horizon : scene_.output.background, camera,
-                 aspect, environment.fog, lighting);
+                 aspect, environment.fog, lighting, environment.sky.has_value());
   sprites_.set_lighting(lighting);
   sprites_.set_plate_depth(plate_.depth_texture());
   sprites_.begin_frame(camera, target_.width(), target_.height());

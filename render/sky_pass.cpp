@@ -3,6 +3,7 @@
 #include <glm/gtc/type_ptr.hpp>
 #include <glm/matrix.hpp>
 
+#include "render/fog_glsl.h"
 #include "render/shader.h"
 
 namespace fxsim {
@@ -21,24 +22,28 @@ void main() {
 }
 )";
 
-constexpr const char* kFragmentShader = R"(#version 330 core
+constexpr const char* kFragmentShader = R"(
 uniform vec3 u_horizon;  // linear
 uniform vec3 u_zenith;
+uniform float u_distance;  // where the sky is: the far plane
 in vec3 v_direction;
 out vec4 out_color;
 void main() {
-  float up = max(normalize(v_direction).y, 0.0);
-  out_color = vec4(mix(u_horizon, u_zenith, pow(up, 0.45)), 1.0);
+  vec3 d = normalize(v_direction);
+  vec3 sky = mix(u_horizon, u_zenith, pow(max(d.y, 0.0), 0.45));
+  // Seen through the fog like everything else (core/fog.h), at the far plane.
+  float t = fog_transmittance(u_eye_position + d * u_distance);
+  out_color = vec4(u_fog_on ? mix(u_fog.rgb, sky, t) : sky, 1.0);
 }
 )";
 }  // namespace
 
 SkyPass::SkyPass() {
-  program_ = link_program(kVertexShader, kFragmentShader);
+  program_ = link_program(kVertexShader, std::string("#version 330 core\n") + kFogGlsl + kFragmentShader);
   vao_ = GlVertexArray(gl_gen(glGenVertexArrays));
 }
 
-void SkyPass::draw(const Sky& sky, const CameraPose& camera, float aspect) {
+void SkyPass::draw(const Sky& sky, const CameraPose& camera, float aspect, const std::optional<Fog>& fog) {
   glm::mat4 view = camera.view();
   view[3] = glm::vec4(0, 0, 0, 1);  // directions only
   const glm::mat4 inverse = glm::inverse(camera.projection(aspect) * view);
@@ -47,6 +52,8 @@ void SkyPass::draw(const Sky& sky, const CameraPose& camera, float aspect) {
   const glm::vec4 horizon = sky.horizon.linear(), zenith = sky.zenith.linear();
   glUniform3f(uniform(program_, "u_horizon"), horizon.r, horizon.g, horizon.b);
   glUniform3f(uniform(program_, "u_zenith"), zenith.r, zenith.g, zenith.b);
+  glUniform1f(uniform(program_, "u_distance"), camera.far_plane);
+  set_fog_uniforms(program_, fog, camera.position);
   glDisable(GL_DEPTH_TEST);
   glDepthMask(GL_FALSE);
   glBindVertexArray(vao_.get());
