@@ -129,6 +129,12 @@ int run_bench(const BenchOptions& o) {
              "{:8.2f} ms, {}\n",
              times.step * 1e3, times.draw * 1e3, times.read * 1e3, o.png_level, times.encode * 1e3,
              format_bytes(double(times.png_bytes)));
+  // Drawing against the GL's own fill rate, measured now on a target like the frame's.
+  const double fill = blend_fill_rate(o.width, o.height, scene.output.samples,
+                                      needs_float_target(scene) ? TargetFormat::float16 : TargetFormat::srgb8);
+  fmt::print("    draw wrote {:.3g} M samples ({:.3g} G samples/s) against a blended fill rate of {:.3g} G samples/s "
+             "measured on the same target: {:.3g} % of it\n",
+             times.samples / 1e6, times.samples / times.draw / 1e9, fill / 1e9, times.samples / times.draw / fill * 100);
   fmt::print("  end to end with PNG files ({} encoder{}): {:8.2f} ms a frame ({:.2f} frames/s) = {:.0f} % of the "
              "simulate+draw+read rate ({:.2f}x its time)\n",
              loop.encoders, loop.encoders == 1 ? "" : "s", all * 1e3, 1 / all, made / all * 100, all / made);

@@ -5,7 +5,10 @@
 #include <cstring>
 #include <vector>
 
+#include "render/frame_target.h"
 #include "render/gl_checks.h"
+#include "render/gl_objects.h"
+#include "render/shader.h"
 #include "render/gpu_kernels.h"
 
 namespace fxsim {
@@ -87,15 +90,22 @@ FrameTimes time_frames(Simulation& simulation, Renderer& renderer, int frames, b
   const int first = simulation.frame();
   renderer.render(simulation);  // warm up: shader compilation, first upload
   FrameTimes times;
+  GLuint query = 0;
+  glGenQueries(1, &query);
   for (int f = first + 1; f <= first + frames; ++f) {
     auto t = Clock::now();
     simulation.advance_to_frame(f);
     if (gpu) wait_for_gl("stepping");
     times.step += seconds_since(t);
     t = Clock::now();
+    glBeginQuery(GL_SAMPLES_PASSED, query);
     renderer.draw(simulation);
+    glEndQuery(GL_SAMPLES_PASSED);
     wait_for_gl("drawing");
     times.draw += seconds_since(t);
+    GLuint64 samples = 0;
+    glGetQueryObjectui64v(query, GL_QUERY_RESULT, &samples);
+    times.samples += double(samples);
     t = Clock::now();
     const Image image = renderer.take_frame().image;
     times.read += seconds_since(t);
@@ -103,8 +113,48 @@ FrameTimes time_frames(Simulation& simulation, Renderer& renderer, int frames, b
     times.png_bytes = encode_png(image, png).size();
     times.encode += seconds_since(t);
   }
-  for (double* stage : {&times.step, &times.draw, &times.read, &times.encode}) *stage /= frames;
+  glDeleteQueries(1, &query);
+  for (double* stage : {&times.step, &times.draw, &times.read, &times.encode, &times.samples}) *stage /= frames;
   return times;
+}
+
+double blend_fill_rate(int width, int height, int samples, TargetFormat format) {
+  FrameTarget target(width, height, samples, format);
+  GlProgram program = link_program(R"(#version 330 core
+void main() {
+  vec2 p = vec2(float((gl_VertexID & 1) << 2) - 1.0, float((gl_VertexID & 2) << 1) - 1.0);
+  gl_Position = vec4(p, 0.5, 1.0);
+}
+)", R"(#version 330 core
+out vec4 out_color;
+void main() { out_color = vec4(0.02, 0.02, 0.02, 0.05); }
+)");
+  GlVertexArray vao(gl_gen(glGenVertexArrays));
+  target.bind_for_drawing();
+  GLint per_pixel = 0;
+  glGetIntegerv(GL_SAMPLES, &per_pixel);
+  glUseProgram(program.get());
+  glBindVertexArray(vao.get());
+  glDisable(GL_DEPTH_TEST);
+  glEnable(GL_BLEND);
+  glBlendFunc(GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
+  constexpr int kLayers = 32;
+  const auto pass = [&] {
+    for (int i = 0; i < kLayers; ++i) glDrawArrays(GL_TRIANGLES, 0, 3);
+  };
+  pass();
+  wait_for_gl("measuring the fill rate");
+  double best = 1e30;
+  for (int rep = 0; rep < 5; ++rep) {
+    const auto t = Clock::now();
+    pass();
+    wait_for_gl("measuring the fill rate");
+    best = std::min(best, seconds_since(t));
+  }
+  glDisable(GL_BLEND);
+  glBindVertexArray(0);
+  check_gl("measuring the fill rate");
+  return double(kLayers) * double(width) * double(height) * double(std::max(1, per_pixel)) / best;
 }
 
 }  // namespace fxsim

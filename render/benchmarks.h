@@ -32,8 +32,16 @@ double gpu_copy_bandwidth(size_t bytes);
 // encoding it as a PNG on one thread.
 struct FrameTimes {
   double step = 0, draw = 0, read = 0, encode = 0;
+  double samples = 0;    // samples a frame's drawing wrote (every pass: sky, ground, particles, grading), mean
   size_t png_bytes = 0;  // the last frame's PNG
 };
 FrameTimes time_frames(Simulation& simulation, Renderer& renderer, int frames, bool gpu, const PngSettings& png);
+
+// The drawing limit a frame is held against: samples per second that
+// full-screen triangles blended "over" (premultiplied) write into a frame
+// target like the render's (size, samples, 8-bit sRGB or half float), best of
+// several passes of 32 layers. The GL's fill rate for large primitives; small
+// particles are bound by their count before they reach it.
+double blend_fill_rate(int width, int height, int samples, TargetFormat format);
 
 }  // namespace fxsim

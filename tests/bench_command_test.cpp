@@ -1,0 +1,30 @@
+// `fxsim bench` runs every measurement on both backends and prints each
+// figure beside the baseline it is held against, measured in the same run:
+// steps against a memory copy, drawing against the blended fill rate of the
+// same target. (The figures are not checked: a noisy machine would make such
+// a test flaky; only that they are there, positive and consistent.)
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+#include <regex>
+#include <string>
+
+#include "cli_runner.h"
+
+using namespace fxsim::test;
+
+TEST(BenchCommand, PrintsEveryFigureBesideItsBaselineOnBothBackends) {
+  for (const char* backend : {"cpu", "gpu"}) {
+    const CliResult r = run_fxsim(fmt::format(
+        "bench --effect snow --particles 2000 --steps 2 --frames 2 --width 64 --height 36 --backend {}", backend));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("memory copy (baseline)"), std::string::npos) << r.out;
+    EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(step[^\n]*M particle-steps/s[^\n]*of copy)"))) << r.out;
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(r.out, m, std::regex(R"(draw wrote ([0-9.e+-]+) M samples \(([0-9.e+-]+) G samples/s\) against a blended fill rate of ([0-9.e+-]+) G samples/s measured on the same target: ([0-9.e+-]+) % of it)")))
+        << r.out;
+    EXPECT_GT(std::stod(m[1]), 0.0) << backend;  // at least the snow drew something
+    EXPECT_GT(std::stod(m[3]), 0.0) << backend;
+    EXPECT_NE(r.out.find("end to end with PNG files"), std::string::npos) << r.out;
+  }
+}
