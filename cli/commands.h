@@ -9,6 +9,7 @@
 #include "core/diagnostics.h"
 #include "core/image_compare.h"
 #include "core/png_writer.h"
+#include "core/scene.h"
 
 namespace fxsim {
 
@@ -87,5 +88,7 @@ int run_compare(const CompareOptions& options);
 
 // Prints a scene's problems, one per line, then how many there are; returns 65.
 int report_scene_error(const SceneError& e, const std::string& scene_file);
+// Prints what the parser accepted but warns about (Scene::warnings), one per line.
+void report_scene_warnings(const Scene& scene, const std::string& scene_file);
 
 }  // namespace fxsim

@@ -76,6 +76,23 @@ std::filesystem::path output_folder(const std::string& pattern) {
   return folder.empty() ? "." : folder;
 }
 
+// A manifest's run line: what this render sets out to write (the caller adds
+// the device, backend and shard it knows).
+ManifestRun manifest_run(const Scene& scene, const std::string& scene_file, const std::string& run_id,
+                         const std::vector<int>& frames) {
+  ManifestRun run;
+  run.run = run_id;
+  run.started = utc_now();
+  run.scene = scene_file;
+  run.scene_hash = scene.simulation_key;
+  run.fxsim_version = FXSIM_VERSION;
+  run.output = std::filesystem::path(scene.output.path).lexically_relative(output_folder(scene.output.path)).string();
+  run.width = scene.output.width;
+  run.height = scene.output.height;
+  run.frames = frames;
+  return run;
+}
+
 // "frames 1-12 (12)", "frames 3, 7 and 9 (3)"
 std::string describe_frames(const std::vector<int>& frames) {
   if (frames.empty()) return "no frames";
@@ -145,7 +162,7 @@ int run_render(const RenderOptions& options) {
   if (options.threads > 0) setenv("LP_NUM_THREADS", std::to_string(options.threads).c_str(), 1);
 
   Scene scene = parse_scene_file(options.scene, scene_overrides(options));
-  for (const std::string& w : scene.warnings) fmt::print(stderr, "fxsim: warning: {}: {}\n", options.scene, w);
+  report_scene_warnings(scene, options.scene);
   // -o is checked here (its '#' against the frames selected, its extension).
   if (options.output) {
     scene.output.path = *options.output;
@@ -190,17 +207,7 @@ int run_render(const RenderOptions& options) {
     if (!options.quiet) fmt::print(stderr, "fxsim: nothing to render ({})\n", wanted.empty() ? "this shard has no frames" : "every frame is written");
     if (!adopted.empty()) {
       ManifestWriter writer(output_folder(scene.output.path));
-      ManifestRun run;
-      run.run = run_id;
-      run.started = utc_now();
-      run.scene = options.scene;
-      run.scene_hash = scene.simulation_key;
-      run.fxsim_version = FXSIM_VERSION;
-      run.output = std::filesystem::path(scene.output.path).lexically_relative(output_folder(scene.output.path)).string();
-      run.width = scene.output.width;
-      run.height = scene.output.height;
-      run.frames = wanted;
-      writer.add(run);
+      writer.add(manifest_run(scene, options.scene, run_id, wanted));
       for (const ManifestFrame& f : adopted) writer.add(f);
     }
     return 0;
@@ -268,21 +275,11 @@ int run_render(const RenderOptions& options) {
 
   if (images) {
     // Every run appends to the manifest in its output folder: what it was to write, then each frame written.
-    const std::filesystem::path folder = output_folder(scene.output.path);
-    manifest.emplace(folder);
-    ManifestRun run;
-    run.run = run_id;
-    run.started = utc_now();
-    run.scene = options.scene;
-    run.scene_hash = scene.simulation_key;
-    run.fxsim_version = FXSIM_VERSION;
+    manifest.emplace(output_folder(scene.output.path));
+    ManifestRun run = manifest_run(scene, options.scene, run_id, wanted);
     run.device = gl_info.renderer;
     run.backend = backend;
-    run.output = std::filesystem::path(scene.output.path).lexically_relative(folder).string();
-    run.width = scene.output.width;
-    run.height = scene.output.height;
     run.shard = shard ? fmt::format("{}/{}", shard->index, shard->count) : "";
-    run.frames = wanted;
     images->record_in(*manifest, std::move(run), options.manifest_hashes);
     images->adopt(std::move(adopted));
   }

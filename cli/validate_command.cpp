@@ -15,7 +15,7 @@ namespace fxsim {
 int run_validate(const std::string& scene_file, const std::string& backend) {
   try {
     const Scene scene = parse_scene_file(scene_file);
-    for (const std::string& w : scene.warnings) fmt::print(stderr, "fxsim: warning: {}: {}\n", scene_file, w);
+    report_scene_warnings(scene, scene_file);
     // Without GL the GPU's memory is unknown: with --backend gpu, only what
     // stays in RAM is checked here (render checks the GPU's free memory).
     const size_t ram = ram_image_bytes(scene) + (backend == "gpu" ? 0 : cpu_particle_bytes(scene) + gl_image_bytes(scene));
@@ -40,6 +40,10 @@ int run_validate(const std::string& scene_file, const std::string& backend) {
   } catch (const SceneError& e) {
     return report_scene_error(e, scene_file);
   }
+}
+
+void report_scene_warnings(const Scene& scene, const std::string& scene_file) {
+  for (const std::string& w : scene.warnings) fmt::print(stderr, "fxsim: warning: {}: {}\n", scene_file, w);
 }
 
 int report_scene_error(const SceneError& e, const std::string& scene_file) {

@@ -48,11 +48,14 @@ std::vector<Light> effect_lights(const Scene& scene, double t) {
   return out;
 }
 
+bool is_lit(const Scene& scene) {
+  return scene.environment.lighting || std::any_of(scene.emitters.begin(), scene.emitters.end(),
+                                                   [](const EmitterSettings& e) { return e.light.has_value(); });
+}
+
 std::optional<Lighting> frame_lighting(const Scene& scene, const CameraPose& camera, double t) {
-  std::vector<Light> effects = effect_lights(scene, t);
-  const bool any_effect_light = std::any_of(scene.emitters.begin(), scene.emitters.end(),
-                                            [](const EmitterSettings& e) { return e.light.has_value(); });
-  if (!scene.environment.lighting && !any_effect_light) return std::nullopt;
+  if (!is_lit(scene)) return std::nullopt;
+  const std::vector<Light> effects = effect_lights(scene, t);
   Lighting lighting = scene.environment.lighting ? lighting_at(*scene.environment.lighting, camera) : Lighting{};
   lighting.lights.insert(lighting.lights.end(), effects.begin(), effects.end());  // the parser keeps them within kMaxLights
   return lighting;
@@ -65,6 +68,17 @@ Scattering scattering_of(const EmitterSettings& emitter, SpriteLook look, BlendM
   return kDropScattering;  // rain, its splashes, fountain drops
 }
 
+namespace {
+// A spot's share of its light along `travel` (a unit vector from the light):
+// 1 inside the inner cone, 0 outside the outer, smoothstep of the cosine between.
+float spot_cone(const Light& spot, glm::vec3 travel) {
+  const float c = glm::dot(travel, spot.direction);
+  const float lo = std::cos(glm::radians(spot.outer_cone)), hi = std::cos(glm::radians(spot.inner_cone));
+  const float t = std::clamp((c - lo) / (hi - lo), 0.0f, 1.0f);
+  return t * t * (3 - 2 * t);
+}
+}  // namespace
+
 Incoming light_arriving(const Light& light, glm::vec3 point) {
   const glm::vec3 color = glm::vec3(light.color.linear()) * light.intensity;
   if (light.type == LightType::directional) return {color, -light.direction};
@@ -74,12 +88,7 @@ Incoming light_arriving(const Light& light, glm::vec3 point) {
   const float q = r / light.range;
   const float window = std::pow(std::clamp(1.0f - q * q * q * q, 0.0f, 1.0f), 2.0f);
   float e = window / std::max(r2, 0.01f);
-  if (light.type == LightType::spot) {
-    const float c = glm::dot(-to_light, light.direction);
-    const float lo = std::cos(glm::radians(light.outer_cone)), hi = std::cos(glm::radians(light.inner_cone));
-    const float t = std::clamp((c - lo) / (hi - lo), 0.0f, 1.0f);
-    e *= t * t * (3 - 2 * t);
-  }
+  if (light.type == LightType::spot) e *= spot_cone(light, -to_light);
   return {color * e, to_light};
 }
 
@@ -99,10 +108,7 @@ glm::vec3 source_radiance(const Light& light, glm::vec3 eye) {
   float cone = 1;
   if (light.type == LightType::spot) {
     const glm::vec3 d = eye - light.position;
-    const float c = glm::length(d) > 1e-6f ? glm::dot(glm::normalize(d), light.direction) : 1.0f;
-    const float lo = std::cos(glm::radians(light.outer_cone)), hi = std::cos(glm::radians(light.inner_cone));
-    const float t = std::clamp((c - lo) / (hi - lo), 0.0f, 1.0f);
-    cone = t * t * (3 - 2 * t);
+    cone = glm::length(d) > 1e-6f ? spot_cone(light, glm::normalize(d)) : 1.0f;
   }
   const float r = 0.5f * light.size;
   return glm::vec3(light.color.linear()) * light.intensity * std::max(cone, kSourceSpill) / (3.14159265f * r * r);

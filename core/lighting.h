@@ -54,6 +54,10 @@ Lighting lighting_at(const Lighting& lighting, const CameraPose& camera);
 //     fading with the fireball).
 std::vector<Light> effect_lights(const Scene& scene, double t);
 
+// Whether the scene's particles are lit: it has an ambient, lights or an
+// effect with a light (else each shows its own colour).
+bool is_lit(const Scene& scene);
+
 // Everything lighting the frame at time t (the scene's lights where they are,
 // and the effects'), or none when the scene has no ambient, lights or effect
 // light (its particles then show their own colours).

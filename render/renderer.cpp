@@ -14,10 +14,10 @@ Renderer::Renderer(const Scene& scene, int width, int height)
     : scene_(scene),
       target_(width, height, scene.output.samples,
               needs_float_target(scene) ? TargetFormat::float16 : TargetFormat::srgb8, !scene.output.transparent(),
-              grading_of(scene)) {
+              grading_of(scene)),
+      sprites_(scene) {
   if (scene.output.depth_layer || scene.output.mask_layers || scene.output.motion_layer)
     layer_target_.emplace(width, height);
-  sprites_.set_look(scene);
   for (const auto& emitter : scene.emitters) {
     textures_.push_back(make_texture_array(effect_looks(emitter, SpriteLook::primary)));
     secondary_textures_.push_back(make_texture_array(effect_looks(emitter, SpriteLook::secondary)));

@@ -279,6 +279,20 @@ GlProgram sprite_program(bool dof, bool shutter, bool soft, bool lit, bool plate
 
 SpritePass::SpritePass() {
   program_ = sprite_program(false, false, false, false, false);
+  make_buffers();
+}
+
+SpritePass::SpritePass(const Scene& scene)
+    : fog_(scene.environment.fog), f_number_(scene.camera.aperture), focus_distance_(scene.camera.focus_distance),
+      plate_soft_(scene.output.plate_soft) {
+  if (scene.environment.ground && scene.environment.ground->soft > 0)
+    soft_ = {scene.environment.ground->soft, scene.environment.ground->height};
+  program_ = sprite_program(f_number_.has_value(), scene.camera.shutter.has_value(), soft_.x > 0, is_lit(scene),
+                            plate_soft_ > 0);
+  make_buffers();
+}
+
+void SpritePass::make_buffers() {
   vao_ = GlVertexArray(gl_gen(glGenVertexArrays));
   glBindVertexArray(vao_.get());
   static constexpr float kCorners[] = {-1, -1, 1, -1, -1, 1, 1, 1};
@@ -299,18 +313,6 @@ SpritePass::SpritePass() {
   glBindVertexArray(0);
 }
 
-void SpritePass::set_look(const Scene& scene) {
-  fog_ = scene.environment.fog;
-  if (scene.environment.ground && scene.environment.ground->soft > 0)
-    soft_ = {scene.environment.ground->soft, scene.environment.ground->height};
-  shutter_fade_ = scene.camera.shutter.has_value();
-  f_number_ = scene.camera.aperture;
-  focus_distance_ = scene.camera.focus_distance;
-  const bool lit = scene.environment.lighting ||
-                   std::any_of(scene.emitters.begin(), scene.emitters.end(), [](const EmitterSettings& e) { return e.light.has_value(); });
-  plate_soft_ = scene.output.plate_soft;
-  program_ = sprite_program(f_number_.has_value(), shutter_fade_, soft_.x > 0, lit, plate_soft_ > 0);
-}
 
 void SpritePass::begin_frame(const CameraPose& camera, int width, int height) {
   camera_ = camera;

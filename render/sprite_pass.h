@@ -36,13 +36,14 @@ constexpr float kDepthCoverage = 0.05f;
 
 class SpritePass {
  public:
-  SpritePass();
+  SpritePass();  // no look: unlit, sharp, no fog (as the GL tests draw)
+  // The scene's look on the colour the sprites draw (not on the layers): fog,
+  // lights, the soft ground and plate edges, the shutter's streaks and the
+  // lens; the program is compiled with only the parts the scene uses.
+  explicit SpritePass(const Scene& scene);
   void begin_frame(const CameraPose& camera, int width, int height);
   // The camera of the previous frame, for the motion layer.
   void set_previous_camera(const CameraPose& camera);
-  // The scene's look on the colour the sprites draw (not on the layers):
-  // fog, lights, the soft ground edge, the shutter's streaks and the lens.
-  void set_look(const Scene& scene);
   // The plate's depth this frame (PlatePass::depth_texture), for output.plate_soft.
   void set_plate_depth(GLuint texture) { plate_depth_ = texture; }
   // The frame's lights (core/lighting.h frame_lighting); none: unlit.
@@ -52,6 +53,8 @@ class SpritePass {
             SpriteOutput output = SpriteOutput::colour);
 
  private:
+  void make_buffers();
+
   GlProgram program_;
   GlVertexArray vao_;
   GlBuffer corners_, instances_, previous_;
@@ -61,11 +64,10 @@ class SpritePass {
   int width_ = 1, height_ = 1;
   std::optional<Fog> fog_;
   std::optional<Lighting> lighting_;
-  glm::vec2 soft_{0};  // fade distance, ground height
-  float plate_soft_ = 0;
-  GLuint plate_depth_ = 0;
-  bool shutter_fade_ = false;
   std::optional<float> f_number_, focus_distance_;
+  float plate_soft_ = 0;
+  glm::vec2 soft_{0};  // fade distance, ground height
+  GLuint plate_depth_ = 0;
   ThinLens lens_;  // of this frame's camera
 };
 
