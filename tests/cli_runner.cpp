@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -52,6 +53,11 @@ CliResult run_fxsim(const std::string& arguments, const std::string& prefix, con
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   result.out = read_text_file(capture / "out");
   result.err = read_text_file(capture / "err");
+  // Logged (ctest shows it only for a failing test) so that an unexpected exit says why, even where the
+  // test's own assertion prints only the code.
+  if (result.exit_code != 0)
+    std::cerr << "[fxsim " << arguments.substr(0, 200) << "] exited " << result.exit_code << "; its stderr: "
+              << result.err.substr(0, 2000) << "\n";
   return result;
 }
 

@@ -194,8 +194,9 @@ TEST(RenderLook, TheExrKeepsLightAboveOneWhileThePngIsToneMapped) {
     EXPECT_GT(*std::max_element(r.begin(), r.end()), 2.0f) << backend;
     for (size_t p = 0; p < r.size(); ++p) ASSERT_NEAR(r[p], 8 * r0[p], 2e-3f * 8 * r0[p] + 1e-4f) << p << " " << backend;
     const fs::path file = dir / "bright.json";
-    ASSERT_EQ(run_fxsim(fmt::format("render '{}' --frames 2 -q --backend {} --set /output/background=#000000 -o '{}'",
-                                    file.string(), backend, (dir / "bright_#.png").string())).exit_code, 0);
+    const CliResult png_run = run_fxsim(fmt::format("render '{}' --frames 2 -q --backend {} --set /output/background=#000000 -o '{}'",
+                                                    file.string(), backend, (dir / "bright_#.png").string()));
+    ASSERT_EQ(png_run.exit_code, 0) << png_run.err;
     const Image png = read_png(dir / "bright_2.png");
     uint8_t brightest = 0;
     for (size_t i = 0; i < png.rgba.size(); i += 4) brightest = std::max(brightest, png.rgba[i]);
@@ -253,8 +254,9 @@ TEST(RenderLook, TheSkyRunsFromTheHorizonToTheZenith) {
     "environment": {"ground": null, "sky": {"horizon": "#ffffff", "zenith": "#000000"}},
     "emitters": [{"type": "snow", "max_particles": 1, "opacity": 0, "region": {"center": [0, 2, 0], "size": [0.01, 0.01, 0.01]}}]})");
   for (const char* backend : kBackends) {
-    ASSERT_EQ(run_fxsim(fmt::format("render '{}' -q --backend {} -o '{}'", (dir / "sky.json").string(), backend,
-                                    (dir / "sky_#.exr").string())).exit_code, 0);
+    const CliResult run = run_fxsim(fmt::format("render '{}' -q --backend {} -o '{}'", (dir / "sky.json").string(),
+                                                backend, (dir / "sky_#.exr").string()));
+    ASSERT_EQ(run.exit_code, 0) << run.err;
     const ExrChannels exr = read_exr(dir / "sky_1.exr");
     const auto& r = exr.channels.at("R");
     const auto at = [&](int row) { return r[size_t(row) * 64 + 32]; };
