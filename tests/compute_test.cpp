@@ -6,6 +6,8 @@
 
 #include "core/exit_codes.h"
 #include "render/compute.h"
+#include "render/device_scan.h"
+#include "render/device_sort.h"
 #include "render/gl_checks.h"
 #include "render/gpu_params.h"
 #include "tests/gl_context_fixture.h"
@@ -84,4 +86,58 @@ TEST_F(ComputeTest, AKernelThatDoesNotCompileIsAnInternalErrorWithTheDriversLog)
     EXPECT_NE(std::string(e.what()).find("undeclared"), std::string::npos) << e.what();
   }
   EXPECT_NO_THROW(check_gl("the next step"));  // reported once, not again by the next check
+}
+
+namespace {
+std::vector<uint32_t> download_words(const DeviceBuffer& buffer, size_t count) {
+  std::vector<uint32_t> words(count);
+  buffer.download(words.data(), count * 4);
+  return words;
+}
+
+// Deterministic pseudo-random words (a 32-bit LCG) for test data.
+std::vector<uint32_t> test_words(size_t count, uint32_t modulus, uint32_t seed) {
+  std::vector<uint32_t> words(count);
+  for (uint32_t& w : words) {
+    seed = seed * 1664525u + 1013904223u;
+    w = (seed >> 8) % modulus;
+  }
+  return words;
+}
+}  // namespace
+
+TEST_F(ComputeTest, AnExclusiveScanIsTheSumsBeforeEachValueAtEverySize) {
+  DeviceScan scan;
+  // One block, a block and a bit, and more blocks than one block of block sums holds (two levels).
+  for (const size_t n : {size_t(1), size_t(2047), size_t(2049), size_t(2048) * 2048 + 77}) {
+    const std::vector<uint32_t> values = test_words(n, 1000, uint32_t(n));
+    DeviceBuffer buffer;
+    buffer.assign(values, DeviceBuffer::Use::kernels);
+    scan.exclusive(buffer, n);
+    const std::vector<uint32_t> got = download_words(buffer, n);
+    std::vector<uint32_t> expected(n);
+    std::exclusive_scan(values.begin(), values.end(), expected.begin(), 0u);
+    ASSERT_EQ(got, expected) << n;
+  }
+}
+
+TEST_F(ComputeTest, TheRadixSortOrdersPairsByKeyAndKeepsTheOrderOfEqualKeys) {
+  DeviceSort sort;
+  // Few keys (long runs of equal keys, where stability shows), many keys in 3 passes, and a partial last block.
+  for (const auto& [n, bits] : {std::pair<size_t, int>{5000, 4}, {300001, 13}, {70000, 20}}) {
+    const std::vector<uint32_t> keys = test_words(n, 1u << bits, uint32_t(bits));
+    std::vector<uint32_t> values(n);
+    std::iota(values.begin(), values.end(), 0u);
+    DeviceBuffer key_buffer, value_buffer;
+    key_buffer.assign(keys, DeviceBuffer::Use::kernels);
+    value_buffer.assign(values, DeviceBuffer::Use::kernels);
+    sort.sort_pairs(key_buffer, value_buffer, n, bits);
+    std::vector<uint32_t> order(n);
+    std::iota(order.begin(), order.end(), 0u);
+    std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return keys[a] < keys[b]; });
+    std::vector<uint32_t> sorted_keys(n);
+    for (size_t i = 0; i < n; ++i) sorted_keys[i] = keys[order[i]];
+    ASSERT_EQ(download_words(value_buffer, n), order) << n;  // the values carry their pairs' first places
+    ASSERT_EQ(download_words(key_buffer, n), sorted_keys) << n;
+  }
 }
