@@ -96,7 +96,7 @@ int run_bench(const BenchOptions& o) {
   if (o.frames <= 0) return 0;
 
   // Both measurements cover the same frames, each from a simulation of its own.
-  Renderer renderer(scene, o.width, o.height);
+  Renderer renderer(scene, o.width, o.height, sprite_rasteriser(o.rasteriser, gl->context()));
   const int start = o.scene.empty() ? steady_frame(scene) : 0;
   const PngSettings png{o.png_level};
   FrameTimes times;
@@ -135,6 +135,24 @@ int run_bench(const BenchOptions& o) {
   fmt::print("    draw wrote {:.3g} M samples ({:.3g} G samples/s) against a blended fill rate of {:.3g} G samples/s "
              "measured on the same target: {:.3g} % of it\n",
              times.samples / 1e6, times.samples / times.draw / 1e9, fill / 1e9, times.samples / times.draw / fill * 100);
+  // The two rasterisers side by side on the same frames (where the GL has compute shaders).
+  const RasteriserChoice forced_gl = sprite_rasteriser("gl", gl->context());
+  if (const RasteriserChoice automatic = sprite_rasteriser("auto", gl->context());
+      automatic.rasteriser != SpriteRasteriser::gl) {
+    double draw[2] = {0, 0};
+    for (const bool compute : {false, true}) {
+      RasteriserChoice choice = forced_gl;
+      if (compute) choice.rasteriser = SpriteRasteriser::compute;
+      Renderer side(scene, o.width, o.height, choice);
+      Simulation staged(scene, o.threads, factory);
+      staged.advance_to_frame(start);
+      draw[compute] = time_frames(staged, side, o.frames, gpu, png).draw;
+    }
+    fmt::print("    sprites drawn by the GL rasteriser {:8.2f} ms, by the compute rasteriser {:8.2f} ms: compute takes "
+               "{:.3g}x GL's time (auto picks compute for batches of {} sprites or more{})\n",
+               draw[0] * 1e3, draw[1] * 1e3, draw[1] / draw[0], kComputeRasteriserMinSprites,
+               forced_gl.software ? "; never on a software GL" : "");
+  }
   fmt::print("  end to end with PNG files ({} encoder{}): {:8.2f} ms a frame ({:.2f} frames/s) = {:.0f} % of the "
              "simulate+draw+read rate ({:.2f}x its time)\n",
              loop.encoders, loop.encoders == 1 ? "" : "s", all * 1e3, 1 / all, made / all * 100, all / made);

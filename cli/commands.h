@@ -17,6 +17,7 @@ struct RenderOptions {
   std::string scene;                  // a file, or "-" for standard input
   std::optional<std::string> output;  // -o: overrides output.path
   std::optional<std::string> frames;  // "N", "A-B", "A-B:S", or a list of those
+  std::string rasteriser = "auto";    // who draws the sprites: auto, gl or compute (render/sprite_pass.h)
   std::optional<int> width, height;
   std::optional<double> fps;          // overrides output.fps
   std::optional<uint64_t> seed;       // overrides seed
@@ -57,6 +58,7 @@ struct BenchOptions {
   std::string scene;            // a scene file: its frames are measured instead of a synthetic effect
   std::string effect = "snow";  // snow, rain or fountain
   std::string backend = "cpu";  // cpu or gpu
+  std::string rasteriser = "auto";
   std::optional<int> device;
   int64_t particles = 1000000;
   int threads = 0;
@@ -74,6 +76,7 @@ struct TestOptions {
   bool update = false;                  // write or accept goldens for this device class
   std::optional<std::string> junit, report, json;
   std::optional<std::string> backend;   // overrides the suites' backend
+  std::optional<std::string> rasteriser;  // passed to render
   std::optional<std::string> device_class;  // overrides the GL's (tests of the fallback)
   std::optional<int> device;
   int jobs = 0;                         // scenes rendered at once (0: from the cores and the GL)

@@ -14,6 +14,12 @@
 
 using namespace fxsim;
 
+namespace {
+constexpr const char* kRasteriserHelp =
+    "who draws the sprites: gl (the GL rasteriser), compute (tiles sorted and blended by compute shaders, "
+    "OpenGL 4.3) or auto (compute for large batches on a hardware GPU, gl elsewhere)";
+}  // namespace
+
 int main(int argc, char** argv) {
   CLI::App app{"fxsim: a headless, deterministic particle-effects simulator and renderer"};
   app.set_version_flag("--version", std::string("fxsim ") + FXSIM_VERSION);
@@ -59,6 +65,7 @@ int main(int argc, char** argv) {
                          "where particles are stepped: cpu, gpu (compute shaders, OpenGL 4.3) or auto "
                          "(gpu on a hardware GPU, cpu on a software GL)")
       ->check(CLI::IsMember({"cpu", "gpu", "auto"}));
+  render_cmd->add_option("--rasteriser", render.rasteriser, kRasteriserHelp)->check(CLI::IsMember({"auto", "gl", "compute"}));
   render_cmd->add_option("--progress", render.progress,
                          "progress on stderr: auto (a bar on a terminal, else one line per frame), bar, lines, "
                          "jsonl or none")
@@ -115,6 +122,7 @@ int main(int argc, char** argv) {
   test_cmd->add_option("--json", test.json, "write the results as JSON");
   test_cmd->add_option("--backend", test.backend, "cpu or gpu, overriding the suite's")
       ->check(CLI::IsMember({"cpu", "gpu"}));
+  test_cmd->add_option("--rasteriser", test.rasteriser, kRasteriserHelp)->check(CLI::IsMember({"auto", "gl", "compute"}));
   test_cmd->add_option("--device-class", test.device_class,
                        "use the goldens of this device class instead of the GL's (such as nvidia-h200)");
   test_cmd->add_option("--device", test.device, "EGL device index (see `fxsim info`)")->check(CLI::NonNegativeNumber);
@@ -163,6 +171,7 @@ int main(int argc, char** argv) {
   bench_cmd->add_option("--height", bench.height, "image height")->check(CLI::Range(1, 16384));
   bench_cmd->add_flag("!--no-turbulence", bench.turbulence, "steady wind and gusts only");
   bench_cmd->add_option("--backend", bench.backend, "cpu or gpu")->check(CLI::IsMember({"cpu", "gpu"}));
+  bench_cmd->add_option("--rasteriser", bench.rasteriser, kRasteriserHelp)->check(CLI::IsMember({"auto", "gl", "compute"}));
   bench_cmd->add_option("--device", bench.device, "EGL device index (see `fxsim info`)");
   bench_cmd->add_option("--encoders", bench.encoders, "PNG encoder threads for the end-to-end figure (default: as render)")
       ->check(CLI::Range(1, 64));

@@ -86,6 +86,7 @@ class Runner {
                                      std::to_string(threads_each_), "-o", (dir / "frame_####.png").string(),
                                      "--state-hashes", (dir / "state-hashes.txt").string()};
     if (options_.device) argv.insert(argv.end(), {"--device", std::to_string(*options_.device)});
+    if (options_.rasteriser) argv.insert(argv.end(), {"--rasteriser", *options_.rasteriser});
     ChildProcess render(argv);
     const int status = render.finish();
     if (status != 0) {

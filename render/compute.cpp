@@ -92,13 +92,15 @@ ComputeKernel::ComputeKernel(const std::string& glsl_source) : program_(link_com
 #undef FXSIM_LAUNCH_LOCATION
 }
 
-void ComputeKernel::bind(unsigned binding, const DeviceBuffer& storage) {
-  for (auto& [b, name] : storage_)
-    if (b == binding) {
-      name = storage.gl_name();
+void ComputeKernel::bind(unsigned binding, const DeviceBuffer& storage) { bind_range(binding, storage, 0, 0); }
+
+void ComputeKernel::bind_range(unsigned binding, const DeviceBuffer& storage, size_t offset, size_t bytes) {
+  for (StorageBinding& b : storage_)
+    if (b.binding == binding) {
+      b = {binding, storage.gl_name(), offset, bytes};
       return;
     }
-  storage_.emplace_back(binding, storage.gl_name());
+  storage_.push_back({binding, storage.gl_name(), offset, bytes});
 }
 
 ComputeKernel::ParamBlock& ComputeKernel::block(unsigned binding) {
@@ -123,17 +125,31 @@ void ComputeKernel::set_params(unsigned binding, const void* data, size_t bytes)
 void ComputeKernel::dispatch(size_t count, size_t groups) {
   if (count == 0) return;
   launch_.u_count = uint32_t(count);
+  prepare();
+  if (groups == 0) groups = std::min<size_t>((count + kGroupSize - 1) / kGroupSize, 65535);
+  glDispatchCompute(GLuint(groups), 1, 1);
+  glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_VERTEX_ATTRIB_ARRAY_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
+}
+
+void ComputeKernel::dispatch_groups(size_t groups_x, size_t groups_y) {
+  if (groups_x == 0 || groups_y == 0) return;
+  prepare();
+  glDispatchCompute(GLuint(groups_x), GLuint(groups_y), 1);
+  glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
+}
+
+void ComputeKernel::prepare() {
   glUseProgram(program_.get());
   size_t member = 0;
 #define FXSIM_SET_LAUNCH(name)                                                       \
   if (const GLint location = launch_locations_[member++]; location >= 0) glUniform1ui(location, launch_.name);
   FXSIM_LAUNCH_PARAMS(FXSIM_SET_LAUNCH)
 #undef FXSIM_SET_LAUNCH
-  for (const auto& [binding, name] : storage_) glBindBufferBase(GL_SHADER_STORAGE_BUFFER, binding, name);
+  for (const StorageBinding& b : storage_) {
+    if (b.bytes == 0) glBindBufferBase(GL_SHADER_STORAGE_BUFFER, b.binding, b.buffer);
+    else glBindBufferRange(GL_SHADER_STORAGE_BUFFER, b.binding, b.buffer, GLintptr(b.offset), GLsizeiptr(b.bytes));
+  }
   for (const ParamBlock& p : params_) glBindBufferBase(GL_UNIFORM_BUFFER, p.binding, p.buffer.get());
-  if (groups == 0) groups = std::min<size_t>((count + kGroupSize - 1) / kGroupSize, 65535);
-  glDispatchCompute(GLuint(groups), 1, 1);
-  glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_VERTEX_ATTRIB_ARRAY_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
 }
 
 }  // namespace fxsim

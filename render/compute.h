@@ -102,6 +102,8 @@ class ComputeKernel {
   explicit ComputeKernel(const std::string& glsl_source);
   // Binds `storage` at `binding` for the following dispatches (the buffer must outlive them).
   void bind(unsigned binding, const DeviceBuffer& storage);
+  // Binds bytes [offset, offset + bytes) of `storage` (offset a multiple of 256).
+  void bind_range(unsigned binding, const DeviceBuffer& storage, size_t offset, size_t bytes);
   // Uploads a parameter block for the following dispatches.
   template <class Params>
   void set_params(unsigned binding, const Params& params) { set_params(binding, &params, sizeof params); }
@@ -114,6 +116,10 @@ class ComputeKernel {
   // H200: one invocation per item (2^31 groups allowed there) made the
   // 100M-drop rain step slower, 2.51 ms against 2.17.
   void dispatch(size_t count, size_t groups = 0);
+  // Runs exactly groups_x × groups_y work groups (kernels over an image's tiles).
+  void dispatch_groups(size_t groups_x, size_t groups_y);
+  // The program, for kernels that also read plain uniforms shared with drawing programs (the sprites' look).
+  const GlProgram& program() const { return program_; }
 
  private:
   struct ParamBlock {
@@ -122,11 +128,17 @@ class ComputeKernel {
     size_t capacity;
   };
   void upload(ParamBlock& block, const void* data, size_t bytes);
+  void prepare();  // uses the program, sets the launch values and binds the buffers
   ParamBlock& block(unsigned binding);
 
   GlProgram program_;
   std::vector<GLint> launch_locations_;  // in FXSIM_LAUNCH_PARAMS order; -1: unused by this kernel
-  std::vector<std::pair<unsigned, GLuint>> storage_;
+  struct StorageBinding {
+    unsigned binding;
+    GLuint buffer;
+    size_t offset, bytes;  // bytes 0: the whole buffer
+  };
+  std::vector<StorageBinding> storage_;
   std::vector<ParamBlock> params_;
   LaunchParams launch_;
 };

@@ -20,6 +20,21 @@ BackendChoice parse_backend_choice(const std::string& name) {
   throw FxError(ExitCode::usage, fmt::format("--backend {}: expected cpu, gpu or auto", name));
 }
 
+RasteriserChoice sprite_rasteriser(const std::string& name, const EglContext& context) {
+  RasteriserChoice choice;
+  choice.software = context.software();
+  if (name == "gl") return choice;
+  if (name != "auto" && name != "compute")
+    throw FxError(ExitCode::usage, fmt::format("--rasteriser {}: expected auto, gl or compute", name));
+  if (!has_compute(context)) {
+    if (name == "auto") return choice;
+    throw FxError(ExitCode::no_gl, fmt::format("--rasteriser compute needs OpenGL 4.3 compute shaders; {} offers {}.{}",
+                                               context.info().renderer, context.info().major, context.info().minor));
+  }
+  choice.rasteriser = name == "auto" ? SpriteRasteriser::automatic : SpriteRasteriser::compute;
+  return choice;
+}
+
 Backend choose_backend(BackendChoice requested, const EglContext& context) {
   if (requested == BackendChoice::gpu) return Backend::gpu;
   if (requested == BackendChoice::automatic && !context.software() && has_compute(context)) return Backend::gpu;

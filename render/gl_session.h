@@ -11,6 +11,7 @@
 #include "render/egl_context.h"
 #include "render/gpu_backend.h"
 #include "render/gpu_kernels.h"
+#include "render/sprite_pass.h"
 
 namespace fxsim {
 
@@ -22,6 +23,11 @@ BackendChoice parse_backend_choice(const std::string& name);
 // gpu when asked for; `automatic`: gpu on a hardware GPU with OpenGL 4.3
 // compute shaders, cpu on a software GL (llvmpipe), where the CPU is faster.
 Backend choose_backend(BackendChoice requested, const EglContext& context);
+
+// The rasteriser asked for by name (auto, gl, compute) on this context;
+// compute without OpenGL 4.3 compute shaders is refused (exit 69), auto then
+// means gl.
+RasteriserChoice sprite_rasteriser(const std::string& name, const EglContext& context);
 
 class GlSession {
  public:

@@ -10,6 +10,10 @@
 
 namespace fxsim {
 
+// The ground is a square this fraction of the far distance on each side of
+// the point under the eye (corners at the far distance would be clipped).
+constexpr float kGroundExtentOfFar = 0.7f;
+
 class GroundPass {
  public:
   GroundPass();

@@ -10,12 +10,12 @@
 
 namespace fxsim {
 
-Renderer::Renderer(const Scene& scene, int width, int height)
+Renderer::Renderer(const Scene& scene, int width, int height, RasteriserChoice rasteriser)
     : scene_(scene),
       target_(width, height, scene.output.samples,
               needs_float_target(scene) ? TargetFormat::float16 : TargetFormat::srgb8, !scene.output.transparent(),
               grading_of(scene)),
-      sprites_(scene) {
+      sprites_(scene, rasteriser.rasteriser, rasteriser.software) {
   if (scene.output.depth_layer || scene.output.mask_layers || scene.output.motion_layer)
     layer_target_.emplace(width, height);
   for (const auto& emitter : scene.emitters) {

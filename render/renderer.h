@@ -27,7 +27,7 @@ FrameGrading grading_of(const Scene& scene);
 
 class Renderer {
  public:
-  Renderer(const Scene& scene, int width, int height);
+  Renderer(const Scene& scene, int width, int height, RasteriserChoice rasteriser = {});
   // Draws the simulation's current frame and starts reading it back (its
   // image comes from take_frame(), oldest first, so the next frame can be
   // simulated and drawn while this one travels).

@@ -183,6 +183,16 @@ struct SpriteFragment {
 
 vec4 sample_shape(vec3 uv_layer, float lod_bias);  // the stage's texture lookup
 
+// The plate's depth behind a window position: its nearest texel (its rows
+// run top to bottom). A fetch, not a filtered lookup: the same in a compute
+// shader, which has no derivatives (and llvmpipe's LLVM 15 crashes compiling
+// our blend kernel with a lookup there).
+float plate_depth_at(vec2 frag_coord) {
+  ivec2 size = textureSize(u_plate_depth, 0);
+  vec2 uv = vec2(frag_coord.x / u_viewport.x, 1.0 - frag_coord.y / u_viewport.y);
+  return texelFetch(u_plate_depth, clamp(ivec2(floor(uv * vec2(size))), ivec2(0), size - 1), 0).r;
+}
+
 // A disc filling the quad with a soft rim: the shape of an out-of-focus point.
 float disc(vec2 uv) { return 1.0 - smoothstep(0.8, 1.0, length(uv * 2.0 - 1.0)); }
 
@@ -216,7 +226,7 @@ vec4 shade_sprite(SpriteFragment f) {
 #endif
 #if FXSIM_PLATE_SOFT
   {  // fading where the sprite nears the plate's geometry behind it
-    float plate = texture(u_plate_depth, vec2(f.frag_coord.x / u_viewport.x, 1.0 - f.frag_coord.y / u_viewport.y)).r;
+    float plate = plate_depth_at(f.frag_coord);
     if (plate > 0.0 && plate < 3.0e38) color *= clamp((plate - f.view_depth) / u_plate_soft, 0.0, 1.0);
   }
 #endif

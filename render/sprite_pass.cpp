@@ -6,7 +6,9 @@
 #include <cmath>
 #include <cstddef>
 
+#include "render/compute_rasteriser.h"
 #include "render/device_instances.h"
+#include "render/ground_pass.h"
 #include "render/fog_glsl.h"
 #include "render/lighting_glsl.h"
 #include "render/shader.h"
@@ -119,29 +121,39 @@ GlTexture make_texture_array(const std::vector<Image>& layers) {
 }
 
 namespace {
-GlProgram sprite_program(bool dof, bool shutter, bool soft, bool lit, bool plate_soft) {
-  const std::string header = fmt::format("#version 330 core\n#define FXSIM_DOF {:d}\n#define FXSIM_SHUTTER {:d}\n"
-                                         "#define FXSIM_SOFT {:d}\n#define FXSIM_LIT {:d}\n#define FXSIM_PLATE_SOFT {:d}\n",
-                                         dof, shutter, soft, lit, plate_soft);
+// The look's parts as #define lines, for the GL program and the compute rasteriser's kernels.
+std::string look_defines(bool dof, bool shutter, bool soft, bool lit, bool plate_soft) {
+  return fmt::format("#define FXSIM_DOF {:d}\n#define FXSIM_SHUTTER {:d}\n#define FXSIM_SOFT {:d}\n"
+                     "#define FXSIM_LIT {:d}\n#define FXSIM_PLATE_SOFT {:d}\n",
+                     dof, shutter, soft, lit, plate_soft);
+}
+
+GlProgram sprite_program(const std::string& defines) {
+  const std::string header = "#version 330 core\n" + defines;
   return link_program(header + kSpriteGeometryGlsl + kVertexShader,
                       header + kFogGlsl + kLightingGlsl + kSpriteShadingGlsl + kFragmentShader);
 }
 }  // namespace
 
 SpritePass::SpritePass() {
-  program_ = sprite_program(false, false, false, false, false);
+  defines_ = look_defines(false, false, false, false, false);
+  program_ = sprite_program(defines_);
   make_buffers();
 }
 
-SpritePass::SpritePass(const Scene& scene)
+SpritePass::SpritePass(const Scene& scene, SpriteRasteriser rasteriser, bool software)
     : fog_(scene.environment.fog), f_number_(scene.camera.aperture), focus_distance_(scene.camera.focus_distance),
-      plate_soft_(scene.output.plate_soft) {
+      plate_soft_(scene.output.plate_soft), rasteriser_(rasteriser), software_(software) {
   if (scene.environment.ground && scene.environment.ground->soft > 0)
     soft_ = {scene.environment.ground->soft, scene.environment.ground->height};
-  program_ = sprite_program(f_number_.has_value(), scene.camera.shutter.has_value(), soft_.x > 0, is_lit(scene),
-                            plate_soft_ > 0);
+  if (scene.environment.ground && scene.environment.ground->color) ground_height_ = scene.environment.ground->height;
+  defines_ = look_defines(f_number_.has_value(), scene.camera.shutter.has_value(), soft_.x > 0, is_lit(scene),
+                          plate_soft_ > 0);
+  program_ = sprite_program(defines_);
   make_buffers();
 }
+
+SpritePass::~SpritePass() = default;
 
 void SpritePass::make_buffers() {
   vao_ = GlVertexArray(gl_gen(glGenVertexArrays));
@@ -204,6 +216,7 @@ void SpritePass::draw(const SpriteBatch& batch, const EmitterSettings& emitter, 
   const bool motion = output == SpriteOutput::motion;
   const bool has_previous = batch.device_instances ? batch.device_instances->has_previous : !batch.previous.empty();
   if (motion && !has_previous) return;  // nothing remembered: no sprite has a motion
+  if (uses_compute(count, output) && draw_with_compute(batch, emitter, texture)) return;
   glBindVertexArray(vao_.get());
   if (motion) {
     if (batch.device_instances) {
@@ -223,9 +236,8 @@ void SpritePass::draw(const SpriteBatch& batch, const EmitterSettings& emitter, 
   } else {
     glDisableVertexAttribArray(4);
   }
-  if (batch.device_instances) {
-    glBindBuffer(GL_ARRAY_BUFFER, batch.device_instances->buffer.gl_name());  // built on the GPU: drawn where it lies
-  } else {
+  GLuint instances = batch.device_instances ? batch.device_instances->buffer.gl_name() : instances_.get();
+  if (!batch.device_instances) {  // (built on the GPU: drawn where they lie)
     glBindBuffer(GL_ARRAY_BUFFER, instances_.get());
     const size_t bytes = batch.sprites.size() * sizeof(SpriteInstance);
     if (bytes > instance_capacity_) {
@@ -234,50 +246,19 @@ void SpritePass::draw(const SpriteBatch& batch, const EmitterSettings& emitter, 
     }
     glBufferSubData(GL_ARRAY_BUFFER, 0, GLsizeiptr(bytes), batch.sprites.data());
   }
+  draw_instances(instances, count, batch, emitter, texture, output);
+}
+
+void SpritePass::draw_instances(GLuint instances, size_t count, const SpriteBatch& batch,
+                                const EmitterSettings& emitter, const GlTexture& texture, SpriteOutput output) {
+  const bool motion = output == SpriteOutput::motion;
+  glBindVertexArray(vao_.get());
+  if (!motion) glDisableVertexAttribArray(4);
+  glBindBuffer(GL_ARRAY_BUFFER, instances);
   const GLsizei stride = sizeof(SpriteInstance);
   for (GLuint a = 1; a <= 3; ++a)
     glVertexAttribPointer(a, 4, GL_FLOAT, GL_FALSE, stride, reinterpret_cast<const void*>(size_t(a - 1) * 16));
-
-  glUseProgram(program_.get());
-  const glm::mat3 basis = camera_.basis();
-  glUniformMatrix4fv(uniform(program_, "u_view"), 1, GL_FALSE, glm::value_ptr(view_));
-  glUniformMatrix4fv(uniform(program_, "u_projection"), 1, GL_FALSE, glm::value_ptr(projection_));
-  glUniform3fv(uniform(program_, "u_eye"), 1, glm::value_ptr(camera_.position));
-  glUniform3fv(uniform(program_, "u_right"), 1, glm::value_ptr(basis[0]));
-  glUniform3fv(uniform(program_, "u_up"), 1, glm::value_ptr(basis[1]));
-  glUniform1i(uniform(program_, "u_billboard"), int(emitter.billboard));
-  glUniform2f(uniform(program_, "u_viewport"), float(width_), float(height_));
-  glUniform1f(uniform(program_, "u_min_pixels"), kMinSpritePixels);
-  glUniform1f(uniform(program_, "u_near"), camera_.near_plane);
-  const glm::vec4 tint = batch.tint.value_or(emitter.color).linear();
-  glUniform4f(uniform(program_, "u_tint"), tint.r, tint.g, tint.b, tint.a * batch.opacity.value_or(emitter.opacity));
-  glActiveTexture(GL_TEXTURE0);
-  glBindTexture(GL_TEXTURE_2D_ARRAY, texture.get());
-  glUniform1i(uniform(program_, "u_texture"), 0);
-
-  glUniform1i(uniform(program_, "u_output"), output == SpriteOutput::depth ? 1 : motion ? 2 : 0);
-  const bool colour = output == SpriteOutput::colour;
-  glUniform1i(uniform(program_, "u_colour"), colour);
-  set_lighting_uniforms(program_, colour ? lighting_ : std::nullopt);
-  set_scattering_uniform(program_, scattering_of(emitter, batch.look, batch.blend.value_or(emitter.blend)));
-  glUniform2f(uniform(program_, "u_dof"), lens_.scale, lens_.focus);
-  static const float kDiscMean = disc_mean();
-  glUniform1f(uniform(program_, "u_disc_mean"), kDiscMean);
-  glUniform3f(uniform(program_, "u_soft"), soft_.x, soft_.y, 0.0f);
-  if (plate_soft_ > 0) {
-    glActiveTexture(GL_TEXTURE2);
-    glBindTexture(GL_TEXTURE_2D, plate_depth_);
-    glActiveTexture(GL_TEXTURE0);
-    glUniform1i(uniform(program_, "u_plate_depth"), 2);
-    glUniform1f(uniform(program_, "u_plate_soft"), plate_soft_);
-  }
-  const bool additive = batch.blend.value_or(emitter.blend) == BlendMode::additive;
-  glUniform1i(uniform(program_, "u_fog_mode"), output != SpriteOutput::colour || !fog_ ? 0 : additive ? 2 : 1);
-  set_fog_uniforms(program_, fog_, camera_.position);
-  glUniform1i(uniform(program_, "u_motion"), motion);
-  glUniformMatrix4fv(uniform(program_, "u_previous_view_projection"), 1, GL_FALSE,
-                     glm::value_ptr(previous_view_projection_));
-  glUniform1f(uniform(program_, "u_depth_coverage"), kDepthCoverage);
+  set_uniforms(program_, batch, emitter, texture, output);
   glEnable(GL_BLEND);
   if (output == SpriteOutput::depth) {
     glBlendEquation(GL_MIN);  // the nearest covering particle
@@ -298,6 +279,83 @@ void SpritePass::draw(const SpriteBatch& batch, const EmitterSettings& emitter, 
   glBlendEquation(GL_FUNC_ADD);
   glDisable(GL_BLEND);
   glBindVertexArray(0);
+}
+
+bool SpritePass::uses_compute(size_t count, SpriteOutput output) const {
+  if (output != SpriteOutput::colour) return false;
+  switch (rasteriser_) {
+    case SpriteRasteriser::gl: return false;
+    case SpriteRasteriser::compute: return true;
+    case SpriteRasteriser::automatic: return !software_ && count >= kComputeRasteriserMinSprites;
+  }
+  return false;
+}
+
+bool SpritePass::draw_with_compute(const SpriteBatch& batch, const EmitterSettings& emitter, const GlTexture& texture) {
+  if (!compute_) compute_ = std::make_unique<ComputeRasteriser>(defines_);
+  const size_t count = batch.device_instances ? batch.device_count : batch.sprites.size();
+  if (!batch.device_instances) uploaded_.assign(batch.sprites, DeviceBuffer::Use::host_writes);
+  const DeviceBuffer& instances = batch.device_instances ? batch.device_instances->buffer : uploaded_;
+  int samples = 0;
+  glGetIntegerv(GL_SAMPLES, &samples);
+  set_uniforms(compute_->setup_program(), batch, emitter, texture, SpriteOutput::colour);
+  set_uniforms(compute_->blend_program(std::max(samples, 1)), batch, emitter, texture, SpriteOutput::colour);
+  SpriteOccluders occluders;
+  occluders.ground_height = ground_height_;
+  occluders.ground_extent = camera_.far_plane * kGroundExtentOfFar;
+  occluders.plate_depth = plate_depth_;
+  // Sprites reaching through the near plane are drawn by GL (which clips
+  // them) after the rest of their part: they are the nearest.
+  const auto draw_near = [&](const DeviceBuffer& near, size_t near_count) {
+    draw_instances(near.gl_name(), near_count, batch, emitter, texture, SpriteOutput::colour);
+  };
+  return compute_->draw(instances, count, width_, height_, batch.blend.value_or(emitter.blend) == BlendMode::additive,
+                        camera_, occluders, draw_near);
+}
+
+void SpritePass::set_uniforms(const GlProgram& program, const SpriteBatch& batch, const EmitterSettings& emitter,
+                              const GlTexture& texture, SpriteOutput output) {
+  const bool motion = output == SpriteOutput::motion;
+  glUseProgram(program.get());
+  const glm::mat3 basis = camera_.basis();
+  glUniformMatrix4fv(uniform(program, "u_view"), 1, GL_FALSE, glm::value_ptr(view_));
+  glUniformMatrix4fv(uniform(program, "u_projection"), 1, GL_FALSE, glm::value_ptr(projection_));
+  glUniform3fv(uniform(program, "u_eye"), 1, glm::value_ptr(camera_.position));
+  glUniform3fv(uniform(program, "u_right"), 1, glm::value_ptr(basis[0]));
+  glUniform3fv(uniform(program, "u_up"), 1, glm::value_ptr(basis[1]));
+  glUniform1i(uniform(program, "u_billboard"), int(emitter.billboard));
+  glUniform2f(uniform(program, "u_viewport"), float(width_), float(height_));
+  glUniform1f(uniform(program, "u_min_pixels"), kMinSpritePixels);
+  glUniform1f(uniform(program, "u_near"), camera_.near_plane);
+  const glm::vec4 tint = batch.tint.value_or(emitter.color).linear();
+  glUniform4f(uniform(program, "u_tint"), tint.r, tint.g, tint.b, tint.a * batch.opacity.value_or(emitter.opacity));
+  glActiveTexture(GL_TEXTURE0);
+  glBindTexture(GL_TEXTURE_2D_ARRAY, texture.get());
+  glUniform1i(uniform(program, "u_texture"), 0);
+
+  glUniform1i(uniform(program, "u_output"), output == SpriteOutput::depth ? 1 : motion ? 2 : 0);
+  const bool colour = output == SpriteOutput::colour;
+  glUniform1i(uniform(program, "u_colour"), colour);
+  set_lighting_uniforms(program, colour ? lighting_ : std::nullopt);
+  set_scattering_uniform(program, scattering_of(emitter, batch.look, batch.blend.value_or(emitter.blend)));
+  glUniform2f(uniform(program, "u_dof"), lens_.scale, lens_.focus);
+  static const float kDiscMean = disc_mean();
+  glUniform1f(uniform(program, "u_disc_mean"), kDiscMean);
+  glUniform3f(uniform(program, "u_soft"), soft_.x, soft_.y, 0.0f);
+  if (plate_soft_ > 0) {
+    glActiveTexture(GL_TEXTURE2);
+    glBindTexture(GL_TEXTURE_2D, plate_depth_);
+    glActiveTexture(GL_TEXTURE0);
+    glUniform1i(uniform(program, "u_plate_depth"), 2);
+    glUniform1f(uniform(program, "u_plate_soft"), plate_soft_);
+  }
+  const bool additive = batch.blend.value_or(emitter.blend) == BlendMode::additive;
+  glUniform1i(uniform(program, "u_fog_mode"), output != SpriteOutput::colour || !fog_ ? 0 : additive ? 2 : 1);
+  set_fog_uniforms(program, fog_, camera_.position);
+  glUniform1i(uniform(program, "u_motion"), motion);
+  glUniformMatrix4fv(uniform(program, "u_previous_view_projection"), 1, GL_FALSE,
+                     glm::value_ptr(previous_view_projection_));
+  glUniform1f(uniform(program, "u_depth_coverage"), kDepthCoverage);
 }
 
 }  // namespace fxsim

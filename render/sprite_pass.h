@@ -15,8 +15,14 @@
 #include "core/scene.h"
 #include "render/gl_objects.h"
 #include "core/image.h"
+#include "render/compute.h"
+
+#include <memory>
+#include <string>
 
 namespace fxsim {
+
+class ComputeRasteriser;
 
 // Sprites and streaks thinner than this many pixels are drawn this wide, with
 // their coverage turned into transparency: no flicker, no vanishing drops.
@@ -34,13 +40,27 @@ GlTexture make_texture_array(const std::vector<Image>& layers);
 enum class SpriteOutput { colour, mask, depth, motion };
 constexpr float kDepthCoverage = 0.05f;
 
+// Which rasteriser draws the frame's sprites (the layers are always drawn by
+// GL): the GL pipeline's, the compute rasteriser (render/compute_rasteriser.h),
+// or, `automatic`, the compute one for batches of at least
+// kComputeRasteriserMinSprites on a hardware GPU, where it is faster (fxsim
+// bench prints both), and GL elsewhere.
+enum class SpriteRasteriser { automatic, gl, compute };
+constexpr size_t kComputeRasteriserMinSprites = 1000000;
+struct RasteriserChoice {
+  SpriteRasteriser rasteriser = SpriteRasteriser::gl;
+  bool software = true;  // the GL is a software rasteriser
+};
+
 class SpritePass {
  public:
   SpritePass();  // no look: unlit, sharp, no fog (as the GL tests draw)
   // The scene's look on the colour the sprites draw (not on the layers): fog,
   // lights, the soft ground and plate edges, the shutter's streaks and the
   // lens; the program is compiled with only the parts the scene uses.
-  explicit SpritePass(const Scene& scene);
+  // `software`: the GL is a software rasteriser (automatic then picks GL).
+  explicit SpritePass(const Scene& scene, SpriteRasteriser rasteriser = SpriteRasteriser::gl, bool software = true);
+  ~SpritePass();
   void begin_frame(const CameraPose& camera, int width, int height);
   // The camera of the previous frame, for the motion layer.
   void set_previous_camera(const CameraPose& camera);
@@ -54,6 +74,13 @@ class SpritePass {
 
  private:
   void make_buffers();
+  bool uses_compute(size_t count, SpriteOutput output) const;
+  // The look's uniforms of a batch on `program` (the GL program or the compute rasteriser's).
+  void set_uniforms(const GlProgram& program, const SpriteBatch& batch, const EmitterSettings& emitter,
+                    const GlTexture& texture, SpriteOutput output);
+  void draw_instances(GLuint instances, size_t count, const SpriteBatch& batch, const EmitterSettings& emitter,
+                      const GlTexture& texture, SpriteOutput output);
+  bool draw_with_compute(const SpriteBatch& batch, const EmitterSettings& emitter, const GlTexture& texture);
 
   GlProgram program_;
   GlVertexArray vao_;
@@ -69,6 +96,12 @@ class SpritePass {
   glm::vec2 soft_{0};  // fade distance, ground height
   GLuint plate_depth_ = 0;
   ThinLens lens_;  // of this frame's camera
+  std::optional<float> ground_height_;
+  SpriteRasteriser rasteriser_ = SpriteRasteriser::gl;
+  bool software_ = true;
+  std::unique_ptr<ComputeRasteriser> compute_;  // made at the first batch it draws
+  DeviceBuffer uploaded_;                       // CPU batches' instances, for the compute rasteriser
+  std::string defines_;
 };
 
 }  // namespace fxsim

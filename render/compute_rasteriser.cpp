@@ -1,0 +1,464 @@
+#include "render/compute_rasteriser.h"
+
+#include <fmt/format.h>
+#include <glm/gtc/type_ptr.hpp>
+#include <algorithm>
+#include <bit>
+#include <vector>
+
+#include "core/exit_codes.h"
+#include "core/particle_system.h"
+#include "render/fog_glsl.h"
+#include "render/lighting_glsl.h"
+#include "render/shader.h"
+#include "render/sprite_glsl.h"
+
+namespace fxsim {
+
+namespace {
+constexpr int kTile = 16;  // pixels a side; one work group of 256 invocations per tile
+constexpr size_t kPreparedBytes = 96;  // GLSL Prepared
+
+#define FXSIM_TILE_PARAMS(X) X(glm::uvec2, u_tiles) /* tiles across and down */
+FXSIM_GPU_PARAMS(TileParams, FXSIM_TILE_PARAMS);
+
+// A sprite ready for the tiles: its quad's corners in pixels (window
+// coordinates, y up) and their clip w (the view distance), and its look.
+constexpr const char* kPreparedGlsl = R"(
+struct Prepared {
+  vec4 xy01;  // corners 0 and 1: (-1, -1), (1, -1)
+  vec4 xy23;  // corners 2 and 3: (-1, 1), (1, 1)
+  vec4 w;     // the corners' clip w
+  vec4 look;  // alpha, texture layer (streaks: −1 − layer), blur, circle of confusion
+  vec4 tail;  // streaks: the world positions the GL path gives their tail and head corners
+  vec4 head;  // (those of the drop, even where the streak was cut at the near plane)
+};
+bool is_streak(Prepared p) { return p.look.y < 0.0; }
+float texture_layer(Prepared p) { return p.look.y < 0.0 ? -1.0 - p.look.y : p.look.y; }
+// The tiles the quad's bounds touch, (x0, y0, x1, y1) inclusive; empty when x0 > x1.
+ivec4 tile_box(Prepared p) {
+  vec2 lo = min(min(p.xy01.xy, p.xy01.zw), min(p.xy23.xy, p.xy23.zw));
+  vec2 hi = max(max(p.xy01.xy, p.xy01.zw), max(p.xy23.xy, p.xy23.zw));
+  vec2 last = vec2(u_tiles) - 1.0;
+  if (any(greaterThan(lo, vec2(u_tiles) * 16.0)) || any(lessThan(hi, vec2(0.0)))) return ivec4(1, 1, 0, 0);
+  vec2 first = clamp(floor(lo / 16.0), vec2(0.0), last), end = clamp(floor(hi / 16.0), vec2(0.0), last);
+  return ivec4(first, end);
+}
+)";
+
+std::string kernel_header(const std::string& defines) {
+  return "#version 430\n" + defines + glsl_launch_block() + TileParams::glsl(1) + kPreparedGlsl;
+}
+
+// 1. Each sprite's corners (the GL path's vertex code) and the tiles it touches.
+std::string setup_source(const std::string& defines) {
+  return kernel_header(defines) + kSpriteGeometryGlsl + R"(
+layout(local_size_x = 256) in;
+layout(std430, binding = 0) readonly buffer Instances { vec4 instances[]; };  // SpriteInstance: 3 vec4
+layout(std430, binding = 1) writeonly buffer Sprites { Prepared sprites[]; };
+layout(std430, binding = 2) writeonly buffer Counts { uint counts[]; };
+layout(std430, binding = 3) writeonly buffer Near { uint near[]; };  // 1: crossing the near plane
+vec2 to_pixels(vec4 clip) { return (clip.xy / clip.w * 0.5 + 0.5) * u_viewport; }
+void main() {
+  uint stride = gl_NumWorkGroups.x * 256u;
+  for (uint i = gl_GlobalInvocationID.x; i < u_count; i += stride) {
+    vec4 a = instances[3u * i], b = instances[3u * i + 1u], c = instances[3u * i + 2u];
+    SpriteVertex v0 = sprite_vertex(a, b, c, vec2(-1.0, -1.0)), v1 = sprite_vertex(a, b, c, vec2(1.0, -1.0));
+    SpriteVertex v2 = sprite_vertex(a, b, c, vec2(-1.0, 1.0)), v3 = sprite_vertex(a, b, c, vec2(1.0, 1.0));
+    Prepared p;
+    p.xy01 = vec4(to_pixels(v0.clip), to_pixels(v1.clip));
+    p.xy23 = vec4(to_pixels(v2.clip), to_pixels(v3.clip));
+    p.w = vec4(v0.clip.w, v1.clip.w, v2.clip.w, v3.clip.w);
+    p.look = vec4(v0.alpha, dot(b.xyz, b.xyz) > 0.0 ? -1.0 - c.x : c.x, v0.blur, v0.confusion);
+    p.tail = vec4(v0.world, 0.0);
+    p.head = vec4(v2.world, 0.0);
+    sprites[i] = p;
+    // Nothing to draw here: transparent, reaching through the near plane (GL
+    // draws it, clipped, if part of it is in front), or not finite.
+    float nearest = min(min(p.w.x, p.w.y), min(p.w.z, p.w.w)), farthest = max(max(p.w.x, p.w.y), max(p.w.z, p.w.w));
+    bool in_front = nearest >= u_near * 0.999;
+    near[i] = v0.alpha > 0.0 && !in_front && farthest > u_near ? 1u : 0u;
+    bool drawn = v0.alpha > 0.0 && in_front && !any(isnan(p.xy01)) && !any(isnan(p.xy23)) && !any(isinf(p.xy01)) &&
+                 !any(isinf(p.xy23));
+    ivec4 box = tile_box(p);
+    counts[i] = drawn && box.x <= box.z && box.y <= box.w ? uint((box.z - box.x + 1) * (box.w - box.y + 1)) : 0u;
+  }
+}
+)";
+}
+
+// 1b. The sprites crossing the near plane, in order (places: their flags, scanned).
+std::string gather_near_source(const std::string& defines) {
+  return kernel_header(defines) + R"(
+layout(local_size_x = 256) in;
+layout(std430, binding = 0) readonly buffer Instances { vec4 instances[]; };
+layout(std430, binding = 3) readonly buffer Places { uint places[]; };
+layout(std430, binding = 6) writeonly buffer Near { vec4 near[]; };
+void main() {
+  uint stride = gl_NumWorkGroups.x * 256u;
+  for (uint i = gl_GlobalInvocationID.x; i < u_count; i += stride) {
+    uint place = places[i];
+    if (places[i + 1u] == place) continue;
+    for (uint k = 0u; k < 3u; ++k) near[3u * place + k] = instances[3u * i + k];
+  }
+}
+)";
+}
+
+// 2. Each sprite's (tile, sprite) pairs at its place (offsets: the scanned counts).
+std::string duplicate_source(const std::string& defines) {
+  return kernel_header(defines) + R"(
+layout(local_size_x = 256) in;
+layout(std430, binding = 1) readonly buffer Sprites { Prepared sprites[]; };
+layout(std430, binding = 2) readonly buffer Offsets { uint offsets[]; };
+layout(std430, binding = 3) writeonly buffer Keys { uint keys[]; };
+layout(std430, binding = 4) writeonly buffer Values { uint values[]; };
+void main() {
+  uint stride = gl_NumWorkGroups.x * 256u;
+  for (uint i = gl_GlobalInvocationID.x; i < u_count; i += stride) {
+    uint place = offsets[i];
+    if (offsets[i + 1u] == place) continue;
+    ivec4 box = tile_box(sprites[i]);
+    for (int y = box.y; y <= box.w; ++y)
+      for (int x = box.x; x <= box.z; ++x) {
+        keys[place] = uint(y) * u_tiles.x + uint(x);
+        values[place] = i;
+        ++place;
+      }
+  }
+}
+)";
+}
+
+// 3b. Each tile's [first, end) in the sorted pairs (tiles without pairs keep [0, 0)).
+std::string ranges_source(const std::string& defines) {
+  return kernel_header(defines) + R"(
+layout(local_size_x = 256) in;
+layout(std430, binding = 3) readonly buffer Keys { uint keys[]; };
+layout(std430, binding = 5) buffer Ranges { uvec2 ranges[]; };
+void main() {
+  uint stride = gl_NumWorkGroups.x * 256u;
+  for (uint j = gl_GlobalInvocationID.x; j < u_count; j += stride) {
+    uint key = keys[j];
+    if (j == 0u || keys[j - 1u] != key) ranges[key].x = j;
+    if (j + 1u == u_count || keys[j + 1u] != key) ranges[key].y = j + 1u;
+  }
+}
+)";
+}
+
+// 4. A tile's pixels: its sprites front to back, per sample.
+std::string blend_source(const std::string& defines, int samples) {
+  return kernel_header(defines + fmt::format("#define FXSIM_SAMPLES {}\n", samples)) + kSpriteGeometryGlsl +
+         kFogGlsl + kLightingGlsl + kSpriteShadingGlsl + R"(
+layout(local_size_x = 16, local_size_y = 16) in;
+layout(std430, binding = 1) readonly buffer Sprites { Prepared sprites[]; };
+layout(std430, binding = 4) readonly buffer Values { uint entries[]; };  // sprites, by tile, in drawing order
+layout(std430, binding = 5) readonly buffer Ranges { uvec2 ranges[]; };
+layout(rgba32f, binding = 0) uniform writeonly image2D u_layer;
+uniform vec2 u_sample_positions[FXSIM_SAMPLES];  // within the pixel, as the frame's multisampling places them
+uniform bool u_additive;
+uniform bool u_clamp;          // the frame is fixed point: GL clamps each fragment's colour to [0, 1]
+uniform vec4 u_ground;         // height, half-extent (0: no ground), centre x, z
+uniform bool u_plate_occludes;
+uniform mat4 u_inverse_view;
+uniform float u_far;
+
+
+vec2 g_dx = vec2(0.0), g_dy = vec2(0.0);  // the uv's change per pixel, as the GL rasteriser's derivatives
+vec4 sample_shape(vec3 uv_layer, float lod_bias) {
+  // The level GL picks from the derivatives (the larger footprint), chosen
+  // here per invocation: llvmpipe shares one level between 4 invocations
+  // for textureGrad, as it may in a fragment shader's 2×2 quad, but this
+  // kernel's neighbouring invocations draw different sprites.
+  vec2 size = vec2(textureSize(u_texture, 0).xy);
+  float rho = max(length(g_dx * size), length(g_dy * size));
+  return textureLod(u_texture, uv_layer, log2(max(rho, 1e-20)) + lod_bias);
+}
+
+vec3 colour[FXSIM_SAMPLES];
+float through[FXSIM_SAMPLES];  // transmittance: the light from behind that still gets through
+
+// Twice the signed area of (a, b, q), from the corners' offsets to q: a
+// streak reaching the near plane can have corners thousands of pixels away.
+float edge(vec2 a, vec2 b, vec2 q) {
+  vec2 qa = a - q, qb = b - q;
+  return qa.x * qb.y - qa.y * qb.x;
+}
+
+uint coverage(vec2 a, vec2 b, vec2 c, vec2 pixel) {
+  float area = edge(a, b, c);
+  if (area == 0.0) return 0u;
+  float s = sign(area);
+  uint mask = 0u;
+  for (int k = 0; k < FXSIM_SAMPLES; ++k) {
+    vec2 q = pixel + u_sample_positions[k];
+    if (edge(b, c, q) * s >= 0.0 && edge(c, a, q) * s >= 0.0 && edge(a, b, q) * s >= 0.0) mask |= 1u << k;
+  }
+  return mask;
+}
+
+// Perspective-correct interpolation of the uv over triangle (a, b, c) at q; w: the view distance there.
+vec2 interpolate(vec2 a, vec2 b, vec2 c, vec3 w, vec2 uva, vec2 uvb, vec2 uvc, vec2 q, out float depth) {
+  float area = edge(a, b, c);
+  vec3 k = vec3(edge(b, c, q), edge(c, a, q), edge(a, b, q)) / area / w;
+  float sum = k.x + k.y + k.z;
+  depth = 1.0 / sum;
+  return (uva * k.x + uvb * k.y + uvc * k.z) / sum;
+}
+
+// The world position seen at window position q, `depth` along the view.
+vec3 unproject(vec2 q, float depth) {
+  vec2 ndc = q / u_viewport * 2.0 - 1.0;
+  return (u_inverse_view * vec4(ndc.x * depth / u_projection[0][0], ndc.y * depth / u_projection[1][1], -depth, 1.0)).xyz;
+}
+
+bool hidden(vec3 world, float depth, vec2 centre) {
+  if (depth < u_near || depth > u_far) return true;
+  if (u_ground.y > 0.0) {
+    float eye = u_eye.y - u_ground.x, point = world.y - u_ground.x;
+    if (eye * point < 0.0) {  // the ray to it crosses the ground's plane: inside the ground's square?
+      vec3 crossing = u_eye + (world - u_eye) * (eye / (eye - point));
+      if (max(abs(crossing.x - u_ground.z), abs(crossing.z - u_ground.w)) < u_ground.y) return true;
+    }
+  }
+  if (u_plate_occludes) {
+    float plate = plate_depth_at(centre);  // 0 or beyond 3e38: nothing there
+    if (plate > 0.0 && plate < depth) return true;
+  }
+  return false;
+}
+
+void draw_triangle(Prepared p, vec2 a, vec2 b, vec2 c, vec3 w, vec2 uva, vec2 uvb, vec2 uvc, uint mask, vec2 pixel) {
+  vec2 centre = pixel + 0.5;
+  float depth, ignored;
+  vec2 uv = interpolate(a, b, c, w, uva, uvb, uvc, centre, depth);
+  g_dx = interpolate(a, b, c, w, uva, uvb, uvc, centre + vec2(1.0, 0.0), ignored) - uv;
+  g_dy = interpolate(a, b, c, w, uva, uvb, uvc, centre + vec2(0.0, 1.0), ignored) - uv;
+  vec3 world = unproject(centre, depth);
+  if (hidden(world, depth, centre)) return;
+  // The GL path gives a streak's corners its tail's and head's world
+  // positions (not the corners' own): interpolated, they run along uv.y.
+  if (is_streak(p)) world = mix(p.tail.xyz, p.head.xyz, uv.y);
+  vec4 c4 = shade_sprite(SpriteFragment(uv, texture_layer(p), p.look.x, depth, world, p.look.z, p.look.w, centre));
+  if (u_clamp) c4 = clamp(c4, 0.0, 1.0);
+  for (int k = 0; k < FXSIM_SAMPLES; ++k)
+    if ((mask & (1u << k)) != 0u) {
+      colour[k] += through[k] * c4.rgb;
+      if (!u_additive) through[k] *= 1.0 - c4.a;
+    }
+}
+
+// One sprite over this pixel; true once (nearly) nothing behind shows.
+bool draw_sprite(Prepared p, vec2 pixel) {
+  vec2 v0 = p.xy01.xy, v1 = p.xy01.zw, v2 = p.xy23.xy, v3 = p.xy23.zw;
+  vec2 lo = min(min(v0, v1), min(v2, v3)), hi = max(max(v0, v1), max(v2, v3));
+  if (any(lessThan(pixel + 1.0, lo)) || any(greaterThan(pixel, hi))) return false;
+  // The strip's two triangles (0, 1, 2) and (2, 1, 3); a sample on their shared edge counts once.
+  uint first = coverage(v0, v1, v2, pixel), second = coverage(v2, v1, v3, pixel) & ~first;
+  if (first != 0u) draw_triangle(p, v0, v1, v2, p.w.xyz, vec2(0, 0), vec2(1, 0), vec2(0, 1), first, pixel);
+  if (second != 0u) draw_triangle(p, v2, v1, v3, p.w.zyw, vec2(0, 1), vec2(1, 0), vec2(1, 1), second, pixel);
+  if (u_additive) return false;
+  for (int k = 0; k < FXSIM_SAMPLES; ++k)
+    if (through[k] >= 1.0 / 4096.0) return false;
+  return true;
+}
+
+// Every invocation walks its tile's list itself, newest first: the
+// invocations of a group read the same sprite at once (one fetch, broadcast),
+// and each stops on its own, with no barriers. (A version staging the
+// sprites in shared memory lost whole 8-invocation groups' results on
+// llvmpipe.)
+void main() {
+  uint tile = gl_WorkGroupID.y * u_tiles.x + gl_WorkGroupID.x;
+  ivec2 pixel = ivec2(gl_GlobalInvocationID.xy);
+  bool inside = pixel.x < int(u_viewport.x) && pixel.y < int(u_viewport.y);
+  for (int k = 0; k < FXSIM_SAMPLES; ++k) {
+    colour[k] = vec3(0.0);
+    through[k] = 1.0;
+  }
+  uvec2 range = ranges[tile];
+  if (inside)
+    for (uint e = range.y; e > range.x; --e)
+      if (draw_sprite(sprites[entries[e - 1u]], vec2(pixel))) break;
+  if (!inside) return;
+  vec3 sum = vec3(0.0);
+  float passed = 0.0;
+  for (int k = 0; k < FXSIM_SAMPLES; ++k) {
+    sum += colour[k];
+    passed += through[k];
+  }
+  imageStore(u_layer, pixel, vec4(sum, FXSIM_SAMPLES - passed) / float(FXSIM_SAMPLES));
+}
+)";
+}
+
+constexpr const char* kCompositeVertex = R"(#version 330 core
+void main() {  // one triangle over the whole viewport
+  vec2 p = vec2(float((gl_VertexID & 1) << 2), float((gl_VertexID & 2) << 1)) - 1.0;
+  gl_Position = vec4(p, 0.0, 1.0);
+}
+)";
+
+constexpr const char* kCompositeFragment = R"(#version 330 core
+uniform sampler2D u_layer;
+out vec4 out_color;
+void main() { out_color = texelFetch(u_layer, ivec2(gl_FragCoord.xy), 0); }
+)";
+
+int key_bits(size_t tiles) { return std::max(1, int(std::bit_width(tiles - 1))); }
+}  // namespace
+
+ComputeRasteriser::ComputeRasteriser(const std::string& defines)
+    : defines_(defines),
+      setup_(setup_source(defines)),
+      duplicate_(duplicate_source(defines)),
+      ranges_(ranges_source(defines)),
+      gather_near_(gather_near_source(defines)),
+      composite_(link_program(kCompositeVertex, kCompositeFragment)),
+      empty_vao_(gl_gen(glGenVertexArrays)) {}
+
+const GlProgram& ComputeRasteriser::blend_program(int samples) {
+  auto& kernel = blend_[samples];
+  if (!kernel) kernel = std::make_unique<ComputeKernel>(blend_source(defines_, samples));
+  return kernel->program();
+}
+
+bool ComputeRasteriser::draw(const DeviceBuffer& instances, size_t count, int width, int height, bool additive,
+                             const CameraPose& camera, const SpriteOccluders& occluders, const NearDrawer& draw_near) {
+  last_pairs_ = 0;
+  // A storage binding holds at most max_storage_block_bytes (2 GiB on NVIDIA's
+  // GL): larger batches go in consecutive parts, each composited over the
+  // frame after the one before, as drawing them in order would.
+  const size_t limit = compute_limits().max_storage_block_bytes;
+  const size_t part = std::max<size_t>(256, std::min(limit / kPreparedBytes, limit / sizeof(SpriteInstance)) / 256 * 256);
+  size_t pairs = 0;
+  for (size_t first = 0; first < count; first += part) {
+    if (!draw_part(instances, first, std::min(part, count - first), width, height, additive, camera, occluders,
+                   draw_near)) {
+      if (first == 0) return false;  // nothing drawn yet: the GL path draws it all
+      throw FxError(ExitCode::no_gl, fmt::format("the compute rasteriser's tile lists for sprites {}-{} exceed the GL's "
+                                                 "storage blocks; draw with --rasteriser gl", first, first + part - 1));
+    }
+    pairs += last_pairs_;
+  }
+  last_pairs_ = pairs;
+  return true;
+}
+
+bool ComputeRasteriser::draw_part(const DeviceBuffer& instances, size_t first, size_t count, int width, int height,
+                                  bool additive, const CameraPose& camera, const SpriteOccluders& occluders,
+                                  const NearDrawer& draw_near) {
+  last_pairs_ = 0;
+  if (count == 0) return true;
+  // The frame's multisampling: its sample count and positions, and whether GL clamps its colours.
+  GLint samples = 0;
+  glGetIntegerv(GL_SAMPLES, &samples);
+  samples = std::max(samples, 1);
+  std::vector<glm::vec2> positions(size_t(samples), glm::vec2(0.5f));
+  if (samples > 1)
+    for (GLint s = 0; s < samples; ++s) glGetMultisamplefv(GL_SAMPLE_POSITION, GLuint(s), glm::value_ptr(positions[size_t(s)]));
+  GLint component = GL_FLOAT;
+  glGetFramebufferAttachmentParameteriv(GL_DRAW_FRAMEBUFFER, GL_COLOR_ATTACHMENT0,
+                                        GL_FRAMEBUFFER_ATTACHMENT_COMPONENT_TYPE, &component);
+
+  const TileParams tiles{glm::uvec2((width + kTile - 1) / kTile, (height + kTile - 1) / kTile)};
+  const size_t tile_count = size_t(tiles.u_tiles.x) * tiles.u_tiles.y;
+  prepared_.reserve(count * kPreparedBytes, DeviceBuffer::Use::kernels, "the compute rasteriser's sprites");
+  offsets_.reserve((count + 1) * 4, DeviceBuffer::Use::kernels, "the compute rasteriser's tile counts");
+  offsets_.fill(0, count * 4, 4);
+  setup_.set_params(1, tiles);
+  setup_.bind_range(0, instances, first * sizeof(SpriteInstance), count * sizeof(SpriteInstance));
+  setup_.bind(1, prepared_);
+  setup_.bind(2, offsets_);
+  near_places_.reserve((count + 1) * 4, DeviceBuffer::Use::kernels, "the compute rasteriser's near-plane flags");
+  near_places_.fill(0, count * 4, 4);
+  setup_.bind(3, near_places_);
+  setup_.dispatch(count);
+  scan_.exclusive(offsets_, count + 1);
+  scan_.exclusive(near_places_, count + 1);
+  uint32_t pairs = 0, near = 0;
+  offsets_.download(&pairs, 4, count * 4);
+  near_places_.download(&near, 4, count * 4);
+  // Drawn by GL after this part's tiles (or alone, when nothing else is).
+  const auto finish = [&] {
+    if (near == 0) return;
+    near_.reserve(size_t(near) * sizeof(SpriteInstance), DeviceBuffer::Use::kernels, "sprites at the near plane");
+    gather_near_.bind_range(0, instances, first * sizeof(SpriteInstance), count * sizeof(SpriteInstance));
+    gather_near_.bind(3, near_places_);
+    gather_near_.bind(6, near_);
+    gather_near_.dispatch(count);
+    draw_near(near_, near);
+  };
+  last_pairs_ = pairs;
+  if (pairs == 0) {
+    finish();
+    return true;
+  }
+  if (size_t(pairs) * 4 > compute_limits().max_storage_block_bytes || pairs >= (1u << 31)) return false;
+
+  keys_.reserve(size_t(pairs) * 4, DeviceBuffer::Use::kernels, "the compute rasteriser's tile keys");
+  values_.reserve(size_t(pairs) * 4, DeviceBuffer::Use::kernels, "the compute rasteriser's tile lists");
+  duplicate_.set_params(1, tiles);
+  duplicate_.bind(1, prepared_);
+  duplicate_.bind(2, offsets_);
+  duplicate_.bind(3, keys_);
+  duplicate_.bind(4, values_);
+  duplicate_.dispatch(count);
+  sort_.sort_pairs(keys_, values_, pairs, key_bits(tile_count));
+  tile_ranges_.reserve(tile_count * 8, DeviceBuffer::Use::kernels, "the compute rasteriser's tile ranges");
+  tile_ranges_.fill(0, 0, tile_count * 8);
+  ranges_.set_params(1, tiles);
+  ranges_.bind(3, keys_);
+  ranges_.bind(5, tile_ranges_);
+  ranges_.dispatch(pairs);
+
+
+  if (width != layer_width_ || height != layer_height_) {
+    layer_ = GlTexture(gl_gen(glGenTextures));
+    glBindTexture(GL_TEXTURE_2D, layer_.get());
+    glTexStorage2D(GL_TEXTURE_2D, 1, GL_RGBA32F, width, height);
+    layer_width_ = width;
+    layer_height_ = height;
+  }
+  blend_program(samples);
+  ComputeKernel& blend = *blend_[samples];
+  const GLuint program = blend.program().get();
+  glUseProgram(program);
+  glUniform2fv(glGetUniformLocation(program, "u_sample_positions"), samples, glm::value_ptr(positions[0]));
+  glUniform1i(glGetUniformLocation(program, "u_additive"), additive);
+  glUniform1i(glGetUniformLocation(program, "u_clamp"), component != GL_FLOAT);
+  const glm::vec4 ground = occluders.ground_height
+                               ? glm::vec4(*occluders.ground_height, occluders.ground_extent, camera.position.x,
+                                           camera.position.z)
+                               : glm::vec4(0);
+  glUniform4fv(glGetUniformLocation(program, "u_ground"), 1, glm::value_ptr(ground));
+  glUniform1i(glGetUniformLocation(program, "u_plate_occludes"), occluders.plate_depth != 0);
+  const glm::mat4 inverse_view = glm::inverse(camera.view());
+  glUniformMatrix4fv(glGetUniformLocation(program, "u_inverse_view"), 1, GL_FALSE, glm::value_ptr(inverse_view));
+  glUniform1f(glGetUniformLocation(program, "u_far"), camera.far_plane);
+  glBindImageTexture(0, layer_.get(), 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RGBA32F);
+  blend.set_params(1, tiles);
+  blend.bind(1, prepared_);
+  blend.bind(4, values_);
+  blend.bind(5, tile_ranges_);
+  blend.dispatch_groups(tiles.u_tiles.x, tiles.u_tiles.y);
+  glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT);
+
+  // 5. The tiles' light over the frame: colour + transmittance × what is there.
+  glUseProgram(composite_.get());
+  glActiveTexture(GL_TEXTURE0);
+  glBindTexture(GL_TEXTURE_2D, layer_.get());
+  glUniform1i(glGetUniformLocation(composite_.get(), "u_layer"), 0);
+  glDisable(GL_DEPTH_TEST);
+  glEnable(GL_BLEND);
+  glBlendFunc(GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
+  glBindVertexArray(empty_vao_.get());
+  glDrawArrays(GL_TRIANGLES, 0, 3);
+  glBindVertexArray(0);
+  glDisable(GL_BLEND);
+  finish();
+  return true;
+}
+
+}  // namespace fxsim

@@ -1,0 +1,90 @@
+#pragma once
+// Draws a batch of sprites with compute shaders instead of the GL rasteriser:
+// the path for millions of small particles, where a GPU's few raster units
+// and its blending are the limit (issue 16; Schütz et al. 2021 draw points in
+// compute, the 3-D Gaussian splatting rasteriser splats by sorted tiles).
+//
+//   1. setup     each sprite's quad (render/sprite_glsl.h's sprite_vertex,
+//                the GL path's own code) projected to pixels, and how many
+//                16×16-pixel tiles its bounds touch;
+//   2. scan      those counts become each sprite's first place in a list of
+//                (tile, sprite) pairs, written in drawing order;
+//   3. sort      a stable radix sort by tile (render/device_sort.h): each
+//                tile's sprites in the order the GL path draws them;
+//   4. blend     a work group per tile, an invocation per pixel, loads the
+//                tile's sprites into shared memory, newest first, and blends
+//                them front to back: per sample (the frame's own sample
+//                positions), the triangles' coverage, one shading at the
+//                pixel centre per triangle (shade_sprite, with the
+//                rasteriser's derivatives computed exactly), colour and
+//                transmittance kept per sample. A pixel stops once less than
+//                1/4096 of the light behind gets through.
+//   5. composite the samples' mean (colour, 1 − transmittance) over the
+//                frame: premultiplied "over", so alpha and additive batches
+//                compose as the GL path's blending does.
+// Depth: the ground (a plane) and the plate's depth hide what is behind
+// them, as the depth buffer does for the GL path. Sprites reaching through
+// the near plane (a flake brushing the lens) need clipping: they are
+// gathered in order and handed back to be drawn by GL after the rest.
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <glm/mat4x4.hpp>
+
+#include "core/camera_path.h"
+#include "render/compute.h"
+#include "render/device_scan.h"
+#include "render/device_sort.h"
+#include "render/gl_objects.h"
+
+namespace fxsim {
+
+// What the depth buffer holds for the GL path: the ground plane (a square of
+// this half-extent around the point under the eye) and the plate's depth.
+struct SpriteOccluders {
+  std::optional<float> ground_height;
+  float ground_extent = 0;
+  GLuint plate_depth = 0;  // metres along the view; 0: no plate
+};
+
+class ComputeRasteriser {
+ public:
+  // `defines`: the sprite program's #define lines (the look's parts).
+  explicit ComputeRasteriser(const std::string& defines);
+  // The programs drawing uses: the caller sets the look's uniforms on them
+  // (the same names as the GL sprite program's), then calls draw().
+  const GlProgram& setup_program() const { return setup_.program(); }
+  const GlProgram& blend_program(int samples);
+  // Draws `count` SpriteInstances from `instances` into the bound draw
+  // framebuffer (width × height, `samples` per pixel). False, having drawn
+  // nothing, when the tile lists would not fit the device's storage blocks:
+  // the caller draws the batch with the GL path.
+  // `draw_near` draws the sprites crossing the near plane (SpriteInstances, in order) with GL.
+  using NearDrawer = std::function<void(const DeviceBuffer& near, size_t count)>;
+  bool draw(const DeviceBuffer& instances, size_t count, int width, int height, bool additive,
+            const CameraPose& camera, const SpriteOccluders& occluders, const NearDrawer& draw_near);
+  // Pairs of the last draw (for bench and tests): tiles touched in all.
+  size_t last_pairs() const { return last_pairs_; }
+
+ private:
+  bool draw_part(const DeviceBuffer& instances, size_t first, size_t count, int width, int height, bool additive,
+                 const CameraPose& camera, const SpriteOccluders& occluders, const NearDrawer& draw_near);
+
+  std::string defines_;
+  ComputeKernel setup_, duplicate_, ranges_, gather_near_;
+  std::map<int, std::unique_ptr<ComputeKernel>> blend_;  // by samples per pixel
+  DeviceScan scan_;
+  DeviceSort sort_;
+  DeviceBuffer prepared_, offsets_, keys_, values_, tile_ranges_, near_places_, near_;
+  GlTexture layer_;
+  int layer_width_ = 0, layer_height_ = 0;
+  GlProgram composite_;
+  GlVertexArray empty_vao_;
+  size_t last_pairs_ = 0;
+};
+
+}  // namespace fxsim
