@@ -1,7 +1,9 @@
 #pragma once
-// The offscreen image: a multisampled sRGB colour buffer with depth, resolved
-// into a single-sample sRGB buffer and read back as 8-bit RGBA. Blending
-// happens in linear light (GL_FRAMEBUFFER_SRGB); the bytes read back are sRGB.
+// The offscreen image: a multisampled colour buffer with depth, resolved into
+// a single-sample one and read back. Frames are drawn in half-float linear
+// light (renderer.cpp says why); an 8-bit display image is graded and
+// sRGB-encoded on the GPU and read back as 8 bits. The sRGB8 format remains
+// for the GL tests' small targets.
 #include <deque>
 #include <memory>
 #include <optional>
@@ -47,8 +49,8 @@ struct RenderedFrame {
 };
 
 enum class TargetFormat {
-  srgb8,   // 8-bit sRGB: opaque 8-bit PNG frames and video
-  float16  // half float, linear: transparent frames, 16-bit PNG, OpenEXR, light above 1
+  srgb8,   // 8-bit sRGB, blending in linear light (GL_FRAMEBUFFER_SRGB)
+  float16  // half float, linear: every frame fxsim renders
 };
 
 // What happens to the light between the drawing and the image (float16
@@ -62,7 +64,7 @@ struct FrameGrading {
   // tone maps and encodes it, and only its 8 bits are read back.
   bool display8 = false;
   bool on_gpu() const {
-    return exposure != 0 || (bloom && bloom->strength > 0) || (display8 && tone != OutputSettings::Tone::clip);
+    return exposure != 0 || (bloom && bloom->strength > 0) || display8;
   }
 };
 

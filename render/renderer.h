@@ -19,10 +19,7 @@
 
 namespace fxsim {
 
-// Whether the output needs a half-float, linear frame: a transparent
-// background, 16-bit PNG, OpenEXR, or light graded before display (exposure,
-// bloom, a tone curve); 8-bit opaque frames otherwise use an sRGB target.
-bool needs_float_target(const Scene& scene);
+// How the frame's light becomes the output's pixels (render/frame_target.h).
 FrameGrading grading_of(const Scene& scene);
 
 class Renderer {
