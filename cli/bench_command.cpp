@@ -131,7 +131,7 @@ int run_bench(const BenchOptions& o) {
              format_bytes(double(times.png_bytes)));
   // Drawing against the GL's own fill rate, measured now on a target like the frame's.
   const double fill = blend_fill_rate(o.width, o.height, scene.output.samples,
-                                      TargetFormat::float16);
+                                      TargetFormat::float32);
   fmt::print("    draw wrote {:.3g} M samples ({:.3g} G samples/s) against a blended fill rate of {:.3g} G samples/s "
              "measured on the same target: {:.3g} % of it\n",
              times.samples / 1e6, times.samples / times.draw / 1e9, fill / 1e9, times.samples / times.draw / fill * 100);

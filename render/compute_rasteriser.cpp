@@ -18,6 +18,9 @@ namespace fxsim {
 namespace {
 constexpr int kTile = 16;  // pixels a side; one work group of 256 invocations per tile
 constexpr size_t kPreparedBytes = 96;  // GLSL Prepared
+// Sprites a pixel walks in one pass where loops are limited (llvmpipe: 65535
+// turns of all loops of an invocation; a sprite costs one, plus one per light).
+constexpr uint32_t kLimitedPassLength = 1024;
 
 #define FXSIM_TILE_PARAMS(X) X(glm::uvec2, u_tiles) /* tiles across and down */
 FXSIM_GPU_PARAMS(TileParams, FXSIM_TILE_PARAMS);
@@ -163,6 +166,13 @@ uniform vec4 u_ground;         // height, half-extent (0: no ground), centre x, 
 uniform bool u_plate_occludes;
 uniform mat4 u_inverse_view;
 uniform float u_far;
+// Passes: llvmpipe ends a shader's loops after 65535 turns in all, so there
+// a tile's list is walked in passes of u_pass_length sprites (0: all at
+// once), each pixel's samples kept in `state` between them.
+uniform uint u_pass_first;     // sprites from the newest end that earlier passes drew
+uniform uint u_pass_length;
+uniform bool u_last_pass;
+layout(std430, binding = 7) buffer State { vec4 state[]; };  // per pixel and sample: colour, transmittance
 
 
 vec2 g_dx = vec2(0.0), g_dy = vec2(0.0);  // the uv's change per pixel, as the GL rasteriser's derivatives
@@ -235,8 +245,17 @@ void draw_triangle(Prepared p, vec2 a, vec2 b, vec2 c, vec3 w, vec2 uva, vec2 uv
   vec2 uv = interpolate(a, b, c, w, uva, uvb, uvc, centre, depth);
   g_dx = interpolate(a, b, c, w, uva, uvb, uvc, centre + vec2(1.0, 0.0), ignored) - uv;
   g_dy = interpolate(a, b, c, w, uva, uvb, uvc, centre + vec2(0.0, 1.0), ignored) - uv;
+  // The depth test is per sample, as the GL's: the ground or the plate may
+  // hide part of a pixel (a drop meeting the ground).
+  for (int k = 0; k < FXSIM_SAMPLES; ++k)
+    if ((mask & (1u << k)) != 0u) {
+      vec2 q = pixel + u_sample_positions[k];
+      float at;
+      interpolate(a, b, c, w, uva, uvb, uvc, q, at);
+      if (hidden(unproject(q, at), at, q)) mask &= ~(1u << k);
+    }
+  if (mask == 0u) return;
   vec3 world = unproject(centre, depth);
-  if (hidden(world, depth, centre)) return;
   // The GL path gives a streak's corners its tail's and head's world
   // positions (not the corners' own): interpolated, they run along uv.y.
   if (is_streak(p)) world = mix(p.tail.xyz, p.head.xyz, uv.y);
@@ -277,11 +296,29 @@ void main() {
     colour[k] = vec3(0.0);
     through[k] = 1.0;
   }
-  uvec2 range = ranges[tile];
-  if (inside)
-    for (uint e = range.y; e > range.x; --e)
-      if (draw_sprite(sprites[entries[e - 1u]], vec2(pixel))) break;
   if (!inside) return;
+  uint at = (uint(pixel.y) * uint(u_viewport.x) + uint(pixel.x)) * uint(FXSIM_SAMPLES);
+  bool done = false;
+  if (u_pass_first > 0u) {  // resuming where the last pass left this pixel
+    done = true;
+    for (int k = 0; k < FXSIM_SAMPLES; ++k) {
+      vec4 s = state[at + uint(k)];
+      colour[k] = s.rgb;
+      through[k] = s.a;
+      done = done && !u_additive && s.a < 1.0 / 4096.0;
+    }
+  }
+  // This pass's share of the tile's list, newest first.
+  uvec2 range = ranges[tile];
+  uint top = range.y - min(range.y - range.x, u_pass_first);
+  uint bottom = u_pass_length == 0u ? range.x : max(range.x, top - min(top, u_pass_length));
+  if (!done)
+    for (uint e = top; e > bottom; --e)
+      if (draw_sprite(sprites[entries[e - 1u]], vec2(pixel))) break;
+  if (!u_last_pass) {
+    for (int k = 0; k < FXSIM_SAMPLES; ++k) state[at + uint(k)] = vec4(colour[k], through[k]);
+    return;
+  }
   vec3 sum = vec3(0.0);
   float passed = 0.0;
   for (int k = 0; k < FXSIM_SAMPLES; ++k) {
@@ -309,8 +346,9 @@ void main() { out_color = texelFetch(u_layer, ivec2(gl_FragCoord.xy), 0); }
 int key_bits(size_t tiles) { return std::max(1, int(std::bit_width(tiles - 1))); }
 }  // namespace
 
-ComputeRasteriser::ComputeRasteriser(const std::string& defines)
+ComputeRasteriser::ComputeRasteriser(const std::string& defines, bool limited_loops)
     : defines_(defines),
+      pass_length_(limited_loops ? kLimitedPassLength : 0),
       setup_(setup_source(defines)),
       duplicate_(duplicate_source(defines)),
       ranges_(ranges_source(defines)),
@@ -442,7 +480,27 @@ bool ComputeRasteriser::draw_part(const DeviceBuffer& instances, size_t first, s
   blend.bind(1, prepared_);
   blend.bind(4, values_);
   blend.bind(5, tile_ranges_);
-  blend.dispatch_groups(tiles.u_tiles.x, tiles.u_tiles.y);
+  // Where loops are limited, the longest tile list decides the passes.
+  size_t passes = 1;
+  if (pass_length_ > 0) {
+    std::vector<glm::uvec2> ranges(tile_count);
+    tile_ranges_.download(ranges.data(), tile_count * 8);
+    uint32_t longest = 0;
+    for (const glm::uvec2& r : ranges) longest = std::max(longest, r.y - r.x);
+    passes = std::max<size_t>(1, (longest + pass_length_ - 1) / pass_length_);
+  }
+  if (passes > 1) {
+    state_.reserve(size_t(width) * size_t(height) * size_t(samples) * 16, DeviceBuffer::Use::kernels,
+                   "the compute rasteriser's samples between passes");
+    blend.bind(7, state_);
+  }
+  for (size_t pass = 0; pass < passes; ++pass) {
+    glUseProgram(program);
+    glUniform1ui(glGetUniformLocation(program, "u_pass_first"), GLuint(pass * pass_length_));
+    glUniform1ui(glGetUniformLocation(program, "u_pass_length"), GLuint(pass_length_));
+    glUniform1i(glGetUniformLocation(program, "u_last_pass"), pass + 1 == passes);
+    blend.dispatch_groups(tiles.u_tiles.x, tiles.u_tiles.y);
+  }
   glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT);
 
   // 5. The tiles' light over the frame: colour + transmittance × what is there.

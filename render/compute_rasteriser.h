@@ -54,7 +54,8 @@ struct SpriteOccluders {
 class ComputeRasteriser {
  public:
   // `defines`: the sprite program's #define lines (the look's parts).
-  explicit ComputeRasteriser(const std::string& defines);
+  // `limited_loops`: the GL ends long loops (llvmpipe): tiles are drawn in passes.
+  ComputeRasteriser(const std::string& defines, bool limited_loops);
   // The programs drawing uses: the caller sets the look's uniforms on them
   // (the same names as the GL sprite program's), then calls draw().
   const GlProgram& setup_program() const { return setup_.program(); }
@@ -75,11 +76,12 @@ class ComputeRasteriser {
                  const CameraPose& camera, const SpriteOccluders& occluders, const NearDrawer& draw_near);
 
   std::string defines_;
+  uint32_t pass_length_;  // sprites per pixel and pass; 0: one pass
   ComputeKernel setup_, duplicate_, ranges_, gather_near_;
   std::map<int, std::unique_ptr<ComputeKernel>> blend_;  // by samples per pixel
   DeviceScan scan_;
   DeviceSort sort_;
-  DeviceBuffer prepared_, offsets_, keys_, values_, tile_ranges_, near_places_, near_;
+  DeviceBuffer prepared_, offsets_, keys_, values_, tile_ranges_, near_places_, near_, state_;
   GlTexture layer_;
   int layer_width_ = 0, layer_height_ = 0;
   GlProgram composite_;

@@ -31,9 +31,9 @@ void check_image_size(int width, int height) {
 FrameTarget::FrameTarget(int width, int height, int samples, TargetFormat format, bool opaque,
                          const FrameGrading& grading)
     : width_(width), height_(height), format_(format), opaque_(opaque), grading_(grading) {
-  if (format != TargetFormat::float16 && (grading.on_gpu() || grading.tone != OutputSettings::Tone::clip))
-    throw FxError(ExitCode::internal, "grading needs a float16 frame target");
-  const GLenum color_format = format == TargetFormat::float16 ? GL_RGBA16F : GL_SRGB8_ALPHA8;
+  if (format != TargetFormat::float32 && (grading.on_gpu() || grading.tone != OutputSettings::Tone::clip))
+    throw FxError(ExitCode::internal, "grading needs a float frame target");
+  const GLenum color_format = format == TargetFormat::float32 ? GL_RGBA32F : GL_SRGB8_ALPHA8;
   check_image_size(width, height);
   GLint max_samples = 1;
   glGetIntegerv(GL_MAX_SAMPLES, &max_samples);
@@ -60,7 +60,7 @@ FrameTarget::FrameTarget(int width, int height, int samples, TargetFormat format
 
   resolve_fbo_ = GlFramebuffer(gl_gen(glGenFramebuffers));
   if (grading.on_gpu()) {  // the grading samples the resolved frame: a texture
-    resolved_texture_ = half_float_texture(width, height);  // grading needs a float16 target: color_format
+    resolved_texture_ = half_float_texture(width, height, color_format);  // a resolve keeps the format
     glBindFramebuffer(GL_FRAMEBUFFER, resolve_fbo_.get());
     glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, resolved_texture_.get(), 0);
   } else {

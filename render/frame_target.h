@@ -1,6 +1,6 @@
 #pragma once
 // The offscreen image: a multisampled colour buffer with depth, resolved into
-// a single-sample one and read back. Frames are drawn in half-float linear
+// a single-sample one and read back. Frames are drawn in 32-bit float linear
 // light (renderer.cpp says why); an 8-bit display image is graded and
 // sRGB-encoded on the GPU and read back as 8 bits. The sRGB8 format remains
 // for the GL tests' small targets.
@@ -50,10 +50,10 @@ struct RenderedFrame {
 
 enum class TargetFormat {
   srgb8,   // 8-bit sRGB, blending in linear light (GL_FRAMEBUFFER_SRGB)
-  float16  // half float, linear: every frame fxsim renders
+  float32  // 32-bit float, linear: every frame fxsim renders
 };
 
-// What happens to the light between the drawing and the image (float16
+// What happens to the light between the drawing and the image (float
 // targets only): bloom and exposure on the GPU (render/grade_pass.h), the
 // tone curve on the way to the display image (core/tone.h).
 struct FrameGrading {
@@ -93,7 +93,7 @@ class FrameTarget {
     GLsync fence;
   };
   // Whether the read-back is the linear half-float frame (else 8-bit sRGB).
-  bool reads_linear() const { return format_ == TargetFormat::float16 && !(grade_ && grading_.display8); }
+  bool reads_linear() const { return format_ == TargetFormat::float32 && !(grade_ && grading_.display8); }
   size_t pixel_bytes() const { return reads_linear() ? 16 : 4; }
 
   int width_, height_;

@@ -79,10 +79,10 @@ void main() {
 
 }  // namespace
 
-GlTexture half_float_texture(int width, int height) {
+GlTexture half_float_texture(int width, int height, GLenum format) {
   GlTexture texture(gl_gen(glGenTextures));
   glBindTexture(GL_TEXTURE_2D, texture.get());
-  glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA16F, width, height, 0, GL_RGBA, GL_FLOAT, nullptr);
+  glTexImage2D(GL_TEXTURE_2D, 0, GLint(format), width, height, 0, GL_RGBA, GL_FLOAT, nullptr);
   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);

@@ -22,8 +22,8 @@ struct FrameGrading;
 
 namespace fxsim {
 
-// An RGBA16F texture, linear filtering, clamped at the edges.
-GlTexture half_float_texture(int width, int height);
+// A float texture (RGBA16F by default), linear filtering, clamped at the edges.
+GlTexture half_float_texture(int width, int height, GLenum format = GL_RGBA16F);
 
 class GradePass {
  public:

@@ -12,11 +12,13 @@ namespace fxsim {
 
 Renderer::Renderer(const Scene& scene, int width, int height, RasteriserChoice rasteriser)
     : scene_(scene),
-      // Every frame is drawn in half float: an 8-bit target rounds after each
-      // blend, and the thousands of faint drops of dense rain came out up to
-      // 18/255 brighter than their light. The compute rasteriser blends in
-      // float too, so both agree; 8-bit frames are encoded on the GPU.
-      target_(width, height, scene.output.samples, TargetFormat::float16, !scene.output.transparent(),
+      // Every frame is drawn in 32-bit float: an 8-bit target rounds after
+      // each blend (the thousands of faint drops of dense rain came out up to
+      // 18/255 brighter than their light), half float after each of the
+      // hundred thousand mist puffs over a fountain's pixels (up to 13/255).
+      // The compute rasteriser blends in 32-bit float too, so both agree;
+      // 8-bit frames are encoded on the GPU.
+      target_(width, height, scene.output.samples, TargetFormat::float32, !scene.output.transparent(),
               grading_of(scene)),
       sprites_(scene, rasteriser.rasteriser, rasteriser.software) {
   if (scene.output.depth_layer || scene.output.mask_layers || scene.output.motion_layer)

@@ -292,7 +292,7 @@ bool SpritePass::uses_compute(size_t count, SpriteOutput output) const {
 }
 
 bool SpritePass::draw_with_compute(const SpriteBatch& batch, const EmitterSettings& emitter, const GlTexture& texture) {
-  if (!compute_) compute_ = std::make_unique<ComputeRasteriser>(defines_);
+  if (!compute_) compute_ = std::make_unique<ComputeRasteriser>(defines_, software_);
   const size_t count = batch.device_instances ? batch.device_count : batch.sprites.size();
   if (!batch.device_instances) uploaded_.assign(batch.sprites, DeviceBuffer::Use::host_writes);
   const DeviceBuffer& instances = batch.device_instances ? batch.device_instances->buffer : uploaded_;
