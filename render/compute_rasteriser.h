@@ -11,14 +11,15 @@
 //                (tile, sprite) pairs, written in drawing order;
 //   3. sort      a stable radix sort by tile (render/device_sort.h): each
 //                tile's sprites in the order the GL path draws them;
-//   4. blend     a work group per tile, an invocation per pixel, loads the
-//                tile's sprites into shared memory, newest first, and blends
-//                them front to back: per sample (the frame's own sample
-//                positions), the triangles' coverage, one shading at the
-//                pixel centre per triangle (shade_sprite, with the
-//                rasteriser's derivatives computed exactly), colour and
-//                transmittance kept per sample. A pixel stops once less than
-//                1/4096 of the light behind gets through.
+//   4. blend     a work group per tile, an invocation per pixel, walks the
+//                tile's list newest first and blends front to back in 32-bit
+//                float: per sample (the frame's own sample positions), the
+//                triangles' coverage and the depth test, one shading at the
+//                pixel centre per triangle (shade_sprite, with the mip level
+//                the GL would pick), colour and transmittance kept per
+//                sample. A pixel stops once less than 1/4096 of the light
+//                behind gets through. Where the GL limits loops (llvmpipe),
+//                long lists are walked in passes of 1024 sprites.
 //   5. composite the samples' mean (colour, 1 − transmittance) over the
 //                frame: premultiplied "over", so alpha and additive batches
 //                compose as the GL path's blending does.

@@ -25,6 +25,11 @@ TEST(BenchCommand, PrintsEveryFigureBesideItsBaselineOnBothBackends) {
         << r.out;
     EXPECT_GT(std::stod(m[1]), 0.0) << backend;  // at least the snow drew something
     EXPECT_GT(std::stod(m[3]), 0.0) << backend;
+    // Both rasterisers on the same frames, and their ratio.
+    ASSERT_TRUE(std::regex_search(r.out, m, std::regex(R"(sprites drawn by the GL rasteriser +([0-9.]+) ms, by the compute rasteriser +([0-9.]+) ms: compute takes ([0-9.e+-]+)x GL's time)")))
+        << r.out;
+    EXPECT_GT(std::stod(m[1]), 0.0) << backend;
+    EXPECT_GT(std::stod(m[2]), 0.0) << backend;
     EXPECT_NE(r.out.find("end to end with PNG files"), std::string::npos) << r.out;
   }
 }
