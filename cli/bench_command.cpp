@@ -17,6 +17,7 @@
 #include "core/simulation.h"
 #include "render/benchmarks.h"
 #include "render/frame_loop.h"
+#include "render/compute_rasteriser.h"
 #include "render/gl_session.h"
 #include "render/renderer.h"
 
@@ -140,6 +141,7 @@ int run_bench(const BenchOptions& o) {
   if (const RasteriserChoice automatic = sprite_rasteriser("auto", gl->context());
       automatic.rasteriser != SpriteRasteriser::gl) {
     double draw[2] = {0, 0};
+    std::optional<ComputeStageTimes> stages;
     for (const bool compute : {false, true}) {
       RasteriserChoice choice = forced_gl;
       if (compute) choice.rasteriser = SpriteRasteriser::compute;
@@ -147,11 +149,24 @@ int run_bench(const BenchOptions& o) {
       Simulation staged(scene, o.threads, factory);
       staged.advance_to_frame(start);
       draw[compute] = time_frames(staged, side, o.frames, gpu, png).draw;
+      if (compute) {  // then where its time goes, on further frames (the GPU waited for at each stage)
+        side.sprite_pass().profile_compute(true);
+        time_frames(staged, side, 2, gpu, png);
+        stages = side.sprite_pass().compute_stage_times();
+      }
     }
     fmt::print("    sprites drawn by the GL rasteriser {:8.2f} ms, by the compute rasteriser {:8.2f} ms: compute takes "
                "{:.3g}x GL's time (auto picks compute for batches of {} sprites or more{})\n",
                draw[0] * 1e3, draw[1] * 1e3, draw[1] / draw[0], kComputeRasteriserMinSprites,
                forced_gl.software ? "; never on a software GL" : "");
+    if (stages && stages->draws > 0) {
+      const double frames = 3;  // time_frames' warm-up frame and its 2
+      fmt::print("    compute rasteriser, a frame: setup {:.2f} ms, tile lists {:.2f} ms, blend {:.2f} ms, "
+                 "composite {:.2f} ms; {:.3g} M sprites in {:.3g} M (tile, sprite) pairs\n",
+                 stages->setup / frames * 1e3, stages->lists / frames * 1e3, stages->blend / frames * 1e3,
+                 stages->composite / frames * 1e3, double(stages->sprites) / frames / 1e6,
+                 double(stages->pairs) / frames / 1e6);
+    }
   }
   fmt::print("  end to end with PNG files ({} encoder{}): {:8.2f} ms a frame ({:.2f} frames/s) = {:.0f} % of the "
              "simulate+draw+read rate ({:.2f}x its time)\n",

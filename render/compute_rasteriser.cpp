@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <glm/gtc/type_ptr.hpp>
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <vector>
 
@@ -61,6 +62,7 @@ layout(std430, binding = 0) readonly buffer Instances { vec4 instances[]; };  //
 layout(std430, binding = 1) writeonly buffer Sprites { Prepared sprites[]; };
 layout(std430, binding = 2) writeonly buffer Counts { uint counts[]; };
 layout(std430, binding = 3) writeonly buffer Near { uint near[]; };  // 1: crossing the near plane
+layout(std430, binding = 8) writeonly buffer Bounds { vec4 bounds[]; };  // the quad's pixels: lo.xy, hi.xy
 vec2 to_pixels(vec4 clip) { return (clip.xy / clip.w * 0.5 + 0.5) * u_viewport; }
 void main() {
   uint stride = gl_NumWorkGroups.x * 256u;
@@ -76,6 +78,8 @@ void main() {
     p.tail = vec4(v0.world, 0.0);
     p.head = vec4(v2.world, 0.0);
     sprites[i] = p;
+    bounds[i] = vec4(min(min(p.xy01.xy, p.xy01.zw), min(p.xy23.xy, p.xy23.zw)),
+                     max(max(p.xy01.xy, p.xy01.zw), max(p.xy23.xy, p.xy23.zw)));
     // Nothing to draw here: transparent, reaching through the near plane (GL
     // draws it, clipped, if part of it is in front), or not finite.
     float nearest = min(min(p.w.x, p.w.y), min(p.w.z, p.w.w)), farthest = max(max(p.w.x, p.w.y), max(p.w.z, p.w.w));
@@ -158,6 +162,7 @@ layout(local_size_x = 16, local_size_y = 16) in;
 layout(std430, binding = 1) readonly buffer Sprites { Prepared sprites[]; };
 layout(std430, binding = 4) readonly buffer Values { uint entries[]; };  // sprites, by tile, in drawing order
 layout(std430, binding = 5) readonly buffer Ranges { uvec2 ranges[]; };
+layout(std430, binding = 8) readonly buffer Bounds { vec4 bounds[]; };
 layout(rgba32f, binding = 0) uniform writeonly image2D u_layer;
 uniform vec2 u_sample_positions[FXSIM_SAMPLES];  // within the pixel, as the frame's multisampling places them
 uniform bool u_additive;
@@ -269,10 +274,12 @@ void draw_triangle(Prepared p, vec2 a, vec2 b, vec2 c, vec3 w, vec2 uva, vec2 uv
 }
 
 // One sprite over this pixel; true once (nearly) nothing behind shows.
-bool draw_sprite(Prepared p, vec2 pixel) {
+bool draw_sprite(uint s, vec2 pixel) {
+  // Most of a tile's sprites miss a given pixel: their bounds (16 bytes) say so before the rest is read.
+  vec4 box = bounds[s];
+  if (any(lessThan(pixel + 1.0, box.xy)) || any(greaterThan(pixel, box.zw))) return false;
+  Prepared p = sprites[s];
   vec2 v0 = p.xy01.xy, v1 = p.xy01.zw, v2 = p.xy23.xy, v3 = p.xy23.zw;
-  vec2 lo = min(min(v0, v1), min(v2, v3)), hi = max(max(v0, v1), max(v2, v3));
-  if (any(lessThan(pixel + 1.0, lo)) || any(greaterThan(pixel, hi))) return false;
   // The strip's two triangles (0, 1, 2) and (2, 1, 3); a sample on their shared edge counts once.
   uint first = coverage(v0, v1, v2, pixel), second = coverage(v2, v1, v3, pixel) & ~first;
   if (first != 0u) draw_triangle(p, v0, v1, v2, p.w.xyz, vec2(0, 0), vec2(1, 0), vec2(0, 1), first, pixel);
@@ -314,7 +321,7 @@ void main() {
   uint bottom = u_pass_length == 0u ? range.x : max(range.x, top - min(top, u_pass_length));
   if (!done)
     for (uint e = top; e > bottom; --e)
-      if (draw_sprite(sprites[entries[e - 1u]], vec2(pixel))) break;
+      if (draw_sprite(entries[e - 1u], vec2(pixel))) break;
   if (!u_last_pass) {
     for (int k = 0; k < FXSIM_SAMPLES; ++k) state[at + uint(k)] = vec4(colour[k], through[k]);
     return;
@@ -342,6 +349,37 @@ uniform sampler2D u_layer;
 out vec4 out_color;
 void main() { out_color = texelFetch(u_layer, ivec2(gl_FragCoord.xy), 0); }
 )";
+
+// GL timestamps at the stages' boundaries, read once the draw is done.
+class StageClockBase {
+ public:
+  explicit StageClockBase(bool on) : on_(on) {
+    if (on_) glGenQueries(GLsizei(queries_.size()), queries_.data());
+  }
+  ~StageClockBase() {
+    if (on_) glDeleteQueries(GLsizei(queries_.size()), queries_.data());
+  }
+  void mark(size_t i) {
+    if (on_) {
+      glQueryCounter(queries_[i], GL_TIMESTAMP);
+      marked_ = std::max(marked_, i + 1);
+    }
+  }
+  // Seconds between marks i and i + 1 (0 when not both were made).
+  std::vector<double> intervals() {
+    std::vector<double> seconds(queries_.size() - 1, 0.0);
+    if (!on_) return seconds;
+    std::vector<GLuint64> t(marked_);
+    for (size_t i = 0; i < marked_; ++i) glGetQueryObjectui64v(queries_[i], GL_QUERY_RESULT, &t[i]);
+    for (size_t i = 0; i + 1 < marked_; ++i) seconds[i] = double(t[i + 1] - t[i]) * 1e-9;
+    return seconds;
+  }
+
+ private:
+  bool on_;
+  std::array<GLuint, 5> queries_{};
+  size_t marked_ = 0;
+};
 
 int key_bits(size_t tiles) { return std::max(1, int(std::bit_width(tiles - 1))); }
 }  // namespace
@@ -389,6 +427,20 @@ bool ComputeRasteriser::draw_part(const DeviceBuffer& instances, size_t first, s
                                   const NearDrawer& draw_near) {
   last_pairs_ = 0;
   if (count == 0) return true;
+  StageClockBase clock(profiling_);
+  clock.mark(0);
+  // Adds this draw's stage times (profiling only; waits for the GPU).
+  const auto record = [&] {
+    if (!profiling_) return;
+    const std::vector<double> s = clock.intervals();
+    stage_times_.setup += s[0];
+    stage_times_.lists += s[1];
+    stage_times_.blend += s[2];
+    stage_times_.composite += s[3];
+    stage_times_.sprites += count;
+    stage_times_.pairs += last_pairs_;
+    ++stage_times_.draws;
+  };
   // The frame's multisampling: its sample count and positions, and whether GL clamps its colours.
   GLint samples = 0;
   glGetIntegerv(GL_SAMPLES, &samples);
@@ -412,12 +464,15 @@ bool ComputeRasteriser::draw_part(const DeviceBuffer& instances, size_t first, s
   near_places_.reserve((count + 1) * 4, DeviceBuffer::Use::kernels, "the compute rasteriser's near-plane flags");
   near_places_.fill(0, count * 4, 4);
   setup_.bind(3, near_places_);
+  bounds_.reserve(count * 16, DeviceBuffer::Use::kernels, "the compute rasteriser's sprite bounds");
+  setup_.bind(8, bounds_);
   setup_.dispatch(count);
   scan_.exclusive(offsets_, count + 1);
   scan_.exclusive(near_places_, count + 1);
   uint32_t pairs = 0, near = 0;
   offsets_.download(&pairs, 4, count * 4);
   near_places_.download(&near, 4, count * 4);
+  clock.mark(1);
   // Drawn by GL after this part's tiles (or alone, when nothing else is).
   const auto finish = [&] {
     if (near == 0) return;
@@ -431,6 +486,7 @@ bool ComputeRasteriser::draw_part(const DeviceBuffer& instances, size_t first, s
   last_pairs_ = pairs;
   if (pairs == 0) {
     finish();
+    record();
     return true;
   }
   if (size_t(pairs) * 4 > compute_limits().max_storage_block_bytes || pairs >= (1u << 31)) return false;
@@ -450,6 +506,7 @@ bool ComputeRasteriser::draw_part(const DeviceBuffer& instances, size_t first, s
   ranges_.bind(3, keys_);
   ranges_.bind(5, tile_ranges_);
   ranges_.dispatch(pairs);
+  clock.mark(2);
 
 
   if (width != layer_width_ || height != layer_height_) {
@@ -480,6 +537,7 @@ bool ComputeRasteriser::draw_part(const DeviceBuffer& instances, size_t first, s
   blend.bind(1, prepared_);
   blend.bind(4, values_);
   blend.bind(5, tile_ranges_);
+  blend.bind(8, bounds_);
   // Where loops are limited, the longest tile list decides the passes.
   size_t passes = 1;
   if (pass_length_ > 0) {
@@ -501,6 +559,7 @@ bool ComputeRasteriser::draw_part(const DeviceBuffer& instances, size_t first, s
     glUniform1i(glGetUniformLocation(program, "u_last_pass"), pass + 1 == passes);
     blend.dispatch_groups(tiles.u_tiles.x, tiles.u_tiles.y);
   }
+  clock.mark(3);
   glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT);
 
   // 5. The tiles' light over the frame: colour + transmittance × what is there.
@@ -515,7 +574,9 @@ bool ComputeRasteriser::draw_part(const DeviceBuffer& instances, size_t first, s
   glDrawArrays(GL_TRIANGLES, 0, 3);
   glBindVertexArray(0);
   glDisable(GL_BLEND);
+  clock.mark(4);
   finish();
+  record();
   return true;
 }
 

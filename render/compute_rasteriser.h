@@ -52,6 +52,15 @@ struct SpriteOccluders {
   GLuint plate_depth = 0;  // metres along the view; 0: no plate
 };
 
+// Where a profiled draw's GPU time went (GL timestamps), summed over draws.
+struct ComputeStageTimes {
+  double setup = 0;      // corners, bounds and tile counts; the scans; the count read back
+  double lists = 0;      // (tile, sprite) pairs, the sort, the tiles' ranges
+  double blend = 0;      // the tiles' pixels
+  double composite = 0;  // over the frame
+  size_t sprites = 0, pairs = 0, draws = 0;
+};
+
 class ComputeRasteriser {
  public:
   // `defines`: the sprite program's #define lines (the look's parts).
@@ -71,6 +80,9 @@ class ComputeRasteriser {
             const CameraPose& camera, const SpriteOccluders& occluders, const NearDrawer& draw_near);
   // Pairs of the last draw (for bench and tests): tiles touched in all.
   size_t last_pairs() const { return last_pairs_; }
+  // Profiling (bench): each draw then waits for the GPU and adds its stages' times.
+  void set_profiling(bool on) { profiling_ = on; }
+  const ComputeStageTimes& stage_times() const { return stage_times_; }
 
  private:
   bool draw_part(const DeviceBuffer& instances, size_t first, size_t count, int width, int height, bool additive,
@@ -82,12 +94,14 @@ class ComputeRasteriser {
   std::map<int, std::unique_ptr<ComputeKernel>> blend_;  // by samples per pixel
   DeviceScan scan_;
   DeviceSort sort_;
-  DeviceBuffer prepared_, offsets_, keys_, values_, tile_ranges_, near_places_, near_, state_;
+  DeviceBuffer prepared_, offsets_, keys_, values_, tile_ranges_, near_places_, near_, state_, bounds_;
   GlTexture layer_;
   int layer_width_ = 0, layer_height_ = 0;
   GlProgram composite_;
   GlVertexArray empty_vao_;
   size_t last_pairs_ = 0;
+  bool profiling_ = false;
+  ComputeStageTimes stage_times_;
 };
 
 }  // namespace fxsim

@@ -29,6 +29,8 @@ class Renderer {
   // image comes from take_frame(), oldest first, so the next frame can be
   // simulated and drawn while this one travels).
   void draw(Simulation& simulation);
+  // The sprites' drawing, for bench's compute rasteriser profile.
+  SpritePass& sprite_pass() { return sprites_; }
   RenderedFrame take_frame();
   size_t images_pending() const { return target_.reads_pending(); }
   // draw() then take_image().

@@ -155,6 +155,16 @@ SpritePass::SpritePass(const Scene& scene, SpriteRasteriser rasteriser, bool sof
 
 SpritePass::~SpritePass() = default;
 
+void SpritePass::profile_compute(bool on) {
+  profile_compute_ = on;
+  if (compute_) compute_->set_profiling(on);
+}
+
+std::optional<ComputeStageTimes> SpritePass::compute_stage_times() const {
+  if (!compute_) return std::nullopt;
+  return compute_->stage_times();
+}
+
 void SpritePass::make_buffers() {
   vao_ = GlVertexArray(gl_gen(glGenVertexArrays));
   glBindVertexArray(vao_.get());
@@ -292,7 +302,10 @@ bool SpritePass::uses_compute(size_t count, SpriteOutput output) const {
 }
 
 bool SpritePass::draw_with_compute(const SpriteBatch& batch, const EmitterSettings& emitter, const GlTexture& texture) {
-  if (!compute_) compute_ = std::make_unique<ComputeRasteriser>(defines_, software_);
+  if (!compute_) {
+    compute_ = std::make_unique<ComputeRasteriser>(defines_, software_);
+    compute_->set_profiling(profile_compute_);
+  }
   const size_t count = batch.device_instances ? batch.device_count : batch.sprites.size();
   if (!batch.device_instances) uploaded_.assign(batch.sprites, DeviceBuffer::Use::host_writes);
   const DeviceBuffer& instances = batch.device_instances ? batch.device_instances->buffer : uploaded_;

@@ -23,6 +23,7 @@
 namespace fxsim {
 
 class ComputeRasteriser;
+struct ComputeStageTimes;
 
 // Sprites and streaks thinner than this many pixels are drawn this wide, with
 // their coverage turned into transparency: no flicker, no vanishing drops.
@@ -68,6 +69,9 @@ class SpritePass {
   void set_plate_depth(GLuint texture) { plate_depth_ = texture; }
   // The frame's lights (core/lighting.h frame_lighting); none: unlit.
   void set_lighting(std::optional<Lighting> lighting) { lighting_ = std::move(lighting); }
+  // bench: time the compute rasteriser's stages (render/compute_rasteriser.h); empty until it has drawn.
+  void profile_compute(bool on);
+  std::optional<ComputeStageTimes> compute_stage_times() const;
   // The batch's own opacity, tint and blend override the emitter's when given.
   void draw(const SpriteBatch& batch, const EmitterSettings& emitter, const GlTexture& texture,
             SpriteOutput output = SpriteOutput::colour);
@@ -102,6 +106,7 @@ class SpritePass {
   std::unique_ptr<ComputeRasteriser> compute_;  // made at the first batch it draws
   DeviceBuffer uploaded_;                       // CPU batches' instances, for the compute rasteriser
   std::string defines_;
+  bool profile_compute_ = false;
 };
 
 }  // namespace fxsim
