@@ -76,21 +76,25 @@ int run_bench(const BenchOptions& o) {
              gl ? " on " + gl->context().info().renderer : std::string());
   if (o.scene.empty()) {
     const double copy = gpu ? gpu_copy_bandwidth(size_t(step_bytes / 2)) : cpu_copy_bandwidth(size_t(n) * particle_bytes());
-    fmt::print("  memory copy (baseline)    {:8.2f} GB/s\n", copy / 1e9);
-    const auto report = [&](const char* label, double seconds, double baseline) {
+    fmt::print("  memory copy (baseline)    {:8.2f} GB/s{}\n", copy / 1e9, gpu ? "" : ", 1 thread");
+    // Each step against a copy of the same bytes by as many threads.
+    const auto report = [&](const char* label, double seconds, double baseline, double copied) {
       fmt::print("  {:<25} {:8.3f} ms  {:9.1f} M particle-steps/s  {:7.2f} GB/s  ({:.2f} of copy{})\n", label,
-                 seconds * 1e3, n / seconds / 1e6, step_bytes / seconds / 1e9, step_bytes / seconds / copy,
+                 seconds * 1e3, n / seconds / 1e6, step_bytes / seconds / 1e9, step_bytes / seconds / copied,
                  baseline > 0 ? fmt::format(", {:.2f}x the 1-thread step", baseline / seconds) : std::string());
     };
     if (gpu) {
-      report("step (compute shader)", time_steps(scene, 1, o.steps, factory, true), 0);
+      report("step (compute shader)", time_steps(scene, 1, o.steps, factory, true), 0, copy);
     } else {
       const double one = time_steps(scene, 1, o.steps, {}, false);
-      report("step, 1 thread", one, 0);
+      report("step, 1 thread", one, 0, copy);
       if (o.threads != 1) {
         Simulation probe(scene, o.threads);
-        report(fmt::format("step, {} threads", probe.pool().size()).c_str(),
-               time_steps(scene, o.threads, o.steps, {}, false), one);
+        const int threads = probe.pool().size();
+        const double copy_all = cpu_copy_bandwidth(size_t(n) * particle_bytes(), threads);
+        fmt::print("  memory copy (baseline)    {:8.2f} GB/s, {} threads\n", copy_all / 1e9, threads);
+        report(fmt::format("step, {} threads", threads).c_str(), time_steps(scene, o.threads, o.steps, {}, false),
+               one, copy_all);
       }
     }
   }

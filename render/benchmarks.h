@@ -23,7 +23,8 @@ double time_steps(const Scene& scene, int threads, int steps, const SystemFactor
 // Bytes per second of a plain copy of `bytes` (read + write counted), best of
 // several: on the CPU with memcpy, on the GPU with a compute shader copying
 // 16-byte words between buffers (in blocks the driver allows).
-double cpu_copy_bandwidth(size_t bytes);
+// (threads: on a thread pool of that many, as the step runs; 0: all)
+double cpu_copy_bandwidth(size_t bytes, int threads = 1);
 double gpu_copy_bandwidth(size_t bytes);
 
 // Per-frame seconds of each stage, one after the other with the GL drained
