@@ -140,10 +140,11 @@ int run_bench(const BenchOptions& o) {
   fmt::print("    draw wrote {:.3g} M samples ({:.3g} G samples/s) against a blended fill rate of {:.3g} G samples/s "
              "measured on the same target: {:.3g} % of it\n",
              times.samples / 1e6, times.samples / times.draw / 1e9, fill / 1e9, times.samples / times.draw / fill * 100);
-  // The two rasterisers side by side on the same frames (where the GL has compute shaders).
+  // The two rasterisers side by side on the same frames (where the GL has
+  // compute shaders; on a software GL only when asked: it is slow there).
   const RasteriserChoice forced_gl = sprite_rasteriser("gl", gl->context());
   if (const RasteriserChoice automatic = sprite_rasteriser("auto", gl->context());
-      automatic.rasteriser != SpriteRasteriser::gl) {
+      automatic.rasteriser != SpriteRasteriser::gl && (!automatic.software || o.compare_rasterisers)) {
     double draw[2] = {0, 0};
     std::optional<ComputeStageTimes> stages;
     for (const bool compute : {false, true}) {

@@ -59,6 +59,7 @@ struct BenchOptions {
   std::string effect = "snow";  // snow, rain or fountain
   std::string backend = "cpu";  // cpu or gpu
   std::string rasteriser = "auto";
+  bool compare_rasterisers = false;  // time both rasterisers on a software GL too
   std::optional<int> device;
   int64_t particles = 1000000;
   int threads = 0;

@@ -172,6 +172,8 @@ int main(int argc, char** argv) {
   bench_cmd->add_flag("!--no-turbulence", bench.turbulence, "steady wind and gusts only");
   bench_cmd->add_option("--backend", bench.backend, "cpu or gpu")->check(CLI::IsMember({"cpu", "gpu"}));
   bench_cmd->add_option("--rasteriser", bench.rasteriser, kRasteriserHelp)->check(CLI::IsMember({"auto", "gl", "compute"}));
+  bench_cmd->add_flag("--compare-rasterisers", bench.compare_rasterisers,
+                      "also time the frames with each rasteriser (always on a hardware GPU; slow on llvmpipe)");
   bench_cmd->add_option("--device", bench.device, "EGL device index (see `fxsim info`)");
   bench_cmd->add_option("--encoders", bench.encoders, "PNG encoder threads for the end-to-end figure (default: as render)")
       ->check(CLI::Range(1, 64));

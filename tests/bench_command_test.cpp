@@ -16,7 +16,8 @@ using namespace fxsim::test;
 TEST(BenchCommand, PrintsEveryFigureBesideItsBaselineOnBothBackends) {
   for (const char* backend : {"cpu", "gpu"}) {
     const CliResult r = run_fxsim(fmt::format(
-        "bench --effect snow --particles 2000 --steps 2 --frames 2 --width 64 --height 36 --backend {}", backend));
+        "bench --effect snow --particles 2000 --steps 2 --frames 2 --width 64 --height 36 --compare-rasterisers "
+        "--backend {}", backend));
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_NE(r.out.find("memory copy (baseline)"), std::string::npos) << r.out;
     EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(step[^\n]*M particle-steps/s[^\n]*of copy)"))) << r.out;
