@@ -183,9 +183,8 @@ layout(std430, binding = 7) buffer State { vec4 state[]; };  // per pixel and sa
 vec2 g_dx = vec2(0.0), g_dy = vec2(0.0);  // the uv's change per pixel, as the GL rasteriser's derivatives
 vec4 sample_shape(vec3 uv_layer, float lod_bias) {
   // The level GL picks from the derivatives (the larger footprint), chosen
-  // here per invocation: llvmpipe shares one level between 4 invocations
-  // for textureGrad, as it may in a fragment shader's 2×2 quad, but this
-  // kernel's neighbouring invocations draw different sprites.
+  // per invocation: a GL may share one level across a 2×2 quad of
+  // invocations, which in this kernel draw different sprites.
   vec2 size = vec2(textureSize(u_texture, 0).xy);
   float rho = max(length(g_dx * size), length(g_dy * size));
   return textureLod(u_texture, uv_layer, log2(max(rho, 1e-20)) + lod_bias);
@@ -292,9 +291,9 @@ bool draw_sprite(uint s, vec2 pixel) {
 
 // Every invocation walks its tile's list itself, newest first: the
 // invocations of a group read the same sprite at once (one fetch, broadcast),
-// and each stops on its own, with no barriers. (A version staging the
-// sprites in shared memory lost whole 8-invocation groups' results on
-// llvmpipe.)
+// and each stops on its own, with no barriers. (Staging them in shared memory
+// is untried on the H200: a first version broke on llvmpipe, by the loop
+// limit below, since found.)
 void main() {
   uint tile = gl_WorkGroupID.y * u_tiles.x + gl_WorkGroupID.x;
   ivec2 pixel = ivec2(gl_GlobalInvocationID.xy);
