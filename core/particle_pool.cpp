@@ -1,6 +1,7 @@
 #include "core/particle_pool.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "core/motion.h"
@@ -68,11 +69,35 @@ AgingStep::Result AgingStep::operator()(ParticleStore& store, size_t i) const {
   return lives;
 }
 
+void AgingStep::run(ParticleStore& store, size_t begin, size_t end, Result* results) const {
+  if (turbulent_) {
+    for (size_t i = begin; i < end; ++i) results[i - begin] = (*this)(store, i);
+    return;
+  }
+  float* const p[3] = {store.px.data(), store.py.data(), store.pz.data()};
+  float* const v[3] = {store.vx.data(), store.vy.data(), store.vz.data()};
+  motion_.apply(p, v, begin, end, uniform_wind_, store.age.data());
+  float* const age = store.age.data();
+  const float* const y = store.py.data();
+  for (size_t i = begin; i < end; ++i) {
+    if (age[i] < 0) {
+      results[i - begin] = empty;
+      continue;
+    }
+    age[i] += ctx_.dt;
+    const bool dies = age[i] >= lifetime_ || y[i] < ground_;
+    if (dies) age[i] = -1;
+    results[i - begin] = dies ? died : lives;
+  }
+}
+
 void ParticlePool::step(const StepContext& ctx, const WindField& wind) {
   const AgingStep aging(ctx, wind, rules_);
   std::vector<int64_t> deaths(chunk_count(store_.capacity()), 0);
   for_chunks(threads_, store_.capacity(), [&](size_t begin, size_t end, size_t chunk) {
-    for (size_t i = begin; i < end; ++i) deaths[chunk] += aging(store_, i) == AgingStep::died;
+    std::array<AgingStep::Result, kChunk> results;
+    aging.run(store_, begin, end, results.data());
+    for (size_t k = 0; k < end - begin; ++k) deaths[chunk] += results[k] == AgingStep::died;
   });
   for (int64_t d : deaths) died_ += d;
 }

@@ -2,6 +2,7 @@
 #include "core/effects/fountain/fountain.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <glm/geometric.hpp>
 #include <glm/trigonometric.hpp>
@@ -124,8 +125,10 @@ void FountainSystem::step(const StepContext& ctx) {
     chance_of_mist[k] = FountainSystem::mist_chance(fountain_, fountain_.nozzles[k], ctx.dt);
   std::vector<int64_t> deaths(chunk_count(store_.capacity()), 0), misted(deaths.size(), 0), replaced(deaths.size(), 0);
   for_chunks(threads_, store_.capacity(), [&](size_t begin, size_t end, size_t chunk) {
+    std::array<AgingStep::Result, kChunk> results;
+    aging.run(store_, begin, end, results.data());
     for (size_t i = begin; i < end; ++i) {
-      const AgingStep::Result result = aging(store_, i);
+      const AgingStep::Result result = results[i - begin];
       deaths[chunk] += result == AgingStep::died;
       if (result != AgingStep::lives) continue;
       const float chance = chance_of_mist[store_.source[i]];

@@ -2,7 +2,10 @@
 #include "core/effects/precipitation/precipitation.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <glm/geometric.hpp>
 #include <glm/matrix.hpp>
 
@@ -170,24 +173,57 @@ void PrecipitationSystem::step(const StepContext& ctx) {
   if (splash_) splash_->step(ctx, wind_);
   std::vector<int64_t> reborn(chunk_count(live_), 0), thrown(chunk_count(live_), 0), replaced(chunk_count(live_), 0);
   for_chunks(threads_, live_, [&](size_t begin, size_t end, size_t chunk) {
+    // First every particle's motion, in loops over the arrays (vectorised
+    // where the wind is steady); then, one at a time, only those that left
+    // the box or reached the ground. (Bit for bit the results of stepping a
+    // particle at a time: the state hashes are those of before.)
+    std::array<float, kChunk> start_x, start_y, start_z;  // where each began the step (for its splash)
+    std::copy(store_.px.begin() + ptrdiff_t(begin), store_.px.begin() + ptrdiff_t(end), start_x.begin());
+    std::copy(store_.py.begin() + ptrdiff_t(begin), store_.py.begin() + ptrdiff_t(end), start_y.begin());
+    std::copy(store_.pz.begin() + ptrdiff_t(begin), store_.pz.begin() + ptrdiff_t(end), start_z.begin());
+    if (snow_.motion == Motion::wind && !turbulent) {
+      float* const p[3] = {store_.px.data(), store_.py.data(), store_.pz.data()};
+      float* const v[3] = {store_.vx.data(), store_.vy.data(), store_.vz.data()};
+      drag_step.apply(p, v, begin, end, wind_uniform);
+    } else {
+      for (size_t i = begin; i < end; ++i) {
+        glm::vec3 p = store_.position(i), v = store_.velocity(i);
+        if (snow_.motion == Motion::wind) {
+          const MotionStep next = drag_step(p, v, wind_uniform + wind_.turbulence(p, ctx.t0));
+          p = next.position;
+          v = next.velocity;
+        } else {
+          p += v * ctx.dt;
+        }
+        store_.set_position(i, p);
+        store_.set_velocity(i, v);
+      }
+    }
+    if (swaying) {
+      std::array<float, kChunk> delta;  // a cosine a flake: the one part left to the scalar maths library
+      for (size_t i = begin; i < end; ++i) delta[i - begin] = sway_gain * std::cos(sway_mid + store_.phase[i]);
+      for (size_t i = begin; i < end; ++i) {
+        store_.px[i] = store_.px[i] + store_.sway_x[i] * delta[i - begin];
+        store_.pz[i] = store_.pz[i] + store_.sway_z[i] * delta[i - begin];
+      }
+    }
+    // Which particles left the box or reached the ground (the region's axes: to_local's rows).
+    std::array<uint8_t, kChunk> leaving;
+    const glm::vec3 c = frame.center;
+    const float ground = ctx.ground ? *ctx.ground : -std::numeric_limits<float>::infinity();
+    for (size_t i = begin; i < end; ++i) {
+      const float dx = store_.px[i] - c.x, dy = store_.py[i] - c.y, dz = store_.pz[i] - c.z;
+      const float lx = to_local[0][0] * dx + to_local[1][0] * dy + to_local[2][0] * dz;
+      const float ly = to_local[0][1] * dx + to_local[1][1] * dy + to_local[2][1] * dz;
+      const float lz = to_local[0][2] * dx + to_local[1][2] * dy + to_local[2][2] * dz;
+      leaving[i - begin] = uint8_t((std::fabs(lx) > half_.x) | (std::fabs(ly) > half_.y) | (std::fabs(lz) > half_.z) |
+                                   (store_.py[i] < ground));
+    }
     int64_t reborn_here = 0;
     for (size_t i = begin; i < end; ++i) {
-      const glm::vec3 start = store_.position(i);
-      glm::vec3 p = start;
-      glm::vec3 v = store_.velocity(i);
-      if (snow_.motion == Motion::wind) {
-        const glm::vec3 wind = turbulent ? wind_uniform + wind_.turbulence(p, ctx.t0) : wind_uniform;
-        const MotionStep next = drag_step(p, v, wind);
-        p = next.position;
-        v = next.velocity;
-      } else {
-        p += v * ctx.dt;
-      }
-      if (swaying) {
-        const float delta = sway_gain * std::cos(sway_mid + store_.phase[i]);
-        p.x += store_.sway_x[i] * delta;
-        p.z += store_.sway_z[i] * delta;
-      }
+      if (!leaving[i - begin]) continue;
+      glm::vec3 p = store_.position(i);
+      const glm::vec3 start{start_x[i - begin], start_y[i - begin], start_z[i - begin]};
       glm::vec3 local = to_local * (p - frame.center);
       const bool below_ground = ctx.ground && p.y < *ctx.ground;
       if (below_ground && splashing && start.y >= *ctx.ground) {
@@ -197,20 +233,15 @@ void PrecipitationSystem::step(const StepContext& ctx) {
       }
       const bool outside = std::fabs(local.x) > half_.x || std::fabs(local.y) > half_.y || std::fabs(local.z) > half_.z;
       if (snow_.recycle == Recycle::respawn) {
-        store_.set_position(i, p);
-        store_.set_velocity(i, v);
-        if (below_ground || outside) {
-          ++store_.generation[i];
-          birth(i, ctx.t1, frame, Birth::top);
-          ++reborn_here;
-        }
+        ++store_.generation[i];
+        birth(i, ctx.t1, frame, Birth::top);
+        ++reborn_here;
         continue;
       }
       if (outside) local = {wrap_axis(local.x, half_.x), wrap_axis(local.y, half_.y), wrap_axis(local.z, half_.z)};
       if (below_ground) local.y = half_.y;  // re-enter at the top, like a flake leaving the bottom face
-      if (outside || below_ground) p = frame.center + frame.axes * local;
+      p = frame.center + frame.axes * local;
       store_.set_position(i, p);
-      store_.set_velocity(i, v);
     }
     reborn[chunk] = reborn_here;
   });
