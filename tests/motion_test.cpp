@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
+#include <vector>
 
 #include "core/motion.h"
 
@@ -48,4 +50,43 @@ TEST(IntegrateDrag, HugeDragIsStable) {
                                       1e6f, 0.1f);
   EXPECT_TRUE(std::isfinite(s.position.x));
   EXPECT_NEAR(s.velocity.x, 1.0f, 1e-4f);
+}
+
+// DragStep::apply, the vectorised form the CPU steps use, gives bit for bit
+// what operator() gives one particle at a time (the state hashes rely on it),
+// with and without drag, and leaves empty slots (negative age) untouched.
+TEST(DragStep, ApplyOverArraysIsBitForBitTheOneParticleStep) {
+  constexpr size_t n = 1031;  // not a multiple of any vector width
+  std::vector<float> p[3], v[3], age(n);
+  uint32_t state = 12345;
+  const auto next = [&] {
+    state = state * 1664525u + 1013904223u;
+    return float(state >> 8) / float(1 << 24) * 20.0f - 10.0f;
+  };
+  for (int c = 0; c < 3; ++c) {
+    p[c].resize(n);
+    v[c].resize(n);
+  }
+  for (size_t i = 0; i < n; ++i) {
+    for (int c = 0; c < 3; ++c) p[c][i] = next(), v[c][i] = next();
+    age[i] = i % 7 == 0 ? -1.0f : 0.5f;
+  }
+  const glm::vec3 wind{2.5f, -0.3f, 1.1f}, gravity{0, -9.81f, 0};
+  for (const float drag : {0.0f, 0.37f, 3.0f})
+    for (const bool masked : {false, true}) {
+      const DragStep step(gravity, drag, 1.0f / 48);
+      std::vector<float> q[3] = {p[0], p[1], p[2]}, u[3] = {v[0], v[1], v[2]};
+      float* const qp[3] = {q[0].data(), q[1].data(), q[2].data()};
+      float* const up[3] = {u[0].data(), u[1].data(), u[2].data()};
+      step.apply(qp, up, 0, n, wind, masked ? age.data() : nullptr);
+      for (size_t i = 0; i < n; ++i) {
+        const glm::vec3 p0{p[0][i], p[1][i], p[2][i]}, v0{v[0][i], v[1][i], v[2][i]};
+        const bool moves = !masked || age[i] >= 0;
+        const MotionStep one = moves ? step(p0, v0, wind) : MotionStep{p0, v0};
+        for (int c = 0; c < 3; ++c) {
+          ASSERT_EQ(std::memcmp(&q[c][i], &one.position[c], 4), 0) << drag << " " << i << " " << c;
+          ASSERT_EQ(std::memcmp(&u[c][i], &one.velocity[c], 4), 0) << drag << " " << i << " " << c;
+        }
+      }
+    }
 }
