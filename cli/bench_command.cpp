@@ -140,6 +140,7 @@ int run_bench(const BenchOptions& o) {
   fmt::print("    draw wrote {:.3g} M samples ({:.3g} G samples/s) against a blended fill rate of {:.3g} G samples/s "
              "measured on the same target: {:.3g} % of it\n",
              times.samples / 1e6, times.samples / times.draw / 1e9, fill / 1e9, times.samples / times.draw / fill * 100);
+  constexpr int kProfiledFrames = 2;  // timed again, stage by stage, with the compute rasteriser
   // The two rasterisers side by side on the same frames (where the GL has
   // compute shaders; on a software GL only when asked: it is slow there).
   const RasteriserChoice forced_gl = sprite_rasteriser("gl", gl->context());
@@ -156,7 +157,7 @@ int run_bench(const BenchOptions& o) {
       draw[compute] = time_frames(staged, side, o.frames, gpu, png).draw;
       if (compute) {  // then where its time goes, on further frames (the GPU waited for at each stage)
         side.sprite_pass().profile_compute(true);
-        time_frames(staged, side, 2, gpu, png);
+        time_frames(staged, side, kProfiledFrames, gpu, png);
         stages = side.sprite_pass().compute_stage_times();
       }
     }
@@ -165,12 +166,12 @@ int run_bench(const BenchOptions& o) {
                draw[0] * 1e3, draw[1] * 1e3, draw[1] / draw[0], kComputeRasteriserMinSprites,
                forced_gl.software ? "; never on a software GL" : "");
     if (stages && stages->draws > 0) {
-      const double frames = 3;  // time_frames' warm-up frame and its 2
+      const double profiled = kProfiledFrames + 1;  // and time_frames' warm-up frame
       fmt::print("    compute rasteriser, a frame: setup {:.2f} ms, tile lists {:.2f} ms, blend {:.2f} ms, "
                  "composite {:.2f} ms; {:.3g} M sprites in {:.3g} M (tile, sprite) pairs\n",
-                 stages->setup / frames * 1e3, stages->lists / frames * 1e3, stages->blend / frames * 1e3,
-                 stages->composite / frames * 1e3, double(stages->sprites) / frames / 1e6,
-                 double(stages->pairs) / frames / 1e6);
+                 stages->setup / profiled * 1e3, stages->lists / profiled * 1e3, stages->blend / profiled * 1e3,
+                 stages->composite / profiled * 1e3, double(stages->sprites) / profiled / 1e6,
+                 double(stages->pairs) / profiled / 1e6);
     }
   }
   fmt::print("  end to end with PNG files ({} encoder{}): {:8.2f} ms a frame ({:.2f} frames/s) = {:.0f} % of the "

@@ -63,7 +63,6 @@ layout(std430, binding = 1) writeonly buffer Sprites { Prepared sprites[]; };
 layout(std430, binding = 2) writeonly buffer Counts { uint counts[]; };
 layout(std430, binding = 3) writeonly buffer Near { uint near[]; };  // 1: crossing the near plane
 layout(std430, binding = 8) writeonly buffer Bounds { vec4 bounds[]; };  // the quad's pixels: lo.xy, hi.xy
-vec2 to_pixels(vec4 clip) { return (clip.xy / clip.w * 0.5 + 0.5) * u_viewport; }
 void main() {
   uint stride = gl_NumWorkGroups.x * 256u;
   for (uint i = gl_GlobalInvocationID.x; i < u_count; i += stride) {
@@ -350,12 +349,12 @@ void main() { out_color = texelFetch(u_layer, ivec2(gl_FragCoord.xy), 0); }
 )";
 
 // GL timestamps at the stages' boundaries, read once the draw is done.
-class StageClockBase {
+class StageClock {
  public:
-  explicit StageClockBase(bool on) : on_(on) {
+  explicit StageClock(bool on) : on_(on) {
     if (on_) glGenQueries(GLsizei(queries_.size()), queries_.data());
   }
-  ~StageClockBase() {
+  ~StageClock() {
     if (on_) glDeleteQueries(GLsizei(queries_.size()), queries_.data());
   }
   void mark(size_t i) {
@@ -399,36 +398,43 @@ const GlProgram& ComputeRasteriser::blend_program(int samples) {
   return kernel->program();
 }
 
-bool ComputeRasteriser::draw(const DeviceBuffer& instances, size_t count, int width, int height, bool additive,
-                             const CameraPose& camera, const SpriteOccluders& occluders, const NearDrawer& draw_near) {
-  last_pairs_ = 0;
+bool ComputeRasteriser::draw(const DeviceBuffer& instances, size_t count, int width, int height, int samples,
+                             bool additive, const CameraPose& camera, const SpriteOccluders& occluders,
+                             const NearDrawer& draw_near) {
+  FrameSamples frame;
+  frame.count = samples;
+  frame.positions.assign(size_t(samples), glm::vec2(0.5f));
+  if (samples > 1)
+    for (int s = 0; s < samples; ++s)
+      glGetMultisamplefv(GL_SAMPLE_POSITION, GLuint(s), glm::value_ptr(frame.positions[size_t(s)]));
+  GLint component = GL_FLOAT;
+  glGetFramebufferAttachmentParameteriv(GL_DRAW_FRAMEBUFFER, GL_COLOR_ATTACHMENT0,
+                                        GL_FRAMEBUFFER_ATTACHMENT_COMPONENT_TYPE, &component);
+  frame.clamped = component != GL_FLOAT;
   // A storage binding holds at most max_storage_block_bytes (2 GiB on NVIDIA's
   // GL): larger batches go in consecutive parts, each composited over the
   // frame after the one before, as drawing them in order would.
   const size_t limit = compute_limits().max_storage_block_bytes;
   const size_t part = std::max<size_t>(256, std::min(limit / kPreparedBytes, limit / sizeof(SpriteInstance)) / 256 * 256);
-  size_t pairs = 0;
-  for (size_t first = 0; first < count; first += part) {
-    if (!draw_part(instances, first, std::min(part, count - first), width, height, additive, camera, occluders,
-                   draw_near)) {
+  for (size_t first = 0; first < count; first += part)
+    if (!draw_part(instances, first, std::min(part, count - first), width, height, frame, additive, camera,
+                   occluders, draw_near)) {
       if (first == 0) return false;  // nothing drawn yet: the GL path draws it all
       throw FxError(ExitCode::no_gl, fmt::format("the compute rasteriser's tile lists for sprites {}-{} exceed the GL's "
                                                  "storage blocks; draw with --rasteriser gl", first, first + part - 1));
     }
-    pairs += last_pairs_;
-  }
-  last_pairs_ = pairs;
   return true;
 }
 
-bool ComputeRasteriser::draw_part(const DeviceBuffer& instances, size_t first, size_t count, int width, int height,
-                                  bool additive, const CameraPose& camera, const SpriteOccluders& occluders,
-                                  const NearDrawer& draw_near) {
-  last_pairs_ = 0;
-  if (count == 0) return true;
-  StageClockBase clock(profiling_);
+std::optional<size_t> ComputeRasteriser::draw_part(const DeviceBuffer& instances, size_t first, size_t count,
+                                                   int width, int height, const FrameSamples& frame, bool additive,
+                                                   const CameraPose& camera, const SpriteOccluders& occluders,
+                                                   const NearDrawer& draw_near) {
+  if (count == 0) return 0;
+  StageClock clock(profiling_);
   clock.mark(0);
   // Adds this draw's stage times (profiling only; waits for the GPU).
+  uint32_t pairs = 0, near = 0;
   const auto record = [&] {
     if (!profiling_) return;
     const std::vector<double> s = clock.intervals();
@@ -437,20 +443,10 @@ bool ComputeRasteriser::draw_part(const DeviceBuffer& instances, size_t first, s
     stage_times_.blend += s[2];
     stage_times_.composite += s[3];
     stage_times_.sprites += count;
-    stage_times_.pairs += last_pairs_;
+    stage_times_.pairs += pairs;
     ++stage_times_.draws;
   };
-  // The frame's multisampling: its sample count and positions, and whether GL clamps its colours.
-  GLint samples = 0;
-  glGetIntegerv(GL_SAMPLES, &samples);
-  samples = std::max(samples, 1);
-  std::vector<glm::vec2> positions(size_t(samples), glm::vec2(0.5f));
-  if (samples > 1)
-    for (GLint s = 0; s < samples; ++s) glGetMultisamplefv(GL_SAMPLE_POSITION, GLuint(s), glm::value_ptr(positions[size_t(s)]));
-  GLint component = GL_FLOAT;
-  glGetFramebufferAttachmentParameteriv(GL_DRAW_FRAMEBUFFER, GL_COLOR_ATTACHMENT0,
-                                        GL_FRAMEBUFFER_ATTACHMENT_COMPONENT_TYPE, &component);
-
+  const int samples = frame.count;
   const TileParams tiles{glm::uvec2((width + kTile - 1) / kTile, (height + kTile - 1) / kTile)};
   const size_t tile_count = size_t(tiles.u_tiles.x) * tiles.u_tiles.y;
   prepared_.reserve(count * kPreparedBytes, DeviceBuffer::Use::kernels, "the compute rasteriser's sprites");
@@ -468,7 +464,6 @@ bool ComputeRasteriser::draw_part(const DeviceBuffer& instances, size_t first, s
   setup_.dispatch(count);
   scan_.exclusive(offsets_, count + 1);
   scan_.exclusive(near_places_, count + 1);
-  uint32_t pairs = 0, near = 0;
   offsets_.download(&pairs, 4, count * 4);
   near_places_.download(&near, 4, count * 4);
   clock.mark(1);
@@ -482,13 +477,12 @@ bool ComputeRasteriser::draw_part(const DeviceBuffer& instances, size_t first, s
     gather_near_.dispatch(count);
     draw_near(near_, near);
   };
-  last_pairs_ = pairs;
   if (pairs == 0) {
     finish();
     record();
-    return true;
+    return 0;
   }
-  if (size_t(pairs) * 4 > compute_limits().max_storage_block_bytes || pairs >= (1u << 31)) return false;
+  if (size_t(pairs) * 4 > compute_limits().max_storage_block_bytes || pairs >= (1u << 31)) return std::nullopt;
 
   keys_.reserve(size_t(pairs) * 4, DeviceBuffer::Use::kernels, "the compute rasteriser's tile keys");
   values_.reserve(size_t(pairs) * 4, DeviceBuffer::Use::kernels, "the compute rasteriser's tile lists");
@@ -507,7 +501,6 @@ bool ComputeRasteriser::draw_part(const DeviceBuffer& instances, size_t first, s
   ranges_.dispatch(pairs);
   clock.mark(2);
 
-
   if (width != layer_width_ || height != layer_height_) {
     layer_ = GlTexture(gl_gen(glGenTextures));
     glBindTexture(GL_TEXTURE_2D, layer_.get());
@@ -519,9 +512,9 @@ bool ComputeRasteriser::draw_part(const DeviceBuffer& instances, size_t first, s
   ComputeKernel& blend = *blend_[samples];
   const GLuint program = blend.program().get();
   glUseProgram(program);
-  glUniform2fv(glGetUniformLocation(program, "u_sample_positions"), samples, glm::value_ptr(positions[0]));
+  glUniform2fv(glGetUniformLocation(program, "u_sample_positions"), samples, glm::value_ptr(frame.positions[0]));
   glUniform1i(glGetUniformLocation(program, "u_additive"), additive);
-  glUniform1i(glGetUniformLocation(program, "u_clamp"), component != GL_FLOAT);
+  glUniform1i(glGetUniformLocation(program, "u_clamp"), frame.clamped);
   const glm::vec4 ground = occluders.ground_height
                                ? glm::vec4(*occluders.ground_height, occluders.ground_extent, camera.position.x,
                                            camera.position.z)
@@ -576,7 +569,7 @@ bool ComputeRasteriser::draw_part(const DeviceBuffer& instances, size_t first, s
   clock.mark(4);
   finish();
   record();
-  return true;
+  return pairs;
 }
 
 }  // namespace fxsim

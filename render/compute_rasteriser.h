@@ -33,6 +33,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <glm/mat4x4.hpp>
 
@@ -71,22 +72,29 @@ class ComputeRasteriser {
   const GlProgram& setup_program() const { return setup_.program(); }
   const GlProgram& blend_program(int samples);
   // Draws `count` SpriteInstances from `instances` into the bound draw
-  // framebuffer (width × height, `samples` per pixel). False, having drawn
-  // nothing, when the tile lists would not fit the device's storage blocks:
-  // the caller draws the batch with the GL path.
-  // `draw_near` draws the sprites crossing the near plane (SpriteInstances, in order) with GL.
+  // framebuffer (width × height, `samples` per pixel, as blend_program was
+  // asked for). False, having drawn nothing, when the tile lists would not
+  // fit the device's storage blocks: the caller draws the batch with the GL
+  // path. `draw_near` draws the sprites crossing the near plane
+  // (SpriteInstances, in order) with GL.
   using NearDrawer = std::function<void(const DeviceBuffer& near, size_t count)>;
-  bool draw(const DeviceBuffer& instances, size_t count, int width, int height, bool additive,
+  bool draw(const DeviceBuffer& instances, size_t count, int width, int height, int samples, bool additive,
             const CameraPose& camera, const SpriteOccluders& occluders, const NearDrawer& draw_near);
-  // Pairs of the last draw (for bench and tests): tiles touched in all.
-  size_t last_pairs() const { return last_pairs_; }
   // Profiling (bench): each draw then waits for the GPU and adds its stages' times.
   void set_profiling(bool on) { profiling_ = on; }
   const ComputeStageTimes& stage_times() const { return stage_times_; }
 
  private:
-  bool draw_part(const DeviceBuffer& instances, size_t first, size_t count, int width, int height, bool additive,
-                 const CameraPose& camera, const SpriteOccluders& occluders, const NearDrawer& draw_near);
+  // The frame's multisampling, read from the bound framebuffer once a draw.
+  struct FrameSamples {
+    int count = 1;
+    std::vector<glm::vec2> positions;  // within the pixel
+    bool clamped = false;              // a fixed-point frame: GL clamps each fragment's colour
+  };
+  // One part of a draw; its (tile, sprite) pairs, or nothing when they do not fit a storage block.
+  std::optional<size_t> draw_part(const DeviceBuffer& instances, size_t first, size_t count, int width, int height,
+                                  const FrameSamples& samples, bool additive, const CameraPose& camera,
+                                  const SpriteOccluders& occluders, const NearDrawer& draw_near);
 
   std::string defines_;
   uint32_t pass_length_;  // sprites per pixel and pass; 0: one pass
@@ -99,7 +107,6 @@ class ComputeRasteriser {
   int layer_width_ = 0, layer_height_ = 0;
   GlProgram composite_;
   GlVertexArray empty_vao_;
-  size_t last_pairs_ = 0;
   bool profiling_ = false;
   ComputeStageTimes stage_times_;
 };

@@ -41,6 +41,9 @@ struct SpriteVertex {
   float confusion;   // the circle of confusion, pixels
 };
 
+// A clip-space position's window position, pixels.
+vec2 to_pixels(vec4 clip) { return (clip.xy / clip.w * 0.5 + 0.5) * u_viewport; }
+
 // The thin lens's circle of confusion (diameter, pixels) at view distance d.
 float confusion(float d) { return u_dof.x > 0.0 ? u_dof.x * abs(d - u_dof.y) / max(d, 1e-6) : 0.0; }
 
@@ -63,7 +66,7 @@ SpriteVertex streak_vertex(vec3 head, vec3 tail, float width, float alpha, vec2 
   if (a.z > z_near) a = a + (b - a) * ((z_near - a.z) / (b.z - a.z));
   if (b.z > z_near) b = b + (a - b) * ((z_near - b.z) / (a.z - b.z));
   vec4 ca = u_projection * a, cb = u_projection * b;
-  vec2 pa = (ca.xy / ca.w * 0.5 + 0.5) * u_viewport, pb = (cb.xy / cb.w * 0.5 + 0.5) * u_viewport;
+  vec2 pa = to_pixels(ca), pb = to_pixels(cb);
   vec2 along = pb - pa;
   float len = length(along);
   along = len > 1e-4 ? along / len : vec2(0.0, 1.0);

@@ -37,8 +37,6 @@ out float v_view_depth;
 out vec3 v_world;
 flat out vec2 v_motion;  // pixels since the previous frame, x right, y down (the motion layer)
 
-vec2 to_pixels(vec4 clip) { return (clip.xy / clip.w * 0.5 + 0.5) * u_viewport; }
-
 // The sprite's centre projected now and at the previous frame; false when it
 // has no previous position or lies behind the eye at either time.
 bool screen_motion(vec3 center, out vec2 motion) {
@@ -243,8 +241,6 @@ void SpritePass::draw(const SpriteBatch& batch, const EmitterSettings& emitter, 
     glEnableVertexAttribArray(4);
     glVertexAttribPointer(4, 4, GL_FLOAT, GL_FALSE, sizeof(glm::vec4), nullptr);
     glVertexAttribDivisor(4, 1);
-  } else {
-    glDisableVertexAttribArray(4);
   }
   GLuint instances = batch.device_instances ? batch.device_instances->buffer.gl_name() : instances_.get();
   if (!batch.device_instances) {  // (built on the GPU: drawn where they lie)
@@ -309,10 +305,11 @@ bool SpritePass::draw_with_compute(const SpriteBatch& batch, const EmitterSettin
   const size_t count = batch.device_instances ? batch.device_count : batch.sprites.size();
   if (!batch.device_instances) uploaded_.assign(batch.sprites, DeviceBuffer::Use::host_writes);
   const DeviceBuffer& instances = batch.device_instances ? batch.device_instances->buffer : uploaded_;
-  int samples = 0;
+  GLint samples = 0;  // the frame's (the bound framebuffer's)
   glGetIntegerv(GL_SAMPLES, &samples);
+  samples = std::max(samples, 1);
   set_uniforms(compute_->setup_program(), batch, emitter, texture, SpriteOutput::colour);
-  set_uniforms(compute_->blend_program(std::max(samples, 1)), batch, emitter, texture, SpriteOutput::colour);
+  set_uniforms(compute_->blend_program(samples), batch, emitter, texture, SpriteOutput::colour);
   SpriteOccluders occluders;
   occluders.ground_height = ground_height_;
   occluders.ground_extent = camera_.far_plane * kGroundExtentOfFar;
@@ -322,8 +319,8 @@ bool SpritePass::draw_with_compute(const SpriteBatch& batch, const EmitterSettin
   const auto draw_near = [&](const DeviceBuffer& near, size_t near_count) {
     draw_instances(near.gl_name(), near_count, batch, emitter, texture, SpriteOutput::colour);
   };
-  return compute_->draw(instances, count, width_, height_, batch.blend.value_or(emitter.blend) == BlendMode::additive,
-                        camera_, occluders, draw_near);
+  return compute_->draw(instances, count, width_, height_, samples,
+                        batch.blend.value_or(emitter.blend) == BlendMode::additive, camera_, occluders, draw_near);
 }
 
 void SpritePass::set_uniforms(const GlProgram& program, const SpriteBatch& batch, const EmitterSettings& emitter,

@@ -177,10 +177,10 @@ void PrecipitationSystem::step(const StepContext& ctx) {
     // where the wind is steady); then, one at a time, only those that left
     // the box or reached the ground. (Bit for bit the results of stepping a
     // particle at a time: the state hashes are those of before.)
-    std::array<float, kChunk> start_x, start_y, start_z;  // where each began the step (for its splash)
-    std::copy(store_.px.begin() + ptrdiff_t(begin), store_.px.begin() + ptrdiff_t(end), start_x.begin());
-    std::copy(store_.py.begin() + ptrdiff_t(begin), store_.py.begin() + ptrdiff_t(end), start_y.begin());
-    std::copy(store_.pz.begin() + ptrdiff_t(begin), store_.pz.begin() + ptrdiff_t(end), start_z.begin());
+    std::array<float, kChunk> start_x, start_y, start_z;  // where each began the step: only a splash needs it
+    if (splashing)
+      for (const auto& [from, to] : {std::pair{&store_.px, &start_x}, {&store_.py, &start_y}, {&store_.pz, &start_z}})
+        std::copy(from->begin() + ptrdiff_t(begin), from->begin() + ptrdiff_t(end), to->begin());
     if (snow_.motion == Motion::wind && !turbulent) {
       float* const p[3] = {store_.px.data(), store_.py.data(), store_.pz.data()};
       float* const v[3] = {store_.vx.data(), store_.vy.data(), store_.vz.data()};
@@ -223,10 +223,10 @@ void PrecipitationSystem::step(const StepContext& ctx) {
     for (size_t i = begin; i < end; ++i) {
       if (!leaving[i - begin]) continue;
       glm::vec3 p = store_.position(i);
-      const glm::vec3 start{start_x[i - begin], start_y[i - begin], start_z[i - begin]};
       glm::vec3 local = to_local * (p - frame.center);
       const bool below_ground = ctx.ground && p.y < *ctx.ground;
-      if (below_ground && splashing && start.y >= *ctx.ground) {
+      if (below_ground && splashing && start_y[i - begin] >= *ctx.ground) {
+        const glm::vec3 start{start_x[i - begin], start_y[i - begin], start_z[i - begin]};
         const float f = (start.y - *ctx.ground) / (start.y - p.y);  // where the step crossed the ground
         replaced[chunk] += throw_splash(i, start + (p - start) * f, *ctx.ground, ctx.step);
         thrown[chunk] += snow_.splash->count;
