@@ -47,13 +47,27 @@ class DragStep {
   // values: state hashes cover them).
   void apply(float* const p[3], float* const v[3], size_t begin, size_t end, glm::vec3 wind,
              const float* age = nullptr) const {
+    apply_each(p, v, begin, end, age, [&](int c, size_t) { return wind[c] + fall_[c]; });
+  }
+  // The same in a wind with a part of its own at each particle (turbulence):
+  // particle i's wind is wind + (air[0][k], air[1][k], air[2][k]), k = i − begin.
+  void apply(float* const p[3], float* const v[3], size_t begin, size_t end, glm::vec3 wind,
+             const float* const air[3], const float* age = nullptr) const {
+    apply_each(p, v, begin, end, age, [&](int c, size_t i) { return (wind[c] + air[c][i - begin]) + fall_[c]; });
+  }
+
+ private:
+  // `relaxed_to(c, i)`: component c of the velocity particle i relaxes to (wind + fall).
+  template <class RelaxedTo>
+  void apply_each(float* const p[3], float* const v[3], size_t begin, size_t end, const float* age,
+                  RelaxedTo relaxed_to) const {
     for (int c = 0; c < 3; ++c) {
       float* const pc = p[c];
       float* const vc = v[c];
       const float fall = gravity_[c] * (0.5f * dt_ * dt_), gain = gravity_[c] * dt_;
-      const float u = wind[c] + fall_[c];
       for (size_t i = begin; i < end; ++i) {
         const float p0 = pc[i], v0 = vc[i];
+        const float u = relaxed_to(c, i);
         float p1, v1;
         if (drag_ <= 0.0f) {
           p1 = p0 + v0 * dt_ + fall;
@@ -70,7 +84,6 @@ class DragStep {
     }
   }
 
- private:
   glm::vec3 gravity_;
   float drag_, dt_;
   float one_minus_e_ = 0, e_ = 1, relax_ = 0;

@@ -58,7 +58,7 @@ float value_noise_1d(uint32_t seed, double x) {
   return a + (b - a) * quintic(f);
 }
 
-void gradient_noise_3d_x3(uint32_t seed, glm::vec3 p, glm::vec3 gradients[3]) {
+void gradient_noise_3d_x3(uint32_t seed, glm::vec3 p, glm::vec3 gradients[3], int32_t period) {
   const glm::vec3 cell = glm::floor(p);
   const glm::vec3 f = p - cell;
   const int32_t ix = lattice_cell(cell.x), iy = lattice_cell(cell.y), iz = lattice_cell(cell.z);
@@ -67,7 +67,8 @@ void gradient_noise_3d_x3(uint32_t seed, glm::vec3 p, glm::vec3 gradients[3]) {
   gradients[0] = gradients[1] = gradients[2] = glm::vec3(0);
   for (int corner = 0; corner < 8; ++corner) {
     const int cx = corner & 1, cy = (corner >> 1) & 1, cz = (corner >> 2) & 1;
-    const uint32_t h = hash_corner(seed, ix, iy, iz, cx, cy, cz);
+    const uint32_t h = period > 0 ? hash_lattice(seed, (ix + cx) % period, (iy + cy) % period, (iz + cz) % period)
+                                  : hash_corner(seed, ix, iy, iz, cx, cy, cz);
     const glm::vec3 d = f - glm::vec3(float(cx), float(cy), float(cz));
     const float wx = cx ? w.x : 1.0f - w.x, wy = cy ? w.y : 1.0f - w.y, wz = cz ? w.z : 1.0f - w.z;
     const float sx = cx ? dw.x : -dw.x, sy = cy ? dw.y : -dw.y, sz = cz ? dw.z : -dw.z;

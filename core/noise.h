@@ -25,7 +25,9 @@ NoiseSample gradient_noise_3d(uint32_t seed, glm::vec3 p);
 
 // The gradients of three independent gradient-noise fields at p, sharing the
 // lattice lookups (one hash per corner feeds all three): the vector potential
-// of curl noise, at a third of the cost of three separate calls.
-void gradient_noise_3d_x3(uint32_t seed, glm::vec3 p, glm::vec3 gradients[3]);
+// of curl noise, at a third of the cost of three separate calls. With a
+// `period` > 0 the lattice wraps every `period` cells along each axis (for
+// 0 <= p < period), so the fields tile seamlessly.
+void gradient_noise_3d_x3(uint32_t seed, glm::vec3 p, glm::vec3 gradients[3], int32_t period = 0);
 
 }  // namespace fxsim

@@ -50,14 +50,15 @@ void ParticlePool::clear() {
 }
 
 AgingStep::AgingStep(const StepContext& ctx, const WindField& wind, const PoolRules& rules)
-    : ctx_(ctx), wind_(wind), motion_(ctx.gravity * rules.gravity_scale, rules.drag, ctx.dt),
-      uniform_wind_(wind.uniform_part(ctx.t0)), turbulent_(rules.drag > 0 && wind.has_turbulence()),
+    : ctx_(ctx), turbulence_(rules.drag > 0 ? wind.turbulence_field(ctx.t0) : nullptr),
+      motion_(ctx.gravity * rules.gravity_scale, rules.drag, ctx.dt), uniform_wind_(wind.uniform_part(ctx.t0)),
+      turbulent_(turbulence_ != nullptr),
       lifetime_(rules.lifetime), ground_(rules.dies_on_landing && ctx.ground ? *ctx.ground : -1e30f) {}
 
 AgingStep::Result AgingStep::operator()(ParticleStore& store, size_t i) const {
   if (store.age[i] < 0) return empty;
   const glm::vec3 p = store.position(i);
-  const glm::vec3 air = turbulent_ ? uniform_wind_ + wind_.turbulence(p, ctx_.t0) : uniform_wind_;
+  const glm::vec3 air = turbulent_ ? uniform_wind_ + turbulence_->at(p) : uniform_wind_;
   const MotionStep next = motion_(p, store.velocity(i), air);
   store.set_position(i, next.position);
   store.set_velocity(i, next.velocity);
@@ -70,13 +71,16 @@ AgingStep::Result AgingStep::operator()(ParticleStore& store, size_t i) const {
 }
 
 void AgingStep::run(ParticleStore& store, size_t begin, size_t end, Result* results) const {
-  if (turbulent_) {
-    for (size_t i = begin; i < end; ++i) results[i - begin] = (*this)(store, i);
-    return;
-  }
   float* const p[3] = {store.px.data(), store.py.data(), store.pz.data()};
   float* const v[3] = {store.vx.data(), store.vy.data(), store.vz.data()};
-  motion_.apply(p, v, begin, end, uniform_wind_, store.age.data());
+  if (turbulent_) {
+    std::array<float, kChunk> air_x, air_y, air_z;  // the turbulence at each slot (empty ones too: unused)
+    float* const air[3] = {air_x.data(), air_y.data(), air_z.data()};
+    turbulence_->sample(p, begin, end, air);
+    motion_.apply(p, v, begin, end, uniform_wind_, air, store.age.data());
+  } else {
+    motion_.apply(p, v, begin, end, uniform_wind_, store.age.data());
+  }
   float* const age = store.age.data();
   const float* const y = store.py.data();
   for (size_t i = begin; i < end; ++i) {

@@ -16,6 +16,7 @@
 #include "core/particles.h"
 #include "core/previous_positions.h"
 #include "core/stats.h"
+#include "core/turbulence_grid.h"
 
 namespace fxsim {
 
@@ -44,7 +45,7 @@ class AgingStep {
 
  private:
   const StepContext& ctx_;
-  const WindField& wind_;
+  std::shared_ptr<const TurbulenceField> turbulence_;  // at the step's start; null when it plays no part
   DragStep motion_;
   glm::vec3 uniform_wind_;
   bool turbulent_;

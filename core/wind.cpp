@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
+#include <mutex>
+#include <utility>
 
 #include "core/noise.h"
 #include "core/rng.h"
@@ -10,11 +13,13 @@ namespace fxsim {
 
 namespace {
 // Scales the curl of unit gradient noise so that its RMS speed is about 1
-// (measured over 10^5 random points: RMS |curl| ≈ 1.9 before scaling).
-constexpr float kCurlNormalisation = 1.0f / 1.9f;
+// (measured over 4·10^4 random points and eight times of the grid field,
+// core/turbulence_grid.h: RMS speed ≈ 1.3 before scaling).
+constexpr float kCurlNormalisation = 1.0f / 1.3f;
 }  // namespace
 
-WindField::WindField(const WindSettings& settings, uint64_t scene_seed) : steady_(settings.velocity) {
+WindField::WindField(const WindSettings& settings, uint64_t scene_seed)
+    : steady_(settings.velocity), cache_(std::make_shared<TurbulenceCache>()) {
   const uint64_t base = mix64(scene_seed ^ 0x57494E44ull);  // "WIND"
   gust_seed_ = uint32_t(mix64(base + uint64_t(Stream::wind_gust)));
   turbulence_seed_ = uint32_t(mix64(base + uint64_t(Stream::wind_turbulence)));
@@ -38,30 +43,45 @@ glm::vec3 WindField::gust(double t) const {
           gust_amplitude_.z * value_noise_1d(gust_seed_ + 2, x + 41.0)};
 }
 
-glm::vec3 WindField::curl_at_slice(glm::vec3 q, int64_t slice) const {
-  const uint32_t s = hash_u32(turbulence_seed_ ^ uint32_t(slice * 3));
-  glm::vec3 g[3];  // gradients of the potential's components ψx, ψy, ψz
-  gradient_noise_3d_x3(s, q, g);
-  return {g[2].y - g[1].z, g[0].z - g[2].x, g[1].x - g[0].y};
+// The last few slices' grids and fields: a step reads the field at its start
+// and births read it at its end, which is the next step's start.
+struct WindField::TurbulenceCache {
+  std::mutex mutex;
+  std::deque<std::pair<int64_t, std::shared_ptr<const std::vector<float>>>> slices;
+  std::deque<std::pair<double, std::shared_ptr<const TurbulenceField>>> fields;
+  static constexpr size_t kSlicesKept = 3, kFieldsKept = 4;
+};
+
+std::shared_ptr<const std::vector<float>> WindField::slice_grid(TurbulenceCache& cache, int64_t slice) const {
+  for (const auto& [index, grid] : cache.slices)
+    if (index == slice) return grid;
+  auto grid = std::make_shared<const std::vector<float>>(
+      turbulence_slice_grid(hash_u32(turbulence_seed_ ^ uint32_t(slice * 3))));
+  if (cache.slices.size() == TurbulenceCache::kSlicesKept) cache.slices.pop_front();
+  cache.slices.emplace_back(slice, grid);
+  return grid;
 }
 
-void WindField::turbulence_slice(double t, int64_t& slice, float& blend) const {
-  const double phase = t / turbulence_period_;
-  const double whole = std::floor(phase);
-  slice = int64_t(whole);
-  blend = float(phase - whole);
-}
-
-glm::vec3 WindField::turbulence(glm::vec3 p, double t) const {
-  if (turbulence_strength_ <= 0) return glm::vec3(0);
-  const glm::vec3 q = p / turbulence_scale_;
+std::shared_ptr<const TurbulenceField> WindField::turbulence_field(double t) const {
+  if (turbulence_strength_ <= 0) return nullptr;
+  std::lock_guard lock(cache_->mutex);
+  for (const auto& [time, field] : cache_->fields)
+    if (time == t) return field;
   const double phase = t / turbulence_period_;
   const double slice = std::floor(phase);
   float blend = float(phase - slice);
   blend = blend * blend * (3.0f - 2.0f * blend);
-  const glm::vec3 a = curl_at_slice(q, int64_t(slice));
-  const glm::vec3 b = curl_at_slice(q, int64_t(slice) + 1);
-  return (a + (b - a) * blend) * (turbulence_strength_ * kCurlNormalisation);
+  const auto a = slice_grid(*cache_, int64_t(slice)), b = slice_grid(*cache_, int64_t(slice) + 1);
+  auto field = std::make_shared<const TurbulenceField>(*a, *b, blend, turbulence_strength_ * kCurlNormalisation,
+                                                       turbulence_scale_);
+  if (cache_->fields.size() == TurbulenceCache::kFieldsKept) cache_->fields.pop_front();
+  cache_->fields.emplace_back(t, field);
+  return field;
+}
+
+glm::vec3 WindField::turbulence(glm::vec3 p, double t) const {
+  const auto field = turbulence_field(t);
+  return field ? field->at(p) : glm::vec3(0);
 }
 
 }  // namespace fxsim

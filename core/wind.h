@@ -1,15 +1,17 @@
 #pragma once
 // The air's velocity field: wind(p, t) = velocity + gust(t) + turbulence(p, t).
 // gust: smooth seeded value noise in time per axis, scaled by its amplitude.
-// turbulence: the curl of a vector potential of gradient noise, so it is
-// divergence-free (the air neither piles up nor thins out); the potential
-// blends between seeded time slices, which keeps the curl divergence-free
-// while the pattern slowly evolves.
+// turbulence: the curl of a vector potential of gradient noise (divergence-
+// free: the air neither piles up nor thins out), in seeded time slices that
+// blend into one another while the pattern slowly evolves; each slice is
+// sampled on a periodic grid and read trilinearly (core/turbulence_grid.h).
 #include <cstdint>
+#include <memory>
 
 #include <glm/vec3.hpp>
 
 #include "core/scene.h"
+#include "core/turbulence_grid.h"
 
 namespace fxsim {
 
@@ -18,6 +20,10 @@ class WindField {
   WindField(const WindSettings& settings, uint64_t scene_seed);
 
   glm::vec3 gust(double t) const;
+  // The turbulence at time t (nullptr without turbulence). Fields are built on
+  // first use and kept for the next calls at the same time; safe to call from
+  // several threads. A loop over particles takes the field once.
+  std::shared_ptr<const TurbulenceField> turbulence_field(double t) const;
   glm::vec3 turbulence(glm::vec3 p, double t) const;
   glm::vec3 at(glm::vec3 p, double t) const { return steady_ + gust(t) + turbulence(p, t); }
 
@@ -26,14 +32,12 @@ class WindField {
   glm::vec3 uniform_part(double t) const { return steady_ + gust(t); }
   bool has_turbulence() const { return turbulence_strength_ > 0; }
 
-  // For a GPU kernel: the parameters, and the slice and raw blend at time t.
   float turbulence_strength() const { return turbulence_strength_; }
   float turbulence_scale() const { return turbulence_scale_; }
-  uint32_t turbulence_seed() const { return turbulence_seed_; }
-  void turbulence_slice(double t, int64_t& slice, float& blend) const;
 
  private:
-  glm::vec3 curl_at_slice(glm::vec3 q, int64_t slice) const;
+  struct TurbulenceCache;
+  std::shared_ptr<const std::vector<float>> slice_grid(TurbulenceCache& cache, int64_t slice) const;
 
   glm::vec3 steady_;
   glm::vec3 gust_amplitude_{0};
@@ -43,6 +47,7 @@ class WindField {
   float turbulence_scale_ = 1;
   double turbulence_period_ = 1;
   uint32_t turbulence_seed_;
+  std::shared_ptr<TurbulenceCache> cache_;  // shared by copies: the fields are pure functions of the settings
 };
 
 }  // namespace fxsim

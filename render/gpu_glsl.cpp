@@ -63,62 +63,6 @@ uint draw_bits(uvec2 seed, uint emitter, uint stream, uint index_lo, uint index_
 float to_unit(uint bits) { return float(bits >> 8) * (1.0 / 16777216.0); }
 float to_signed(uint bits) { precise float x = (float(bits >> 9) + 0.5) * (1.0 / 4194304.0) - 1.0; return x; }
 
-// ---- core/noise.cpp -----------------------------------------------------------
-uint hash_u32(uint x) {
-  x ^= x >> 16; x *= 0x7FEB352Du; x ^= x >> 15; x *= 0x846CA68Bu; x ^= x >> 16;
-  return x;
-}
-uint hash_lattice(uint seed, int x, int y, int z) {
-  return hash_u32(seed ^ (uint(x) * 0x8DA6B343u) ^ (uint(y) * 0xD8163841u) ^ (uint(z) * 0xCB1AB31Fu));
-}
-float quintic(float t) { precise float r = t * t * t * (t * (t * 6.0 - 15.0) + 10.0); return r; }
-float quintic_slope(float t) { precise float r = 30.0 * t * t * (t * (t - 2.0) + 1.0); return r; }
-const vec3 kDirs[12] = vec3[12](vec3(1, 1, 0), vec3(-1, 1, 0), vec3(1, -1, 0), vec3(-1, -1, 0),
-                               vec3(1, 0, 1), vec3(-1, 0, 1), vec3(1, 0, -1), vec3(-1, 0, -1),
-                               vec3(0, 1, 1), vec3(0, -1, 1), vec3(0, 1, -1), vec3(0, -1, -1));
-vec3 lattice_gradient(uint h) { return kDirs[(h & 1023u) % 12u]; }
-void gradient_noise_3d_x3(uint seed, vec3 p, out vec3 g0, out vec3 g1, out vec3 g2) {
-  vec3 cell = floor(p);
-  precise vec3 f = p - cell;
-  ivec3 ic = ivec3(cell);
-  vec3 w = vec3(quintic(f.x), quintic(f.y), quintic(f.z));
-  vec3 dw = vec3(quintic_slope(f.x), quintic_slope(f.y), quintic_slope(f.z));
-  g0 = vec3(0); g1 = vec3(0); g2 = vec3(0);
-  for (int corner = 0; corner < 8; ++corner) {
-    int cx = corner & 1, cy = (corner >> 1) & 1, cz = (corner >> 2) & 1;
-    uint h = hash_lattice(seed, ic.x + cx, ic.y + cy, ic.z + cz);
-    precise vec3 d = f - vec3(float(cx), float(cy), float(cz));
-    float wx = cx != 0 ? w.x : 1.0 - w.x, wy = cy != 0 ? w.y : 1.0 - w.y, wz = cz != 0 ? w.z : 1.0 - w.z;
-    float sx = cx != 0 ? dw.x : -dw.x, sy = cy != 0 ? dw.y : -dw.y, sz = cz != 0 ? dw.z : -dw.z;
-    precise float weight = wx * wy * wz;
-    precise vec3 weight_slope = vec3(sx * wy * wz, wx * sy * wz, wx * wy * sz);
-    for (int k = 0; k < 3; ++k) {
-      vec3 g = lattice_gradient(h >> uint(10 * k));
-      precise float dotg = g.x * d.x + g.y * d.y + g.z * d.z;
-      precise vec3 add = weight * g + dotg * weight_slope;
-      if (k == 0) g0 += add; else if (k == 1) g1 += add; else g2 += add;
-    }
-  }
-}
-
-// ---- core/wind.cpp: turbulence --------------------------------------------------
-)" + TurbulenceFieldParams::glsl(kTurbulenceFieldBinding) + R"(vec3 curl_at_slice(vec3 q, int slice) {
-  uint s = hash_u32(u_turbulence_seed ^ uint(slice * 3));
-  vec3 g0, g1, g2;
-  gradient_noise_3d_x3(s, q, g0, g1, g2);
-  precise vec3 c = vec3(g2.y - g1.z, g0.z - g2.x, g1.x - g0.y);
-  return c;
-}
-vec3 turbulence(vec3 p, float phase_slice, float blend_raw) {
-  // phase_slice / blend_raw are computed on the CPU from t (double precision there).
-  precise vec3 q = p / u_turbulence_scale;
-  precise float blend = blend_raw * blend_raw * (3.0 - 2.0 * blend_raw);
-  int slice = int(phase_slice);
-  vec3 a = curl_at_slice(q, slice), b = curl_at_slice(q, slice + 1);
-  precise vec3 r = (a + (b - a) * blend) * (u_turbulence_strength * (1.0 / 1.9));
-  return r;
-}
-
 // ---- core/motion.h: DragStep ---------------------------------------------------
 struct DragStep { vec3 gravity; float drag, dt, e, relax; vec3 fall; };
 void drag_step(DragStep s, inout vec3 p, inout vec3 v, vec3 wind) {

@@ -2,21 +2,14 @@
 // GLSL shared by the compute shaders of the GPU backend, written to compute
 // the same things as the C++ core, operation for operation: the particle
 // field accessors (generated from FXSIM_PARTICLE_FIELDS), Philox4x32-10 and its
-// unit conversions (core/rng.h), the lattice hash and gradient noise
-// (core/noise.cpp), curl-noise turbulence (core/wind.cpp) and the exact drag
-// step (core/motion.h). What cannot be bit-identical is said in
+// unit conversions (core/rng.h) and the exact drag step (core/motion.h); the
+// turbulence a kernel samples is in render/gpu_turbulence.h. What cannot be bit-identical is said in
 // docs/gpu-backend.md: sin/cos/exp/floor come from the GPU's own maths.
 #include <string>
 
 #include "render/gpu_params.h"
 
 namespace fxsim {
-
-// The turbulence field the prelude's turbulence() samples (set by set_turbulence_field).
-#define FXSIM_TURBULENCE_FIELD_PARAMS(X) \
-  X(float, u_turbulence_strength) X(float, u_turbulence_scale) X(uint32_t, u_turbulence_seed)
-FXSIM_GPU_PARAMS(TurbulenceFieldParams, FXSIM_TURBULENCE_FIELD_PARAMS);
-constexpr unsigned kTurbulenceFieldBinding = 6;
 
 // "#version 430", the launch values (render/compute.h) and the shared functions.
 std::string glsl_prelude();

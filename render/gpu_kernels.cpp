@@ -273,21 +273,20 @@ namespace {
 // The aging step's parameters (PoolRules and the step, as the shader reads them).
 #define FXSIM_AGING_PARAMS(X)                                                                        \
   X(glm::vec3, u_gravity) X(glm::vec3, u_fall) X(glm::vec3, u_wind) X(float, u_drag) X(float, u_dt)  \
-  X(float, u_e) X(float, u_relax) X(float, u_lifetime) X(float, u_ground) X(float, u_slice)          \
-  X(float, u_blend) X(GpuBool, u_turbulent)
+  X(float, u_e) X(float, u_relax) X(float, u_lifetime) X(float, u_ground) X(GpuBool, u_turbulent)
 FXSIM_GPU_PARAMS(AgingParams, FXSIM_AGING_PARAMS);
 constexpr unsigned kAgingParamsBinding = 1;
 }  // namespace
 
 std::string glsl_aging_step() {
-  return AgingParams::glsl(kAgingParamsBinding) + R"(
+  return glsl_turbulence() + AgingParams::glsl(kAgingParamsBinding) + R"(
 int aging_step(uint i) {
   float age = P_get_age(i);
   if (age < 0.0) return -1;
   DragStep motion = DragStep(u_gravity, u_drag, u_dt, u_e, u_relax, u_fall);
   vec3 p = P_position(i), v = P_velocity(i);
   vec3 air = u_wind;
-  if (u_turbulent) { precise vec3 a = u_wind + turbulence(p, u_slice, u_blend); air = a; }
+  if (u_turbulent) { precise vec3 a = u_wind + turbulence_at_step(p); air = a; }
   drag_step(motion, p, v, air);
   P_set_position(i, p);
   P_set_velocity(i, v);
@@ -299,7 +298,8 @@ int aging_step(uint i) {
 )";
 }
 
-void set_aging_params(ComputeKernel& kernel, const StepContext& ctx, const WindField& wind, const PoolRules& rules) {
+void set_aging_params(ComputeKernel& kernel, const StepContext& ctx, const WindField& wind, const PoolRules& rules,
+                      GpuTurbulence& turbulence) {
   const glm::vec3 gravity = ctx.gravity * rules.gravity_scale;
   const DragStep motion(gravity, rules.drag, ctx.dt);
   AgingParams params;
@@ -313,26 +313,8 @@ void set_aging_params(ComputeKernel& kernel, const StepContext& ctx, const WindF
   params.u_lifetime = rules.lifetime;
   params.u_ground = rules.dies_on_landing && ctx.ground ? *ctx.ground : -1e30f;
   params.u_turbulent = gpu_bool(rules.drag > 0 && wind.has_turbulence());
-  const TurbulenceSlice slice = turbulence_slice(wind, ctx.t0);
-  params.u_slice = slice.slice;
-  params.u_blend = slice.blend;
   kernel.set_params(kAgingParamsBinding, params);
-  set_turbulence_field(kernel, wind);
-}
-
-TurbulenceSlice turbulence_slice(const WindField& wind, double t) {
-  int64_t slice = 0;
-  float blend = 0;
-  if (wind.has_turbulence()) wind.turbulence_slice(t, slice, blend);
-  return {float(slice), blend};
-}
-
-void set_turbulence_field(ComputeKernel& kernel, const WindField& wind) {
-  TurbulenceFieldParams field;
-  field.u_turbulence_strength = wind.has_turbulence() ? wind.turbulence_strength() : 0.0f;
-  field.u_turbulence_scale = wind.turbulence_scale();
-  field.u_turbulence_seed = wind.turbulence_seed();
-  kernel.set_params(kTurbulenceFieldBinding, field);
+  turbulence.bind(kernel, wind, ctx.t0, ctx.t0);  // no births here
 }
 
 GpuKernels::GpuKernels()

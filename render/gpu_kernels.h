@@ -17,6 +17,7 @@
 #include "core/wind.h"
 #include "render/compute.h"
 #include "render/device_instances.h"
+#include "render/gpu_turbulence.h"
 
 namespace fxsim {
 
@@ -60,15 +61,8 @@ struct GpuStore {
 // a death, 1 for a particle that lives on. Its parameters are set by
 // set_aging_params.
 std::string glsl_aging_step();
-void set_aging_params(ComputeKernel& kernel, const StepContext& ctx, const WindField& wind, const PoolRules& rules);
-
-// The slice of the turbulence pattern at time t and the blend towards the next one.
-struct TurbulenceSlice {
-  float slice = 0, blend = 0;
-};
-TurbulenceSlice turbulence_slice(const WindField& wind, double t);
-// Sets the turbulence field the kernel's turbulence() samples (render/gpu_glsl.h).
-void set_turbulence_field(ComputeKernel& kernel, const WindField& wind);
+void set_aging_params(ComputeKernel& kernel, const StepContext& ctx, const WindField& wind, const PoolRules& rules,
+                      GpuTurbulence& turbulence);
 
 
 // Builds sprite instances (render's SpriteInstance layout) for slots [0, count)
@@ -128,10 +122,13 @@ class GpuKernels {
                           const SpriteBatch& like, std::vector<SpriteBatch>& out, const PreviousFrame& previous = {});
   // Remembers slots [0, count) of the store (those with age >= 0 when `only_live`).
   void remember(const GpuStore& store, size_t count, bool only_live, GpuPrevious& into);
+  // The wind's turbulence fields on the device, shared by every system.
+  GpuTurbulence& turbulence() { return turbulence_; }
 
  private:
   ComputeKernel stats_, sprites_, remember_, previous_;
   DeviceBuffer partials_;
+  GpuTurbulence turbulence_;
 };
 
 }  // namespace fxsim

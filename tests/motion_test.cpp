@@ -54,10 +54,11 @@ TEST(IntegrateDrag, HugeDragIsStable) {
 
 // DragStep::apply, the vectorised form the CPU steps use, gives bit for bit
 // what operator() gives one particle at a time (the state hashes rely on it),
-// with and without drag, and leaves empty slots (negative age) untouched.
+// with and without drag, in one wind and with a part of its own at each
+// particle (turbulence), and leaves empty slots (negative age) untouched.
 TEST(DragStep, ApplyOverArraysIsBitForBitTheOneParticleStep) {
   constexpr size_t n = 1031;  // not a multiple of any vector width
-  std::vector<float> p[3], v[3], age(n);
+  std::vector<float> p[3], v[3], air[3], age(n);
   uint32_t state = 12345;
   const auto next = [&] {
     state = state * 1664525u + 1013904223u;
@@ -66,27 +67,33 @@ TEST(DragStep, ApplyOverArraysIsBitForBitTheOneParticleStep) {
   for (int c = 0; c < 3; ++c) {
     p[c].resize(n);
     v[c].resize(n);
+    air[c].resize(n);
   }
   for (size_t i = 0; i < n; ++i) {
-    for (int c = 0; c < 3; ++c) p[c][i] = next(), v[c][i] = next();
+    for (int c = 0; c < 3; ++c) p[c][i] = next(), v[c][i] = next(), air[c][i] = next() * 0.1f;
     age[i] = i % 7 == 0 ? -1.0f : 0.5f;
   }
   const glm::vec3 wind{2.5f, -0.3f, 1.1f}, gravity{0, -9.81f, 0};
+  const float* const airs[3] = {air[0].data() + 5, air[1].data() + 5, air[2].data() + 5};  // for particles from 5 on
   for (const float drag : {0.0f, 0.37f, 3.0f})
-    for (const bool masked : {false, true}) {
-      const DragStep step(gravity, drag, 1.0f / 48);
-      std::vector<float> q[3] = {p[0], p[1], p[2]}, u[3] = {v[0], v[1], v[2]};
-      float* const qp[3] = {q[0].data(), q[1].data(), q[2].data()};
-      float* const up[3] = {u[0].data(), u[1].data(), u[2].data()};
-      step.apply(qp, up, 0, n, wind, masked ? age.data() : nullptr);
-      for (size_t i = 0; i < n; ++i) {
-        const glm::vec3 p0{p[0][i], p[1][i], p[2][i]}, v0{v[0][i], v[1][i], v[2][i]};
-        const bool moves = !masked || age[i] >= 0;
-        const MotionStep one = moves ? step(p0, v0, wind) : MotionStep{p0, v0};
-        for (int c = 0; c < 3; ++c) {
-          ASSERT_EQ(std::memcmp(&q[c][i], &one.position[c], 4), 0) << drag << " " << i << " " << c;
-          ASSERT_EQ(std::memcmp(&u[c][i], &one.velocity[c], 4), 0) << drag << " " << i << " " << c;
+    for (const bool masked : {false, true})
+      for (const bool turbulent : {false, true}) {
+        const DragStep step(gravity, drag, 1.0f / 48);
+        std::vector<float> q[3] = {p[0], p[1], p[2]}, u[3] = {v[0], v[1], v[2]};
+        float* const qp[3] = {q[0].data(), q[1].data(), q[2].data()};
+        float* const up[3] = {u[0].data(), u[1].data(), u[2].data()};
+        const size_t first = turbulent ? 5 : 0;
+        if (turbulent) step.apply(qp, up, first, n, wind, airs, masked ? age.data() : nullptr);
+        else step.apply(qp, up, first, n, wind, masked ? age.data() : nullptr);
+        for (size_t i = first; i < n; ++i) {
+          const glm::vec3 p0{p[0][i], p[1][i], p[2][i]}, v0{v[0][i], v[1][i], v[2][i]};
+          const bool moves = !masked || age[i] >= 0;
+          const glm::vec3 here = turbulent ? wind + glm::vec3(air[0][i], air[1][i], air[2][i]) : wind;
+          const MotionStep one = moves ? step(p0, v0, here) : MotionStep{p0, v0};
+          for (int c = 0; c < 3; ++c) {
+            ASSERT_EQ(std::memcmp(&q[c][i], &one.position[c], 4), 0) << drag << " " << i << " " << c;
+            ASSERT_EQ(std::memcmp(&u[c][i], &one.velocity[c], 4), 0) << drag << " " << i << " " << c;
+          }
         }
       }
-    }
 }

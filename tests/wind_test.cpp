@@ -1,10 +1,14 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
 #include <glm/geometric.hpp>
 
 #include "core/noise.h"
 #include "core/rng.h"
+#include "core/turbulence_grid.h"
 #include "core/wind.h"
 
 using namespace fxsim;
@@ -17,41 +21,92 @@ WindSettings turbulent(float strength, float scale) {
 }
 }  // namespace
 
-TEST(Wind, TurbulenceIsDivergenceFree) {
+// The grid's field is the trilinear interpolation of a divergence-free one:
+// divergent only where the interpolation departs from the curl, a small part
+// of the field's gradient (a field with no such structure would have about
+// 1/√3 ≈ 0.58).
+TEST(Wind, TurbulenceIsNearlyDivergenceFree) {
   const WindField wind(turbulent(2.0f, 3.0f), 11);
-  const float h = 1e-2f;
-  double worst = 0, typical_gradient = 0;
-  for (int i = 0; i < 500; ++i) {
+  const float h = 1e-3f;
+  double divergence2 = 0, gradient2 = 0;
+  for (int i = 0; i < 4000; ++i) {  // at four times, one after the other (each builds its field)
     RandomDraws r(1, 0, Stream::birth, uint64_t(i));
     const glm::vec3 p{r.signed_unit(0) * 20, r.signed_unit(1) * 20, r.signed_unit(2) * 20};
-    const double t = r.unit(3) * 30;
-    auto d = [&](int axis) {
+    const double t = double(i / 1000) * 7.3;
+    glm::vec3 d[3];  // d[axis] = ∂v/∂axis by central differences
+    for (int axis = 0; axis < 3; ++axis) {
       glm::vec3 dp(0);
       dp[axis] = h;
-      return (wind.turbulence(p + dp, t)[axis] - wind.turbulence(p - dp, t)[axis]) / (2 * h);
-    };
-    const double div = d(0) + d(1) + d(2);
-    worst = std::max(worst, std::fabs(div));
-    typical_gradient += std::fabs(d(0));
+      d[axis] = (wind.turbulence(p + dp, t) - wind.turbulence(p - dp, t)) / (2 * h);
+    }
+    const double div = d[0].x + d[1].y + d[2].z;
+    divergence2 += div * div;
+    gradient2 += glm::dot(d[0], d[0]) + glm::dot(d[1], d[1]) + glm::dot(d[2], d[2]);
   }
-  typical_gradient /= 500;
-  // Central differences carry O(h²) truncation and float rounding; the field's own
-  // derivatives are about strength/scale ≈ 0.7 per second.
-  EXPECT_GT(typical_gradient, 0.1);
-  EXPECT_LT(worst, 0.01);
+  EXPECT_GT(std::sqrt(gradient2 / 4000), 0.3);  // about strength / scale per second: the field varies
+  EXPECT_LT(std::sqrt(divergence2 / gradient2), 0.2);
 }
 
+// The RMS speed of the turbulence is its strength.
 TEST(Wind, TurbulenceHasItsStrength) {
   const WindField wind(turbulent(1.5f, 2.0f), 5);
   double sum2 = 0;
-  const int n = 20000;
+  const int n = 40000;
   for (int i = 0; i < n; ++i) {
     RandomDraws r(2, 0, Stream::birth, uint64_t(i));
     const glm::vec3 p{r.signed_unit(0) * 50, r.signed_unit(1) * 50, r.signed_unit(2) * 50};
-    const glm::vec3 v = wind.turbulence(p, 0.0);
+    const glm::vec3 v = wind.turbulence(p, double(i / 5000) * 11.0);
     sum2 += glm::dot(v, v);
   }
-  EXPECT_NEAR(std::sqrt(sum2 / n), 1.5, 0.3);
+  EXPECT_NEAR(std::sqrt(sum2 / n), 1.5, 0.15);
+}
+
+// The grid holds the curl of the periodic noise at its points, the field
+// reads those values there, repeats every kTurbulencePeriodCells features, and
+// the batch form is the one-point form bit for bit.
+TEST(Wind, TurbulenceGridSamplesThePeriodicCurl) {
+  const std::vector<float> grid = turbulence_slice_grid(99);
+  ASSERT_EQ(grid.size(), kTurbulenceGridPoints * 3);
+  const float spacing = 1.0f / kTurbulenceSamplesPerCell;
+  const TurbulenceField field(grid, grid, 0.0f, 1.0f, 2.0f);  // scale 2 m: a point every 0.5 m
+  for (int i = 0; i < 300; ++i) {
+    RandomDraws r(3, 0, Stream::birth, uint64_t(i));
+    const int x = int(r.unit(0) * kTurbulenceGridSide), y = int(r.unit(1) * kTurbulenceGridSide),
+              z = int(r.unit(2) * kTurbulenceGridSide);
+    glm::vec3 g[3];
+    gradient_noise_3d_x3(99, glm::vec3(float(x), float(y), float(z)) * spacing, g, kTurbulencePeriodCells);
+    const glm::vec3 curl{g[2].y - g[1].z, g[0].z - g[2].x, g[1].x - g[0].y};
+    const size_t k = 3 * ((size_t(z) * kTurbulenceGridSide + size_t(y)) * kTurbulenceGridSide + size_t(x));
+    EXPECT_EQ(glm::vec3(grid[k], grid[k + 1], grid[k + 2]), curl);
+    const glm::vec3 at_point = glm::vec3(float(x), float(y), float(z)) * (2.0f * spacing);
+    EXPECT_EQ(field.at(at_point), curl);
+    const float period = 2.0f * kTurbulencePeriodCells;  // metres
+    EXPECT_EQ(field.at(at_point + glm::vec3(period, -3 * period, 7 * period)), curl);
+  }
+  // Inside one period the periodic noise is the plain noise: only the wrap differs.
+  glm::vec3 a[3], b[3];
+  gradient_noise_3d_x3(99, {3.3f, 7.1f, 2.6f}, a, kTurbulencePeriodCells);
+  gradient_noise_3d_x3(99, {3.3f, 7.1f, 2.6f}, b);
+  for (int k = 0; k < 3; ++k) EXPECT_EQ(a[k], b[k]);
+  // Batch and one-point sampling, between grid points, far out and at non-finite places.
+  constexpr size_t n = 257;
+  std::vector<float> p[3], out[3];
+  for (int c = 0; c < 3; ++c) p[c].resize(n), out[c].resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    RandomDraws r(4, 0, Stream::birth, uint64_t(i));
+    for (int c = 0; c < 3; ++c) p[c][i] = r.signed_unit(uint32_t(c)) * (i % 3 == 0 ? 1e7f : 40.0f);
+  }
+  p[0][7] = std::numeric_limits<float>::quiet_NaN();
+  p[1][8] = std::numeric_limits<float>::infinity();
+  p[2][9] = 3e19f;
+  const float* const pp[3] = {p[0].data(), p[1].data(), p[2].data()};
+  float* const op[3] = {out[0].data(), out[1].data(), out[2].data()};
+  field.sample(pp, 0, n, op);
+  for (size_t i = 0; i < n; ++i) {
+    const glm::vec3 one = field.at({p[0][i], p[1][i], p[2][i]});
+    for (int c = 0; c < 3; ++c) ASSERT_EQ(std::memcmp(&out[c][i], &one[c], 4), 0) << i;
+    ASSERT_TRUE(std::isfinite(one.x) && std::isfinite(one.y) && std::isfinite(one.z)) << i;
+  }
 }
 
 TEST(Wind, TurbulenceEvolvesSmoothlyInTime) {

@@ -247,7 +247,7 @@ void GpuFountain::end() {
 
 void GpuFountain::step(const StepContext& ctx) {
   if (first_step_ < 0) first_step_ = ctx.step;
-  if (mist_) mist_->step(ctx, wind_);
+  if (mist_) mist_->step(ctx, wind_, kernels_.turbulence());
   const glm::vec3 gravity = ctx.gravity * fountain_.gravity_scale;
   const glm::vec3 air = wind_.uniform_part(ctx.t0);
   {
@@ -261,7 +261,7 @@ void GpuFountain::step(const StepContext& ctx) {
     params.u_total_capacity = uint32_t(drops_.capacity);
     params.u_mist = gpu_bool(mist_.has_value());
     k.set_params(kParamsBinding, params);
-    set_aging_params(k, ctx, wind_, drop_rules_);
+    set_aging_params(k, ctx, wind_, drop_rules_, kernels_.turbulence());
     for (size_t page = 0; page < drops_.page_count() && drops_.capacity > 0; ++page) {
       drops_.bind(k, 'P', 0, page);
       if (mist_) mist_->store().bind(k, 'M', 1, page);

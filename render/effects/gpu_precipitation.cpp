@@ -15,17 +15,17 @@ namespace fxsim {
 
 namespace {
 // The kernel's parameters. u_mode: 0 births anywhere in [first, first + count),
-// 1 births at the top, 2 a step. u_birth_*: the wind (uniform part and
-// turbulence slice) at the births' time; u_slice, u_blend: turbulence at t0.
+// 1 births at the top, 2 a step. u_birth_wind: the wind's uniform part at the
+// births' time (its turbulence: turbulence_at_birth); u_wind: at the step's start.
 // u_total_capacity: of the whole emitter (spawn index = generation × this + global slot).
 #define FXSIM_PRECIPITATION_PARAMS(X)                                                                  \
   X(int32_t, u_mode) X(glm::uvec2, u_seed) X(uint32_t, u_emitter) X(uint32_t, u_total_capacity)         \
   X(glm::vec3, u_center) X(glm::vec3, u_half) X(GpuMat3, u_axes) X(GpuBool, u_has_ground)               \
   X(float, u_ground) X(GpuBool, u_constant_motion) X(glm::vec3, u_velocity) X(glm::vec3, u_variation)   \
-  X(float, u_size) X(float, u_size_variation) X(glm::vec4, u_sizes) X(uint32_t, u_shapes) X(float, u_birth_time_slice)        \
-  X(float, u_birth_time_blend) X(glm::vec3, u_birth_wind) X(glm::vec3, u_gravity) X(glm::vec3, u_fall)  \
-  X(glm::vec3, u_wind) X(float, u_drag) X(float, u_dt) X(float, u_e) X(float, u_relax) X(float, u_slice) \
-  X(float, u_blend) X(GpuBool, u_swaying) X(float, u_sway_gain) X(float, u_sway_mid) X(GpuBool, u_respawn) \
+  X(float, u_size) X(float, u_size_variation) X(glm::vec4, u_sizes) X(uint32_t, u_shapes)                                    \
+  X(glm::vec3, u_birth_wind) X(glm::vec3, u_gravity) X(glm::vec3, u_fall)  \
+  X(glm::vec3, u_wind) X(float, u_drag) X(float, u_dt) X(float, u_e) X(float, u_relax)                    \
+  X(GpuBool, u_swaying) X(float, u_sway_gain) X(float, u_sway_mid) X(GpuBool, u_respawn) \
   X(GpuBool, u_splashing) X(uint32_t, u_splash_count) X(float, u_splash_speed) X(float, u_splash_size)  \
   X(uint32_t, u_step)
 FXSIM_GPU_PARAMS(PrecipitationParamsBlock, FXSIM_PRECIPITATION_PARAMS);
@@ -34,7 +34,7 @@ constexpr unsigned kParamsBinding = 0;
 // PrecipitationSystem::birth, ::step and ::throw_splash, operation for operation.
 const std::string& precipitation_source() {
   static const std::string source = glsl_prelude() + precipitation_draws_glsl() + glsl_particle_block("P", 0) +
-                                    glsl_particle_block("S", 1) + PrecipitationParamsBlock::glsl(kParamsBinding) + R"(
+                                    glsl_particle_block("S", 1) + glsl_turbulence() + PrecipitationParamsBlock::glsl(kParamsBinding) + R"(
 layout(local_size_x = 256) in;
 layout(std430, binding = 2) buffer Counters { uint reborn; uint thrown; uint replaced; };
 const float kTwoPi = 6.283185307179586;
@@ -76,7 +76,7 @@ void birth(uint slot, bool top) {
   precise vec3 v = velocity + vec3(signed_draw(lo, hi, kStreamBirth, kFlakeVelX), signed_draw(lo, hi, kStreamBirth, kFlakeVelY), signed_draw(lo, hi, kStreamBirth, kFlakeVelZ)) * u_variation;
   if (u_constant_motion) {
     vec3 w = u_birth_wind;
-    if (u_turbulence_strength > 0.0) { precise vec3 a = w + turbulence(p, u_birth_time_slice, u_birth_time_blend); w = a; }
+    if (u_turbulence_strength > 0.0) { precise vec3 a = w + turbulence_at_birth(p); w = a; }
     precise vec3 nv = v + w;
     v = nv;
   }
@@ -125,7 +125,7 @@ void step_particle(uint i) {
   vec3 p = start, v = P_velocity(i);
   if (!u_constant_motion) {
     vec3 air = u_wind;
-    if (u_turbulence_strength > 0.0) { precise vec3 a = u_wind + turbulence(p, u_slice, u_blend); air = a; }
+    if (u_turbulence_strength > 0.0) { precise vec3 a = u_wind + turbulence_at_step(p); air = a; }
     drag_step(motion, p, v, air);
   } else {
     precise vec3 np = p + v * u_dt;
@@ -220,10 +220,7 @@ void GpuPrecipitation::run(int mode, size_t first, size_t count, double t, const
     b.u_sizes = {s->lambda, s->d_min, s->d_max, s->kind == Precipitate::rain ? 1.0f : 2.0f};
   b.u_shapes = uint32_t(params_.shapes);
   b.u_birth_wind = wind_.uniform_part(t);
-  const TurbulenceSlice birth_slice = turbulence_slice(wind_, t);
-  b.u_birth_time_slice = birth_slice.slice;
-  b.u_birth_time_blend = birth_slice.blend;
-  set_turbulence_field(kernel_, wind_);
+  kernels_.turbulence().bind(kernel_, wind_, ctx ? ctx->t0 : t, t);
   if (ctx) {  // the step's parameters (births leave them unused)
     const glm::vec3 gravity = ctx->gravity * params_.gravity_scale;
     const DragStep motion(gravity, params_.drag, ctx->dt);
@@ -234,9 +231,6 @@ void GpuPrecipitation::run(int mode, size_t first, size_t count, double t, const
     b.u_dt = ctx->dt;
     b.u_e = motion.e();
     b.u_relax = motion.relax();
-    const TurbulenceSlice step_slice = turbulence_slice(wind_, ctx->t0);
-    b.u_slice = step_slice.slice;
-    b.u_blend = step_slice.blend;
     const double omega = 6.283185307179586 * params_.sway.frequency;
     b.u_swaying = gpu_bool(params_.sway.amplitude > 0 && params_.sway.frequency > 0);
     b.u_sway_gain = float(2.0 * params_.sway.amplitude * std::sin(omega * (ctx->t1 - ctx->t0) / 2));
@@ -317,7 +311,7 @@ void GpuPrecipitation::end() {
 }
 
 void GpuPrecipitation::step(const StepContext& ctx) {
-  if (splash_) splash_->step(ctx, wind_);
+  if (splash_) splash_->step(ctx, wind_, kernels_.turbulence());
   run(2, 0, live_, ctx.t1, ctx.camera, &ctx);
   if (live_ < store_.capacity) {
     emission_carry_ += emission_rate_ * ctx.dt;

@@ -159,7 +159,8 @@ void PrecipitationSystem::step(const StepContext& ctx) {
   const Frame frame = region_frame(ctx.camera);
   const glm::mat3 to_local = glm::transpose(frame.axes);
   const glm::vec3 wind_uniform = wind_.uniform_part(ctx.t0);
-  const bool turbulent = wind_.has_turbulence();
+  const auto turbulence = wind_.turbulence_field(ctx.t0);  // null in a steady wind
+  const bool turbulent = turbulence != nullptr;
   const glm::vec3 gravity = ctx.gravity * snow_.gravity_scale;
   const DragStep drag_step(gravity, snow_.drag, ctx.dt);
   // Sway displacement A·sin(ωt + φ) along the flake's direction; its change over
@@ -181,23 +182,19 @@ void PrecipitationSystem::step(const StepContext& ctx) {
     if (splashing)
       for (const auto& [from, to] : {std::pair{&store_.px, &start_x}, {&store_.py, &start_y}, {&store_.pz, &start_z}})
         std::copy(from->begin() + ptrdiff_t(begin), from->begin() + ptrdiff_t(end), to->begin());
-    if (snow_.motion == Motion::wind && !turbulent) {
+    if (snow_.motion == Motion::wind) {
       float* const p[3] = {store_.px.data(), store_.py.data(), store_.pz.data()};
       float* const v[3] = {store_.vx.data(), store_.vy.data(), store_.vz.data()};
-      drag_step.apply(p, v, begin, end, wind_uniform);
-    } else {
-      for (size_t i = begin; i < end; ++i) {
-        glm::vec3 p = store_.position(i), v = store_.velocity(i);
-        if (snow_.motion == Motion::wind) {
-          const MotionStep next = drag_step(p, v, wind_uniform + wind_.turbulence(p, ctx.t0));
-          p = next.position;
-          v = next.velocity;
-        } else {
-          p += v * ctx.dt;
-        }
-        store_.set_position(i, p);
-        store_.set_velocity(i, v);
+      if (turbulent) {
+        std::array<float, kChunk> air_x, air_y, air_z;  // the turbulence at each particle
+        float* const air[3] = {air_x.data(), air_y.data(), air_z.data()};
+        turbulence->sample(p, begin, end, air);
+        drag_step.apply(p, v, begin, end, wind_uniform, air);
+      } else {
+        drag_step.apply(p, v, begin, end, wind_uniform);
       }
+    } else {
+      for (size_t i = begin; i < end; ++i) store_.set_position(i, store_.position(i) + store_.velocity(i) * ctx.dt);
     }
     if (swaying) {
       std::array<float, kChunk> delta;  // a cosine a flake: the one part left to the scalar maths library
