@@ -2,12 +2,14 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 
 #include "core/noise.h"
 
 namespace fxsim {
 
 namespace {
+static_assert(kTurbulencePointFloats == 4, "a grid point is read as four floats");
 constexpr int kSide = kTurbulenceGridSide;
 
 // The grid index of a coordinate in grid units (x = p / scale × samples per
@@ -29,7 +31,10 @@ inline Axis axis_of(float x) {
   return {0, 0.0f};
 }
 
-inline glm::vec3 lerp(glm::vec3 a, glm::vec3 b, float f) { return a + (b - a) * f; }
+// A grid point's four floats as one SSE register (GCC/Clang vector extension):
+// lane by lane the same float operations as three scalar ones, 4 at a time.
+using Float4 = float __attribute__((vector_size(16)));
+inline Float4 lerp(Float4 a, Float4 b, float f) { return a + (b - a) * f; }
 
 inline glm::vec3 sample_grid(const float* v, float scale, glm::vec3 p) {
   // The same operations in the same order as the GLSL of render/gpu_turbulence.cpp.
@@ -40,19 +45,21 @@ inline glm::vec3 sample_grid(const float* v, float scale, glm::vec3 p) {
   const int y0 = ay.index, y1 = (ay.index + 1) & (kSide - 1);
   const int z0 = az.index, z1 = (az.index + 1) & (kSide - 1);
   auto tap = [&](int x, int y, int z) {
-    const float* t = v + 3 * ((size_t(z) * kSide + size_t(y)) * kSide + size_t(x));
-    return glm::vec3(t[0], t[1], t[2]);
+    Float4 t;
+    std::memcpy(&t, v + kTurbulencePointFloats * ((size_t(z) * kSide + size_t(y)) * kSide + size_t(x)), sizeof t);
+    return t;
   };
-  const glm::vec3 x00 = lerp(tap(x0, y0, z0), tap(x1, y0, z0), ax.fraction);
-  const glm::vec3 x10 = lerp(tap(x0, y1, z0), tap(x1, y1, z0), ax.fraction);
-  const glm::vec3 x01 = lerp(tap(x0, y0, z1), tap(x1, y0, z1), ax.fraction);
-  const glm::vec3 x11 = lerp(tap(x0, y1, z1), tap(x1, y1, z1), ax.fraction);
-  return lerp(lerp(x00, x10, ay.fraction), lerp(x01, x11, ay.fraction), az.fraction);
+  const Float4 x00 = lerp(tap(x0, y0, z0), tap(x1, y0, z0), ax.fraction);
+  const Float4 x10 = lerp(tap(x0, y1, z0), tap(x1, y1, z0), ax.fraction);
+  const Float4 x01 = lerp(tap(x0, y0, z1), tap(x1, y0, z1), ax.fraction);
+  const Float4 x11 = lerp(tap(x0, y1, z1), tap(x1, y1, z1), ax.fraction);
+  const Float4 r = lerp(lerp(x00, x10, ay.fraction), lerp(x01, x11, ay.fraction), az.fraction);
+  return {r[0], r[1], r[2]};
 }
 }  // namespace
 
 std::vector<float> turbulence_slice_grid(uint32_t slice_seed) {
-  std::vector<float> grid(kTurbulenceGridPoints * 3);
+  std::vector<float> grid(kTurbulenceGridPoints * kTurbulencePointFloats, 0.0f);
   const float spacing = 1.0f / float(kTurbulenceSamplesPerCell);  // exact: a power of two
   size_t n = 0;
   for (int z = 0; z < kSide; ++z)
@@ -61,9 +68,10 @@ std::vector<float> turbulence_slice_grid(uint32_t slice_seed) {
         glm::vec3 g[3];  // gradients of the potential's components ψx, ψy, ψz
         gradient_noise_3d_x3(slice_seed, glm::vec3(float(x), float(y), float(z)) * spacing, g,
                              kTurbulencePeriodCells);
-        grid[n++] = g[2].y - g[1].z;
-        grid[n++] = g[0].z - g[2].x;
-        grid[n++] = g[1].x - g[0].y;
+        grid[n + 0] = g[2].y - g[1].z;
+        grid[n + 1] = g[0].z - g[2].x;
+        grid[n + 2] = g[1].x - g[0].y;
+        n += kTurbulencePointFloats;
       }
   return grid;
 }

@@ -24,15 +24,19 @@ constexpr int kTurbulenceGridSide = kTurbulencePeriodCells * kTurbulenceSamplesP
 constexpr size_t kTurbulenceGridPoints = size_t(kTurbulenceGridSide) * kTurbulenceGridSide * kTurbulenceGridSide;
 static_assert((kTurbulenceGridSide & (kTurbulenceGridSide - 1)) == 0, "wrapping relies on a power of two");
 
+// Floats a grid point takes: x, y, z and a zero, so that a GPU reads a point
+// in one 16-byte load.
+constexpr int kTurbulencePointFloats = 4;
+
 // The raw curl of slice `slice_seed`'s periodic potential at every grid point:
-// x fastest, then y, then z; three floats (x, y, z) a point.
+// x fastest, then y, then z; kTurbulencePointFloats floats a point.
 std::vector<float> turbulence_slice_grid(uint32_t slice_seed);
 
 // The turbulence velocity at one moment, in m/s, on the grid; `scale` is the
 // feature size in metres (the grid's spacing is scale / kTurbulenceSamplesPerCell).
 class TurbulenceField {
  public:
-  // a + (b − a)·blend, times `gain`, point by point.
+  // (a + (b − a)·blend)·gain, float by float (render/gpu_turbulence.cpp's blend kernel computes the same).
   TurbulenceField(const std::vector<float>& a, const std::vector<float>& b, float blend, float gain, float scale);
 
   glm::vec3 at(glm::vec3 p) const;

@@ -62,18 +62,28 @@ std::shared_ptr<const std::vector<float>> WindField::slice_grid(TurbulenceCache&
   return grid;
 }
 
+WindField::TurbulenceMoment WindField::moment_locked(double t) const {
+  const double phase = t / turbulence_period_;
+  const double slice = std::floor(phase);
+  float blend = float(phase - slice);
+  blend = blend * blend * (3.0f - 2.0f * blend);
+  return {slice_grid(*cache_, int64_t(slice)), slice_grid(*cache_, int64_t(slice) + 1), blend,
+          turbulence_strength_ * kCurlNormalisation};
+}
+
+WindField::TurbulenceMoment WindField::turbulence_moment(double t) const {
+  if (turbulence_strength_ <= 0) return {};
+  std::lock_guard lock(cache_->mutex);
+  return moment_locked(t);
+}
+
 std::shared_ptr<const TurbulenceField> WindField::turbulence_field(double t) const {
   if (turbulence_strength_ <= 0) return nullptr;
   std::lock_guard lock(cache_->mutex);
   for (const auto& [time, field] : cache_->fields)
     if (time == t) return field;
-  const double phase = t / turbulence_period_;
-  const double slice = std::floor(phase);
-  float blend = float(phase - slice);
-  blend = blend * blend * (3.0f - 2.0f * blend);
-  const auto a = slice_grid(*cache_, int64_t(slice)), b = slice_grid(*cache_, int64_t(slice) + 1);
-  auto field = std::make_shared<const TurbulenceField>(*a, *b, blend, turbulence_strength_ * kCurlNormalisation,
-                                                       turbulence_scale_);
+  const TurbulenceMoment m = moment_locked(t);
+  auto field = std::make_shared<const TurbulenceField>(*m.from, *m.to, m.blend, m.gain, turbulence_scale_);
   if (cache_->fields.size() == TurbulenceCache::kFieldsKept) cache_->fields.pop_front();
   cache_->fields.emplace_back(t, field);
   return field;

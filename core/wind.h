@@ -24,6 +24,13 @@ class WindField {
   // first use and kept for the next calls at the same time; safe to call from
   // several threads. A loop over particles takes the field once.
   std::shared_ptr<const TurbulenceField> turbulence_field(double t) const;
+  // What the field at time t is made of (for a GPU to blend it itself): the
+  // grids of the two slices it lies between and TurbulenceField's blend and gain.
+  struct TurbulenceMoment {
+    std::shared_ptr<const std::vector<float>> from, to;
+    float blend = 0, gain = 0;
+  };
+  TurbulenceMoment turbulence_moment(double t) const;
   glm::vec3 turbulence(glm::vec3 p, double t) const;
   glm::vec3 at(glm::vec3 p, double t) const { return steady_ + gust(t) + turbulence(p, t); }
 
@@ -38,6 +45,7 @@ class WindField {
  private:
   struct TurbulenceCache;
   std::shared_ptr<const std::vector<float>> slice_grid(TurbulenceCache& cache, int64_t slice) const;
+  TurbulenceMoment moment_locked(double t) const;  // with the cache's mutex held
 
   glm::vec3 steady_;
   glm::vec3 gust_amplitude_{0};

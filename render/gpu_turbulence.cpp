@@ -2,18 +2,37 @@
 
 #include <fmt/format.h>
 
+#include "render/gpu_glsl.h"
+
 namespace fxsim {
 
 namespace {
-constexpr size_t kUploadsKept = 4;
+constexpr size_t kSlicesKept = 3, kFieldsKept = 4;
+
+#define FXSIM_TURBULENCE_BLEND_PARAMS(X) X(float, u_blend) X(float, u_gain)
+FXSIM_GPU_PARAMS(TurbulenceBlendParams, FXSIM_TURBULENCE_BLEND_PARAMS);
+
+// TurbulenceField's constructor, float by float.
+std::string blend_source() {
+  return glsl_prelude() + TurbulenceBlendParams::glsl(0) + R"(
+layout(local_size_x = 256) in;
+layout(std430, binding = 0) readonly buffer From { float from_grid[]; };
+layout(std430, binding = 1) readonly buffer To { float to_grid[]; };
+layout(std430, binding = 2) writeonly buffer Field { float field[]; };
+void main() {
+  uint stride = gl_NumWorkGroups.x * 256u;
+  for (uint i = gl_GlobalInvocationID.x; i < u_count; i += stride) {
+    precise float r = (from_grid[i] + (to_grid[i] - from_grid[i]) * u_blend) * u_gain;
+    field[i] = r;
+  }
+}
+)";
+}
 
 // TurbulenceField::at over the storage array `name`, operation for operation.
 std::string glsl_sampler(const std::string& function, const std::string& name) {
   return fmt::format(R"(
-vec3 {0}_tap(int x, int y, int z) {{
-  int i = 3 * ((z * kTurbulenceSide + y) * kTurbulenceSide + x);
-  return vec3({1}[i], {1}[i + 1], {1}[i + 2]);
-}}
+vec3 {0}_tap(int x, int y, int z) {{ return {1}[(z * kTurbulenceSide + y) * kTurbulenceSide + x].xyz; }}
 vec3 {0}(vec3 p) {{
   precise vec3 q = p / u_turbulence_scale;
   precise vec3 g = q * kTurbulenceSamplesPerCell;
@@ -38,8 +57,8 @@ std::string glsl_turbulence() {
   return TurbulenceParams::glsl(kTurbulenceParamsBinding) +
          fmt::format(R"(
 // ---- core/turbulence_grid.cpp: TurbulenceField::at ------------------------------
-layout(std430, binding = {}) readonly buffer TurbulenceAtStep {{ float turbulence_step_grid[]; }};
-layout(std430, binding = {}) readonly buffer TurbulenceAtBirth {{ float turbulence_birth_grid[]; }};
+layout(std430, binding = {}) readonly buffer TurbulenceAtStep {{ vec4 turbulence_step_grid[]; }};
+layout(std430, binding = {}) readonly buffer TurbulenceAtBirth {{ vec4 turbulence_birth_grid[]; }};
 const int kTurbulenceSide = {};
 const float kTurbulenceSamplesPerCell = {}.0;
 void turbulence_axis(float x, out int index, out float fraction) {{
@@ -58,19 +77,48 @@ vec3 turbulence_lerp(vec3 a, vec3 b, float f) {{ precise vec3 r = a + (b - a) * 
          glsl_sampler("turbulence_at_birth", "turbulence_birth_grid");
 }
 
-GpuTurbulence::GpuTurbulence() : none_(16, DeviceBuffer::Use::host_writes, "turbulence placeholder") {}
+static_assert(kTurbulencePointFloats == 4, "the GLSL reads a grid point as a vec4");
 
-const DeviceBuffer& GpuTurbulence::uploaded(const std::shared_ptr<const TurbulenceField>& field) {
-  for (auto it = uploads_.begin(); it != uploads_.end(); ++it)
-    if (it->field == field) {
-      uploads_.splice(uploads_.end(), uploads_, it);  // most recently used last
-      return uploads_.back().buffer;
+GpuTurbulence::GpuTurbulence()
+    : blend_(blend_source()), none_(16, DeviceBuffer::Use::host_writes, "turbulence placeholder") {}
+
+const DeviceBuffer& GpuTurbulence::slice(const std::shared_ptr<const std::vector<float>>& grid) {
+  for (auto it = slices_.begin(); it != slices_.end(); ++it)
+    if (it->grid == grid) {
+      slices_.splice(slices_.end(), slices_, it);
+      return slices_.back().buffer;
     }
-  if (uploads_.size() == kUploadsKept) uploads_.pop_front();
-  Upload& upload = uploads_.emplace_back();
-  upload.field = field;
-  upload.buffer.assign(field->velocities(), DeviceBuffer::Use::host_writes);
-  return upload.buffer;
+  if (slices_.size() == kSlicesKept) slices_.pop_front();
+  Slice& added = slices_.emplace_back();
+  added.grid = grid;
+  added.buffer.assign(*grid, DeviceBuffer::Use::host_writes);
+  return added.buffer;
+}
+
+const DeviceBuffer& GpuTurbulence::field(const WindField::TurbulenceMoment& moment) {
+  for (auto it = fields_.begin(); it != fields_.end(); ++it) {
+    const WindField::TurbulenceMoment& m = it->moment;
+    if (m.from == moment.from && m.to == moment.to && m.blend == moment.blend && m.gain == moment.gain) {
+      fields_.splice(fields_.end(), fields_, it);
+      return fields_.back().buffer;
+    }
+  }
+  const DeviceBuffer& from = slice(moment.from);
+  const DeviceBuffer& to = slice(moment.to);
+  if (fields_.size() == kFieldsKept) fields_.pop_front();
+  Field& added = fields_.emplace_back();
+  added.moment = moment;
+  const size_t floats = moment.from->size();
+  added.buffer.reserve(floats * sizeof(float), DeviceBuffer::Use::kernels, "a turbulence field");
+  blend_.bind(0, from);
+  blend_.bind(1, to);
+  blend_.bind(2, added.buffer);
+  TurbulenceBlendParams params;
+  params.u_blend = moment.blend;
+  params.u_gain = moment.gain;
+  blend_.set_params(0, params);
+  blend_.dispatch(floats);
+  return added.buffer;
 }
 
 void GpuTurbulence::bind(ComputeKernel& kernel, const WindField& wind, double step_time, double birth_time) {
@@ -83,8 +131,8 @@ void GpuTurbulence::bind(ComputeKernel& kernel, const WindField& wind, double st
     kernel.bind(kTurbulenceAtBirthBinding, none_);
     return;
   }
-  kernel.bind(kTurbulenceAtStepBinding, uploaded(wind.turbulence_field(step_time)));
-  kernel.bind(kTurbulenceAtBirthBinding, uploaded(wind.turbulence_field(birth_time)));
+  kernel.bind(kTurbulenceAtStepBinding, field(wind.turbulence_moment(step_time)));
+  kernel.bind(kTurbulenceAtBirthBinding, field(wind.turbulence_moment(birth_time)));
 }
 
 }  // namespace fxsim

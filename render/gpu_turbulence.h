@@ -1,7 +1,8 @@
 #pragma once
-// The wind's turbulence on the GPU: the fields of core/wind.h (velocity grids,
-// built on the CPU) uploaded once each and bound to the kernels that step
-// particles in the wind, which sample them with the CPU's arithmetic.
+// The wind's turbulence on the GPU: the slices' grids of core/wind.h (built on
+// the CPU) uploaded once each, the field at a moment blended from two of them
+// by a kernel (the CPU's arithmetic), and bound to the kernels that step
+// particles in the wind, which sample it as TurbulenceField::at does.
 #include <list>
 #include <memory>
 #include <string>
@@ -31,13 +32,20 @@ class GpuTurbulence {
   void bind(ComputeKernel& kernel, const WindField& wind, double step_time, double birth_time);
 
  private:
-  const DeviceBuffer& uploaded(const std::shared_ptr<const TurbulenceField>& field);
+  const DeviceBuffer& slice(const std::shared_ptr<const std::vector<float>>& grid);
+  const DeviceBuffer& field(const WindField::TurbulenceMoment& moment);
 
-  struct Upload {
-    std::shared_ptr<const TurbulenceField> field;  // held, so its address names it while kept
+  struct Slice {
+    std::shared_ptr<const std::vector<float>> grid;  // held, so its address names it while kept
     DeviceBuffer buffer;
   };
-  std::list<Upload> uploads_;  // the newest last; a step needs two, the next step one of them again
+  struct Field {
+    WindField::TurbulenceMoment moment;
+    DeviceBuffer buffer;
+  };
+  std::list<Slice> slices_;  // the most recently used last
+  std::list<Field> fields_;  // a step needs two, the next step one of them again
+  ComputeKernel blend_;
   DeviceBuffer none_;
 };
 

@@ -66,7 +66,7 @@ TEST(Wind, TurbulenceHasItsStrength) {
 // the batch form is the one-point form bit for bit.
 TEST(Wind, TurbulenceGridSamplesThePeriodicCurl) {
   const std::vector<float> grid = turbulence_slice_grid(99);
-  ASSERT_EQ(grid.size(), kTurbulenceGridPoints * 3);
+  ASSERT_EQ(grid.size(), kTurbulenceGridPoints * kTurbulencePointFloats);
   const float spacing = 1.0f / kTurbulenceSamplesPerCell;
   const TurbulenceField field(grid, grid, 0.0f, 1.0f, 2.0f);  // scale 2 m: a point every 0.5 m
   for (int i = 0; i < 300; ++i) {
@@ -76,7 +76,7 @@ TEST(Wind, TurbulenceGridSamplesThePeriodicCurl) {
     glm::vec3 g[3];
     gradient_noise_3d_x3(99, glm::vec3(float(x), float(y), float(z)) * spacing, g, kTurbulencePeriodCells);
     const glm::vec3 curl{g[2].y - g[1].z, g[0].z - g[2].x, g[1].x - g[0].y};
-    const size_t k = 3 * ((size_t(z) * kTurbulenceGridSide + size_t(y)) * kTurbulenceGridSide + size_t(x));
+    const size_t k = kTurbulencePointFloats * ((size_t(z) * kTurbulenceGridSide + size_t(y)) * kTurbulenceGridSide + size_t(x));
     EXPECT_EQ(glm::vec3(grid[k], grid[k + 1], grid[k + 2]), curl);
     const glm::vec3 at_point = glm::vec3(float(x), float(y), float(z)) * (2.0f * spacing);
     EXPECT_EQ(field.at(at_point), curl);
