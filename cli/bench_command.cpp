@@ -83,19 +83,30 @@ int run_bench(const BenchOptions& o) {
                  seconds * 1e3, n / seconds / 1e6, step_bytes / seconds / 1e9, step_bytes / seconds / copied,
                  baseline > 0 ? fmt::format(", {:.2f}x the 1-thread step", baseline / seconds) : std::string());
     };
+    double last = 0;  // the last step figure: the GPU's, or the CPU's on all its threads
     if (gpu) {
-      report("step (compute shader)", time_steps(scene, 1, o.steps, factory, true), 0, copy);
+      report("step (compute shader)", last = time_steps(scene, 1, o.steps, factory, true), 0, copy);
     } else {
       const double one = time_steps(scene, 1, o.steps, {}, false);
-      report("step, 1 thread", one, 0, copy);
+      report("step, 1 thread", last = one, 0, copy);
       if (o.threads != 1) {
         Simulation probe(scene, o.threads);
         const int threads = probe.pool().size();
         const double copy_all = cpu_copy_bandwidth(size_t(n) * particle_bytes(), threads);
         fmt::print("  memory copy (baseline)    {:8.2f} GB/s, {} threads\n", copy_all / 1e9, threads);
-        report(fmt::format("step, {} threads", threads).c_str(), time_steps(scene, o.threads, o.steps, {}, false),
-               one, copy_all);
+        report(fmt::format("step, {} threads", threads).c_str(),
+               last = time_steps(scene, o.threads, o.steps, {}, false), one, copy_all);
       }
+    }
+    if (o.turbulence) {
+      // The turbulence's price: the same step in the same wind without it.
+      BenchOptions steady_options = o;
+      steady_options.turbulence = false;
+      const Scene steady = bench_scene(steady_options);
+      const double seconds = gpu ? time_steps(steady, 1, o.steps, factory, true)
+                                 : time_steps(steady, o.threads, o.steps, {}, false);
+      fmt::print("  the same step without turbulence {:8.3f} ms: the turbulent step runs at {:.2f} of its rate\n",
+                 seconds * 1e3, seconds / last);
     }
   }
   if (o.frames <= 0) return 0;
