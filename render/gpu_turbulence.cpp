@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "render/gl_checks.h"
 #include "render/gpu_glsl.h"
 
 namespace fxsim {
@@ -16,14 +17,15 @@ FXSIM_GPU_PARAMS(TurbulenceBlendParams, FXSIM_TURBULENCE_BLEND_PARAMS);
 std::string blend_source() {
   return glsl_prelude() + TurbulenceBlendParams::glsl(0) + R"(
 layout(local_size_x = 256) in;
-layout(std430, binding = 0) readonly buffer From { float from_grid[]; };
-layout(std430, binding = 1) readonly buffer To { float to_grid[]; };
-layout(std430, binding = 2) writeonly buffer Field { float field[]; };
+layout(std430, binding = 0) readonly buffer From { vec4 from_grid[]; };
+layout(std430, binding = 1) readonly buffer To { vec4 to_grid[]; };
+layout(rgba32f, binding = 0) uniform writeonly image3D u_field;
 void main() {
   uint stride = gl_NumWorkGroups.x * 256u;
+  const uint side = )" + std::to_string(kTurbulenceGridSide) + R"(u;
   for (uint i = gl_GlobalInvocationID.x; i < u_count; i += stride) {
-    precise float r = (from_grid[i] + (to_grid[i] - from_grid[i]) * u_blend) * u_gain;
-    field[i] = r;
+    precise vec4 r = (from_grid[i] + (to_grid[i] - from_grid[i]) * u_blend) * u_gain;
+    imageStore(u_field, ivec3(i % side, (i / side) % side, i / (side * side)), r);
   }
 }
 )";
@@ -32,7 +34,7 @@ void main() {
 // TurbulenceField::at over the storage array `name`, operation for operation.
 std::string glsl_sampler(const std::string& function, const std::string& name) {
   return fmt::format(R"(
-vec3 {0}_tap(int x, int y, int z) {{ return {1}[(z * kTurbulenceSide + y) * kTurbulenceSide + x].xyz; }}
+vec3 {0}_tap(int x, int y, int z) {{ return texelFetch({1}, ivec3(x, y, z), 0).xyz; }}
 vec3 {0}(vec3 p) {{
   precise vec3 q = p / u_turbulence_scale;
   precise vec3 g = q * kTurbulenceSamplesPerCell;
@@ -57,8 +59,8 @@ std::string glsl_turbulence() {
   return TurbulenceParams::glsl(kTurbulenceParamsBinding) +
          fmt::format(R"(
 // ---- core/turbulence_grid.cpp: TurbulenceField::at ------------------------------
-layout(std430, binding = {}) readonly buffer TurbulenceAtStep {{ vec4 turbulence_step_grid[]; }};
-layout(std430, binding = {}) readonly buffer TurbulenceAtBirth {{ vec4 turbulence_birth_grid[]; }};
+layout(binding = {}) uniform sampler3D turbulence_step_grid;
+layout(binding = {}) uniform sampler3D turbulence_birth_grid;
 const int kTurbulenceSide = {};
 const float kTurbulenceSamplesPerCell = {}.0;
 void turbulence_axis(float x, out int index, out float fraction) {{
@@ -71,7 +73,7 @@ void turbulence_axis(float x, out int index, out float fraction) {{
 }}
 vec3 turbulence_lerp(vec3 a, vec3 b, float f) {{ precise vec3 r = a + (b - a) * f; return r; }}
 )",
-                     kTurbulenceAtStepBinding, kTurbulenceAtBirthBinding, kTurbulenceGridSide,
+                     kTurbulenceAtStepUnit, kTurbulenceAtBirthUnit, kTurbulenceGridSide,
                      kTurbulenceSamplesPerCell) +
          glsl_sampler("turbulence_at_step", "turbulence_step_grid") +
          glsl_sampler("turbulence_at_birth", "turbulence_birth_grid");
@@ -79,8 +81,27 @@ vec3 turbulence_lerp(vec3 a, vec3 b, float f) {{ precise vec3 r = a + (b - a) * 
 
 static_assert(kTurbulencePointFloats == 4, "the GLSL reads a grid point as a vec4");
 
+namespace {
+// A side³ RGBA32F texture read with texelFetch (a 3-D texture's layout keeps
+// a point's neighbours in all three axes close in memory, unlike a buffer's rows).
+GlTexture new_field_texture(int side) {
+  GlTexture texture(gl_gen(glGenTextures));
+  glBindTexture(GL_TEXTURE_3D, texture.get());
+  glTexStorage3D(GL_TEXTURE_3D, 1, GL_RGBA32F, side, side, side);
+  glTexParameteri(GL_TEXTURE_3D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+  glTexParameteri(GL_TEXTURE_3D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+  if (side == 1) {
+    const float zero[4] = {0, 0, 0, 0};
+    glTexSubImage3D(GL_TEXTURE_3D, 0, 0, 0, 0, 1, 1, 1, GL_RGBA, GL_FLOAT, zero);
+  }
+  check_gl("allocating a turbulence field");
+  glBindTexture(GL_TEXTURE_3D, 0);
+  return texture;
+}
+}  // namespace
+
 GpuTurbulence::GpuTurbulence()
-    : blend_(blend_source()), none_(16, DeviceBuffer::Use::host_writes, "turbulence placeholder") {}
+    : blend_(blend_source()), none_(new_field_texture(1)) {}
 
 const DeviceBuffer& GpuTurbulence::slice(const std::shared_ptr<const std::vector<float>>& grid) {
   for (auto it = slices_.begin(); it != slices_.end(); ++it)
@@ -95,12 +116,12 @@ const DeviceBuffer& GpuTurbulence::slice(const std::shared_ptr<const std::vector
   return added.buffer;
 }
 
-const DeviceBuffer& GpuTurbulence::field(const WindField::TurbulenceMoment& moment) {
+GLuint GpuTurbulence::field(const WindField::TurbulenceMoment& moment) {
   for (auto it = fields_.begin(); it != fields_.end(); ++it) {
     const WindField::TurbulenceMoment& m = it->moment;
     if (m.from == moment.from && m.to == moment.to && m.blend == moment.blend && m.gain == moment.gain) {
       fields_.splice(fields_.end(), fields_, it);
-      return fields_.back().buffer;
+      return fields_.back().texture.get();
     }
   }
   const DeviceBuffer& from = slice(moment.from);
@@ -108,17 +129,17 @@ const DeviceBuffer& GpuTurbulence::field(const WindField::TurbulenceMoment& mome
   if (fields_.size() == kFieldsKept) fields_.pop_front();
   Field& added = fields_.emplace_back();
   added.moment = moment;
-  const size_t floats = moment.from->size();
-  added.buffer.reserve(floats * sizeof(float), DeviceBuffer::Use::kernels, "a turbulence field");
+  added.texture = new_field_texture(kTurbulenceGridSide);
   blend_.bind(0, from);
   blend_.bind(1, to);
-  blend_.bind(2, added.buffer);
+  glBindImageTexture(0, added.texture.get(), 0, GL_TRUE, 0, GL_WRITE_ONLY, GL_RGBA32F);
   TurbulenceBlendParams params;
   params.u_blend = moment.blend;
   params.u_gain = moment.gain;
   blend_.set_params(0, params);
-  blend_.dispatch(floats);
-  return added.buffer;
+  blend_.dispatch(kTurbulenceGridPoints);
+  glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT);
+  return added.texture.get();
 }
 
 void GpuTurbulence::bind(ComputeKernel& kernel, const WindField& wind, double step_time, double birth_time) {
@@ -126,13 +147,14 @@ void GpuTurbulence::bind(ComputeKernel& kernel, const WindField& wind, double st
   params.u_turbulence_strength = wind.has_turbulence() ? wind.turbulence_strength() : 0.0f;
   params.u_turbulence_scale = wind.turbulence_scale();
   kernel.set_params(kTurbulenceParamsBinding, params);
-  if (!wind.has_turbulence()) {
-    kernel.bind(kTurbulenceAtStepBinding, none_);
-    kernel.bind(kTurbulenceAtBirthBinding, none_);
-    return;
-  }
-  kernel.bind(kTurbulenceAtStepBinding, field(wind.turbulence_moment(step_time)));
-  kernel.bind(kTurbulenceAtBirthBinding, field(wind.turbulence_moment(birth_time)));
+  const GLuint at_step = wind.has_turbulence() ? field(wind.turbulence_moment(step_time)) : none_.get();
+  const GLuint at_birth = wind.has_turbulence() ? field(wind.turbulence_moment(birth_time)) : none_.get();
+  // Texture units of their own: nothing else binds them between here and the dispatch.
+  glActiveTexture(GL_TEXTURE0 + kTurbulenceAtStepUnit);
+  glBindTexture(GL_TEXTURE_3D, at_step);
+  glActiveTexture(GL_TEXTURE0 + kTurbulenceAtBirthUnit);
+  glBindTexture(GL_TEXTURE_3D, at_birth);
+  glActiveTexture(GL_TEXTURE0);
 }
 
 }  // namespace fxsim

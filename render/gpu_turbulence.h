@@ -10,6 +10,7 @@
 #include "core/turbulence_grid.h"
 #include "core/wind.h"
 #include "render/compute.h"
+#include "render/gl_objects.h"
 #include "render/gpu_params.h"
 
 namespace fxsim {
@@ -17,8 +18,8 @@ namespace fxsim {
 #define FXSIM_TURBULENCE_PARAMS(X) X(float, u_turbulence_strength) X(float, u_turbulence_scale)
 FXSIM_GPU_PARAMS(TurbulenceParams, FXSIM_TURBULENCE_PARAMS);
 constexpr unsigned kTurbulenceParamsBinding = 6;  // a uniform block binding
-// Storage bindings of the field at the step's start and at the births' time.
-constexpr unsigned kTurbulenceAtStepBinding = 5, kTurbulenceAtBirthBinding = 6;
+// Texture units of the field at the step's start and at the births' time.
+constexpr unsigned kTurbulenceAtStepUnit = 14, kTurbulenceAtBirthUnit = 15;
 
 // GLSL: u_turbulence_strength (0: none), and vec3 turbulence_at_step(vec3 p)
 // and turbulence_at_birth(vec3 p), TurbulenceField::at on the two fields.
@@ -33,7 +34,7 @@ class GpuTurbulence {
 
  private:
   const DeviceBuffer& slice(const std::shared_ptr<const std::vector<float>>& grid);
-  const DeviceBuffer& field(const WindField::TurbulenceMoment& moment);
+  GLuint field(const WindField::TurbulenceMoment& moment);  // its texture
 
   struct Slice {
     std::shared_ptr<const std::vector<float>> grid;  // held, so its address names it while kept
@@ -41,12 +42,12 @@ class GpuTurbulence {
   };
   struct Field {
     WindField::TurbulenceMoment moment;
-    DeviceBuffer buffer;
+    GlTexture texture;
   };
   std::list<Slice> slices_;  // the most recently used last
   std::list<Field> fields_;  // a step needs two, the next step one of them again
   ComputeKernel blend_;
-  DeviceBuffer none_;
+  GlTexture none_;  // a 1³ texture of zeros, bound where the wind has no turbulence
 };
 
 }  // namespace fxsim
