@@ -54,6 +54,21 @@ ivec4 tile_box(Prepared p) {
 }
 )";
 
+// What may hide part of a sprite (render's occluders: the ground's square, the
+// plate's depth, the far plane) and the window-to-world mapping both the setup
+// and the blend need. (After the sprite geometry's uniforms.)
+constexpr const char* kOccludersGlsl = R"(
+uniform vec4 u_ground;         // height, half-extent (0: no ground), centre x, z
+uniform bool u_plate_occludes;
+uniform mat4 u_inverse_view;
+uniform float u_far;
+// The world position seen at window position q, `depth` along the view.
+vec3 unproject(vec2 q, float depth) {
+  vec2 ndc = q / u_viewport * 2.0 - 1.0;
+  return (u_inverse_view * vec4(ndc.x * depth / u_projection[0][0], ndc.y * depth / u_projection[1][1], -depth, 1.0)).xyz;
+}
+)";
+
 std::string kernel_header(const std::string& defines) {
   return "#version 430\n" + defines + fmt::format("#define FXSIM_TILE {}\n", kTile) + glsl_launch_block() +
          TileParams::glsl(1) + kPreparedGlsl;
@@ -61,7 +76,7 @@ std::string kernel_header(const std::string& defines) {
 
 // 1. Each sprite's corners (the GL path's vertex code) and the tiles it touches.
 std::string setup_source(const std::string& defines) {
-  return kernel_header(defines) + kSpriteGeometryGlsl + R"(
+  return kernel_header(defines) + kSpriteGeometryGlsl + kOccludersGlsl + R"(
 layout(local_size_x = 256) in;
 layout(std430, binding = 0) readonly buffer Instances { vec4 instances[]; };  // SpriteInstance: 3 vec4
 layout(std430, binding = 1) writeonly buffer Sprites { Prepared sprites[]; };
@@ -81,6 +96,18 @@ void main() {
     p.look = vec4(v0.alpha, dot(b.xyz, b.xyz) > 0.0 ? -1.0 - c.x : c.x, v0.blur, v0.confusion);
     p.tail = vec4(v0.world, 0.0);
     p.head = vec4(v2.world, 0.0);
+    // head.w = 1: nothing can hide any of it, so the blend skips the per-sample
+    // depth test: well within the near and far planes, no plate, and wholly
+    // above a ground the eye is above (the corners' world positions bound
+    // every point of the quad; 1 cm spares the rounding).
+    float nearest_w = min(min(p.w.x, p.w.y), min(p.w.z, p.w.w)), farthest_w = max(max(p.w.x, p.w.y), max(p.w.z, p.w.w));
+    bool clear = !u_plate_occludes && nearest_w >= u_near * 1.001 && farthest_w <= u_far * 0.999;
+    if (clear && u_ground.y > 0.0) {
+      float lowest = min(min(unproject(p.xy01.xy, p.w.x).y, unproject(p.xy01.zw, p.w.y).y),
+                         min(unproject(p.xy23.xy, p.w.z).y, unproject(p.xy23.zw, p.w.w).y));
+      clear = u_eye.y > u_ground.x && lowest > u_ground.x + 0.01;
+    }
+    p.head.w = clear ? 1.0 : 0.0;
     sprites[i] = p;
     bounds[i] = vec4(min(min(p.xy01.xy, p.xy01.zw), min(p.xy23.xy, p.xy23.zw)),
                      max(max(p.xy01.xy, p.xy01.zw), max(p.xy23.xy, p.xy23.zw)));
@@ -161,7 +188,7 @@ void main() {
 // 4. A tile's pixels: its sprites front to back, per sample.
 std::string blend_source(const std::string& defines, int samples) {
   return kernel_header(defines + fmt::format("#define FXSIM_SAMPLES {}\n", samples)) + kSpriteGeometryGlsl +
-         kFogGlsl + kLightingGlsl + kSpriteShadingGlsl + R"(
+         kFogGlsl + kLightingGlsl + kSpriteShadingGlsl + kOccludersGlsl + R"(
 layout(local_size_x = FXSIM_TILE, local_size_y = FXSIM_TILE) in;
 layout(std430, binding = 1) readonly buffer Sprites { Prepared sprites[]; };
 layout(std430, binding = 4) readonly buffer Values { uint entries[]; };  // sprites, by tile, in drawing order
@@ -171,10 +198,6 @@ layout(rgba32f, binding = 0) uniform writeonly image2D u_layer;
 uniform vec2 u_sample_positions[FXSIM_SAMPLES];  // within the pixel, as the frame's multisampling places them
 uniform bool u_additive;
 uniform bool u_clamp;          // the frame is fixed point: GL clamps each fragment's colour to [0, 1]
-uniform vec4 u_ground;         // height, half-extent (0: no ground), centre x, z
-uniform bool u_plate_occludes;
-uniform mat4 u_inverse_view;
-uniform float u_far;
 // Passes: llvmpipe ends a shader's loops after 65535 turns in all, so there
 // a tile's list is walked in passes of u_pass_length sprites (0: all at
 // once), each pixel's samples kept in `state` between them.
@@ -225,12 +248,6 @@ vec2 interpolate(vec2 a, vec2 b, vec2 c, vec3 w, vec2 uva, vec2 uvb, vec2 uvc, v
   return (uva * k.x + uvb * k.y + uvc * k.z) / sum;
 }
 
-// The world position seen at window position q, `depth` along the view.
-vec3 unproject(vec2 q, float depth) {
-  vec2 ndc = q / u_viewport * 2.0 - 1.0;
-  return (u_inverse_view * vec4(ndc.x * depth / u_projection[0][0], ndc.y * depth / u_projection[1][1], -depth, 1.0)).xyz;
-}
-
 bool hidden(vec3 world, float depth, vec2 centre) {
   if (depth < u_near || depth > u_far) return true;
   if (u_ground.y > 0.0) {
@@ -254,7 +271,9 @@ void draw_triangle(Prepared p, vec2 a, vec2 b, vec2 c, vec3 w, vec2 uva, vec2 uv
   g_dx = interpolate(a, b, c, w, uva, uvb, uvc, centre + vec2(1.0, 0.0), ignored) - uv;
   g_dy = interpolate(a, b, c, w, uva, uvb, uvc, centre + vec2(0.0, 1.0), ignored) - uv;
   // The depth test is per sample, as the GL's: the ground or the plate may
-  // hide part of a pixel (a drop meeting the ground).
+  // hide part of a pixel (a drop meeting the ground). Not for a sprite
+  // nothing can hide (setup's head.w).
+  if (p.head.w == 0.0)
   for (int k = 0; k < FXSIM_SAMPLES; ++k)
     if ((mask & (1u << k)) != 0u) {
       vec2 q = pixel + u_sample_positions[k];
@@ -458,6 +477,20 @@ std::optional<size_t> ComputeRasteriser::draw_part(const DeviceBuffer& instances
   prepared_.reserve(count * kPreparedBytes, DeviceBuffer::Use::kernels, "the compute rasteriser's sprites");
   offsets_.reserve((count + 1) * 4, DeviceBuffer::Use::kernels, "the compute rasteriser's tile counts");
   offsets_.fill(0, count * 4, 4);
+  // kOccludersGlsl's uniforms, for the setup and the blend.
+  const glm::vec4 ground = occluders.ground_height
+                               ? glm::vec4(*occluders.ground_height, occluders.ground_extent, camera.position.x,
+                                           camera.position.z)
+                               : glm::vec4(0);
+  const glm::mat4 inverse_view = glm::inverse(camera.view());
+  const auto set_occluders = [&](GLuint program) {
+    glProgramUniform4fv(program, glGetUniformLocation(program, "u_ground"), 1, glm::value_ptr(ground));
+    glProgramUniform1i(program, glGetUniformLocation(program, "u_plate_occludes"), occluders.plate_depth != 0);
+    glProgramUniformMatrix4fv(program, glGetUniformLocation(program, "u_inverse_view"), 1, GL_FALSE,
+                              glm::value_ptr(inverse_view));
+    glProgramUniform1f(program, glGetUniformLocation(program, "u_far"), camera.far_plane);
+  };
+  set_occluders(setup_.program().get());
   setup_.set_params(1, tiles);
   setup_.bind_range(0, instances, first * sizeof(SpriteInstance), count * sizeof(SpriteInstance));
   setup_.bind(1, prepared_);
@@ -521,15 +554,7 @@ std::optional<size_t> ComputeRasteriser::draw_part(const DeviceBuffer& instances
   glUniform2fv(glGetUniformLocation(program, "u_sample_positions"), samples, glm::value_ptr(frame.positions[0]));
   glUniform1i(glGetUniformLocation(program, "u_additive"), additive);
   glUniform1i(glGetUniformLocation(program, "u_clamp"), frame.clamped);
-  const glm::vec4 ground = occluders.ground_height
-                               ? glm::vec4(*occluders.ground_height, occluders.ground_extent, camera.position.x,
-                                           camera.position.z)
-                               : glm::vec4(0);
-  glUniform4fv(glGetUniformLocation(program, "u_ground"), 1, glm::value_ptr(ground));
-  glUniform1i(glGetUniformLocation(program, "u_plate_occludes"), occluders.plate_depth != 0);
-  const glm::mat4 inverse_view = glm::inverse(camera.view());
-  glUniformMatrix4fv(glGetUniformLocation(program, "u_inverse_view"), 1, GL_FALSE, glm::value_ptr(inverse_view));
-  glUniform1f(glGetUniformLocation(program, "u_far"), camera.far_plane);
+  set_occluders(program);
   glBindImageTexture(0, layer_.get(), 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RGBA32F);
   blend.set_params(1, tiles);
   blend.bind(1, prepared_);
