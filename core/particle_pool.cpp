@@ -52,13 +52,12 @@ void ParticlePool::clear() {
 AgingStep::AgingStep(const StepContext& ctx, const WindField& wind, const PoolRules& rules)
     : ctx_(ctx), turbulence_(rules.drag > 0 ? wind.turbulence_field(ctx.t0) : nullptr),
       motion_(ctx.gravity * rules.gravity_scale, rules.drag, ctx.dt), uniform_wind_(wind.uniform_part(ctx.t0)),
-      turbulent_(turbulence_ != nullptr),
       lifetime_(rules.lifetime), ground_(rules.dies_on_landing && ctx.ground ? *ctx.ground : -1e30f) {}
 
 AgingStep::Result AgingStep::operator()(ParticleStore& store, size_t i) const {
   if (store.age[i] < 0) return empty;
   const glm::vec3 p = store.position(i);
-  const glm::vec3 air = turbulent_ ? uniform_wind_ + turbulence_->at(p) : uniform_wind_;
+  const glm::vec3 air = turbulence_ ? uniform_wind_ + turbulence_->at(p) : uniform_wind_;
   const MotionStep next = motion_(p, store.velocity(i), air);
   store.set_position(i, next.position);
   store.set_velocity(i, next.velocity);
@@ -73,7 +72,7 @@ AgingStep::Result AgingStep::operator()(ParticleStore& store, size_t i) const {
 void AgingStep::run(ParticleStore& store, size_t begin, size_t end, Result* results) const {
   float* const p[3] = {store.px.data(), store.py.data(), store.pz.data()};
   float* const v[3] = {store.vx.data(), store.vy.data(), store.vz.data()};
-  if (turbulent_) {
+  if (turbulence_) {
     std::array<float, kChunk> air_x, air_y, air_z;  // the turbulence at each slot (empty ones too: unused)
     float* const air[3] = {air_x.data(), air_y.data(), air_z.data()};
     turbulence_->sample(p, begin, end, air);

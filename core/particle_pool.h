@@ -48,7 +48,6 @@ class AgingStep {
   std::shared_ptr<const TurbulenceField> turbulence_;  // at the step's start; null when it plays no part
   DragStep motion_;
   glm::vec3 uniform_wind_;
-  bool turbulent_;
   float lifetime_, ground_;
 };
 

@@ -159,8 +159,8 @@ void PrecipitationSystem::step(const StepContext& ctx) {
   const Frame frame = region_frame(ctx.camera);
   const glm::mat3 to_local = glm::transpose(frame.axes);
   const glm::vec3 wind_uniform = wind_.uniform_part(ctx.t0);
-  const auto turbulence = wind_.turbulence_field(ctx.t0);  // null in a steady wind
-  const bool turbulent = turbulence != nullptr;
+  // The turbulence at the step's start, where the particles move in the wind (null in a steady wind).
+  const auto turbulence = snow_.motion == Motion::wind ? wind_.turbulence_field(ctx.t0) : nullptr;
   const glm::vec3 gravity = ctx.gravity * snow_.gravity_scale;
   const DragStep drag_step(gravity, snow_.drag, ctx.dt);
   // Sway displacement A·sin(ωt + φ) along the flake's direction; its change over
@@ -185,7 +185,7 @@ void PrecipitationSystem::step(const StepContext& ctx) {
     if (snow_.motion == Motion::wind) {
       float* const p[3] = {store_.px.data(), store_.py.data(), store_.pz.data()};
       float* const v[3] = {store_.vx.data(), store_.vy.data(), store_.vz.data()};
-      if (turbulent) {
+      if (turbulence) {
         std::array<float, kChunk> air_x, air_y, air_z;  // the turbulence at each particle
         float* const air[3] = {air_x.data(), air_y.data(), air_z.data()};
         turbulence->sample(p, begin, end, air);
