@@ -112,7 +112,7 @@ int run_bench(const BenchOptions& o) {
   if (o.frames <= 0) return 0;
 
   // Both measurements cover the same frames, each from a simulation of its own.
-  Renderer renderer(scene, o.width, o.height, sprite_rasteriser(o.rasteriser, gl->context()));
+  Renderer renderer(scene, o.width, o.height, sprite_rasteriser(o.rasteriser, gl->context(), o.fill_resolution));
   const int start = o.scene.empty() ? steady_frame(scene) : 0;
   const PngSettings png{o.png_level};
   FrameTimes times;
@@ -184,6 +184,23 @@ int run_bench(const BenchOptions& o) {
                  stages->composite / profiled * 1e3, double(stages->sprites) / profiled / 1e6,
                  double(stages->pairs) / profiled / 1e6);
     }
+  }
+  // Fill-bound batches at half size (auto's choice, measured) against every
+  // batch at full size, on the same frames.
+  if (const RasteriserChoice automatic = sprite_rasteriser(o.rasteriser, gl->context(), "auto");
+      automatic.compute_shaders) {
+    double draw[2] = {0, 0};
+    SpritePass::DrawCounts counts;
+    for (const bool reduced : {false, true}) {
+      Renderer side(scene, o.width, o.height, sprite_rasteriser(o.rasteriser, gl->context(), reduced ? "auto" : "full"));
+      Simulation staged(scene, o.threads, factory);
+      staged.advance_to_frame(start);
+      draw[reduced] = time_frames(staged, side, o.frames, gpu, png).draw;
+      counts = side.sprite_pass().draw_counts();
+    }
+    fmt::print("    sprites drawn at full size {:8.2f} ms, fill-bound batches at half size (--fill-resolution auto) "
+               "{:8.2f} ms: {:.3g}x the time; auto drew {} of {} batches at half size\n",
+               draw[0] * 1e3, draw[1] * 1e3, draw[1] / draw[0], counts.reduced, counts.batches);
   }
   fmt::print("  end to end with PNG files ({} encoder{}): {:8.2f} ms a frame ({:.2f} frames/s) = {:.0f} % of the "
              "simulate+draw+read rate ({:.2f}x its time)\n",

@@ -18,6 +18,7 @@ struct RenderOptions {
   std::optional<std::string> output;  // -o: overrides output.path
   std::optional<std::string> frames;  // "N", "A-B", "A-B:S", or a list of those
   std::string rasteriser = "auto";    // who draws the sprites: auto, gl or compute (render/sprite_pass.h)
+  std::string fill_resolution = "auto";  // auto, full or half (render/sprite_pass.h FillResolution)
   std::optional<int> width, height;
   std::optional<double> fps;          // overrides output.fps
   std::optional<uint64_t> seed;       // overrides seed
@@ -59,6 +60,7 @@ struct BenchOptions {
   std::string effect = "snow";  // snow, rain or fountain
   std::string backend = "cpu";  // cpu or gpu
   std::string rasteriser = "auto";
+  std::string fill_resolution = "auto";
   bool compare_rasterisers = false;  // time both rasterisers on a software GL too
   std::optional<int> device;
   int64_t particles = 1000000;
@@ -78,6 +80,7 @@ struct TestOptions {
   std::optional<std::string> junit, report, json;
   std::optional<std::string> backend;   // overrides the suites' backend
   std::optional<std::string> rasteriser;  // passed to render
+  std::optional<std::string> fill_resolution;  // passed to render
   std::optional<std::string> device_class;  // overrides the GL's (tests of the fallback)
   std::optional<int> device;
   int jobs = 0;                         // scenes rendered at once (0: from the cores and the GL)

@@ -18,6 +18,10 @@ namespace {
 constexpr const char* kRasteriserHelp =
     "who draws the sprites: gl (the GL rasteriser), compute (tiles sorted and blended by compute shaders, "
     "OpenGL 4.3) or auto (compute for large batches on a hardware GPU, gl elsewhere)";
+constexpr const char* kFillResolutionHelp =
+    "at which resolution sprite batches are drawn: auto (batches of large sprites that cover the frame at least once, "
+    "measured before drawing, at half size, composited back with a depth-aware upsample; the rest at full size), "
+    "full or half (every batch)";
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -66,6 +70,8 @@ int main(int argc, char** argv) {
                          "(gpu on a hardware GPU, cpu on a software GL)")
       ->check(CLI::IsMember({"cpu", "gpu", "auto"}));
   render_cmd->add_option("--rasteriser", render.rasteriser, kRasteriserHelp)->check(CLI::IsMember({"auto", "gl", "compute"}));
+  render_cmd->add_option("--fill-resolution", render.fill_resolution, kFillResolutionHelp)
+      ->check(CLI::IsMember({"auto", "full", "half"}));
   render_cmd->add_option("--progress", render.progress,
                          "progress on stderr: auto (a bar on a terminal, else one line per frame), bar, lines, "
                          "jsonl or none")
@@ -123,6 +129,8 @@ int main(int argc, char** argv) {
   test_cmd->add_option("--backend", test.backend, "cpu or gpu, overriding the suite's")
       ->check(CLI::IsMember({"cpu", "gpu"}));
   test_cmd->add_option("--rasteriser", test.rasteriser, kRasteriserHelp)->check(CLI::IsMember({"auto", "gl", "compute"}));
+  test_cmd->add_option("--fill-resolution", test.fill_resolution, kFillResolutionHelp)
+      ->check(CLI::IsMember({"auto", "full", "half"}));
   test_cmd->add_option("--device-class", test.device_class,
                        "use the goldens of this device class instead of the GL's (such as nvidia-h200)");
   test_cmd->add_option("--device", test.device, "EGL device index (see `fxsim info`)")->check(CLI::NonNegativeNumber);
@@ -172,6 +180,8 @@ int main(int argc, char** argv) {
   bench_cmd->add_flag("!--no-turbulence", bench.turbulence, "steady wind and gusts only");
   bench_cmd->add_option("--backend", bench.backend, "cpu or gpu")->check(CLI::IsMember({"cpu", "gpu"}));
   bench_cmd->add_option("--rasteriser", bench.rasteriser, kRasteriserHelp)->check(CLI::IsMember({"auto", "gl", "compute"}));
+  bench_cmd->add_option("--fill-resolution", bench.fill_resolution, kFillResolutionHelp)
+      ->check(CLI::IsMember({"auto", "full", "half"}));
   bench_cmd->add_flag("--compare-rasterisers", bench.compare_rasterisers,
                       "also time the frames with each rasteriser (always on a hardware GPU; slow on llvmpipe)");
   bench_cmd->add_option("--device", bench.device, "EGL device index (see `fxsim info`)");

@@ -87,6 +87,7 @@ class Runner {
                                      "--state-hashes", (dir / "state-hashes.txt").string()};
     if (options_.device) argv.insert(argv.end(), {"--device", std::to_string(*options_.device)});
     if (options_.rasteriser) argv.insert(argv.end(), {"--rasteriser", *options_.rasteriser});
+    if (options_.fill_resolution) argv.insert(argv.end(), {"--fill-resolution", *options_.fill_resolution});
     ChildProcess render(argv);
     const int status = render.finish();
     if (status != 0) {

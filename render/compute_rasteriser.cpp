@@ -360,13 +360,6 @@ void main() {
 )";
 }
 
-constexpr const char* kCompositeVertex = R"(#version 330 core
-void main() {  // one triangle over the whole viewport
-  vec2 p = vec2(float((gl_VertexID & 1) << 2), float((gl_VertexID & 2) << 1)) - 1.0;
-  gl_Position = vec4(p, 0.0, 1.0);
-}
-)";
-
 constexpr const char* kCompositeFragment = R"(#version 330 core
 uniform sampler2D u_layer;
 out vec4 out_color;
@@ -414,7 +407,7 @@ ComputeRasteriser::ComputeRasteriser(const std::string& defines, bool limited_lo
       duplicate_(duplicate_source(defines)),
       ranges_(ranges_source(defines)),
       gather_near_(gather_near_source(defines)),
-      composite_(link_program(kCompositeVertex, kCompositeFragment)),
+      composite_(link_program(kFullScreenTriangleVertex, kCompositeFragment)),
       empty_vao_(gl_gen(glGenVertexArrays)) {}
 
 const GlProgram& ComputeRasteriser::blend_program(int samples) {

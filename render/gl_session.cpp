@@ -20,9 +20,14 @@ BackendChoice parse_backend_choice(const std::string& name) {
   throw FxError(ExitCode::usage, fmt::format("--backend {}: expected cpu, gpu or auto", name));
 }
 
-RasteriserChoice sprite_rasteriser(const std::string& name, const EglContext& context) {
+RasteriserChoice sprite_rasteriser(const std::string& name, const EglContext& context, const std::string& fill) {
   RasteriserChoice choice;
   choice.software = context.software();
+  choice.compute_shaders = has_compute(context);
+  if (fill == "auto") choice.fill = FillResolution::automatic;
+  else if (fill == "full") choice.fill = FillResolution::full;
+  else if (fill == "half") choice.fill = FillResolution::half;
+  else throw FxError(ExitCode::usage, fmt::format("--fill-resolution {}: expected auto, full or half", fill));
   if (name == "gl") return choice;
   if (name != "auto" && name != "compute")
     throw FxError(ExitCode::usage, fmt::format("--rasteriser {}: expected auto, gl or compute", name));

@@ -26,8 +26,10 @@ Backend choose_backend(BackendChoice requested, const EglContext& context);
 
 // The rasteriser asked for by name (auto, gl, compute) on this context;
 // compute without OpenGL 4.3 compute shaders is refused (exit 69), auto then
-// means gl.
-RasteriserChoice sprite_rasteriser(const std::string& name, const EglContext& context);
+// means gl. `fill`: the fill resolution by name (auto, full, half); auto
+// without compute shaders (nothing to measure with) draws at full size.
+RasteriserChoice sprite_rasteriser(const std::string& name, const EglContext& context,
+                                   const std::string& fill = "auto");
 
 class GlSession {
  public:

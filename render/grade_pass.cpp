@@ -11,14 +11,6 @@
 namespace fxsim {
 
 namespace {
-// One triangle covering the target.
-constexpr const char* kVertexShader = R"(#version 330 core
-void main() {
-  vec2 p = vec2(float((gl_VertexID & 1) << 2) - 1.0, float((gl_VertexID & 2) << 1) - 1.0);
-  gl_Position = vec4(p, 0.0, 1.0);
-}
-)";
-
 // A level from the one above: four bilinear taps, the mean of 4×4 texels;
 // from the frame itself, only the light above the threshold.
 constexpr const char* kDownShader = R"(#version 330 core
@@ -108,9 +100,9 @@ void draw_into(GLuint fbo, int width, int height) {
 GradePass::GradePass(int width, int height, const FrameGrading& grading)
     : width_(width), height_(height), gain_(std::exp2(grading.exposure)), bloom_(grading.bloom),
       display_(grading.display8), filmic_(grading.display8 && grading.tone == OutputSettings::Tone::filmic) {
-  down_ = link_program(kVertexShader, kDownShader);
-  up_ = link_program(kVertexShader, kUpShader);
-  composite_ = link_program(kVertexShader, kCompositeShader);
+  down_ = link_program(kFullScreenTriangleVertex, kDownShader);
+  up_ = link_program(kFullScreenTriangleVertex, kUpShader);
+  composite_ = link_program(kFullScreenTriangleVertex, kCompositeShader);
   vao_ = GlVertexArray(gl_gen(glGenVertexArrays));
   if (bloom_ && bloom_->strength > 0) {
     // Each level doubles the reach: log2 of the radius in pixels, at least one, while a level is 2 pixels or more.

@@ -20,7 +20,7 @@ Renderer::Renderer(const Scene& scene, int width, int height, RasteriserChoice r
       // 8-bit frames are encoded on the GPU.
       target_(width, height, scene.output.samples, TargetFormat::float32, !scene.output.transparent(),
               grading_of(scene)),
-      sprites_(scene, rasteriser.rasteriser, rasteriser.software) {
+      sprites_(scene, rasteriser) {
   if (scene.output.depth_layer || scene.output.mask_layers || scene.output.motion_layer)
     layer_target_.emplace(width, height);
   for (const auto& emitter : scene.emitters) {

@@ -11,6 +11,8 @@
 #include "render/ground_pass.h"
 #include "render/fog_glsl.h"
 #include "render/lighting_glsl.h"
+#include "render/reduced_resolution.h"
+#include "render/screen_coverage.h"
 #include "render/shader.h"
 #include "render/sprite_glsl.h"
 
@@ -139,9 +141,9 @@ SpritePass::SpritePass() {
   make_buffers();
 }
 
-SpritePass::SpritePass(const Scene& scene, SpriteRasteriser rasteriser, bool software)
+SpritePass::SpritePass(const Scene& scene, const RasteriserChoice& choice)
     : fog_(scene.environment.fog), f_number_(scene.camera.aperture), focus_distance_(scene.camera.focus_distance),
-      plate_soft_(scene.output.plate_soft), rasteriser_(rasteriser), software_(software) {
+      plate_soft_(scene.output.plate_soft), choice_(choice) {
   if (scene.environment.ground && scene.environment.ground->soft > 0)
     soft_ = {scene.environment.ground->soft, scene.environment.ground->height};
   if (scene.environment.ground && scene.environment.ground->color) ground_height_ = scene.environment.ground->height;
@@ -173,12 +175,8 @@ void SpritePass::make_buffers() {
   glEnableVertexAttribArray(0);
   glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, nullptr);
   previous_ = GlBuffer(gl_gen(glGenBuffers));
-  instances_ = GlBuffer(gl_gen(glGenBuffers));
-  glBindBuffer(GL_ARRAY_BUFFER, instances_.get());
-  const GLsizei stride = sizeof(SpriteInstance);
-  for (GLuint a = 1; a <= 3; ++a) {
+  for (GLuint a = 1; a <= 3; ++a) {  // (their buffer is bound at each draw)
     glEnableVertexAttribArray(a);
-    glVertexAttribPointer(a, 4, GL_FLOAT, GL_FALSE, stride, reinterpret_cast<const void*>(size_t(a - 1) * 16));
     glVertexAttribDivisor(a, 1);
   }
   glBindVertexArray(0);
@@ -221,9 +219,66 @@ void SpritePass::draw(const SpriteBatch& batch, const EmitterSettings& emitter, 
                       SpriteOutput output) {
   const size_t count = batch.device_instances ? batch.device_count : batch.sprites.size();
   if (count == 0) return;
-  const bool motion = output == SpriteOutput::motion;
   const bool has_previous = batch.device_instances ? batch.device_instances->has_previous : !batch.previous.empty();
-  if (motion && !has_previous) return;  // nothing remembered: no sprite has a motion
+  if (output == SpriteOutput::motion && !has_previous) return;  // nothing remembered: no sprite has a motion
+  uploaded_batch_ = nullptr;  // uploaded at most once in this draw (a batch's sprites change between draws)
+  const bool reduced = output == SpriteOutput::colour && draws_reduced(batch, emitter, texture);
+  if (output == SpriteOutput::colour) {
+    ++counts_.batches;
+    counts_.reduced += reduced;
+  }
+  if (reduced) draw_reduced(batch, emitter, texture);
+  else draw_at_target_size(batch, emitter, texture, output);
+  uploaded_batch_ = nullptr;
+}
+
+const DeviceBuffer& SpritePass::instances_of(const SpriteBatch& batch) {
+  if (batch.device_instances) return batch.device_instances->buffer;
+  if (uploaded_batch_ != &batch) {
+    uploaded_.assign(batch.sprites, DeviceBuffer::Use::host_writes);
+    uploaded_batch_ = &batch;
+  }
+  return uploaded_;
+}
+
+bool SpritePass::draws_reduced(const SpriteBatch& batch, const EmitterSettings& emitter, const GlTexture& texture) {
+  switch (choice_.fill) {
+    case FillResolution::full: return false;
+    case FillResolution::half: return true;
+    case FillResolution::automatic: break;
+  }
+  if (!choice_.compute_shaders) return false;  // nothing to measure with: full size
+  if (!coverage_) coverage_ = std::make_unique<ScreenCoverage>(defines_);
+  set_uniforms(coverage_->program(), batch, emitter, texture, SpriteOutput::colour);
+  const size_t count = batch.device_instances ? batch.device_count : batch.sprites.size();
+  return fill_bound(coverage_->measure(instances_of(batch), count), width_, height_);
+}
+
+void SpritePass::draw_reduced(const SpriteBatch& batch, const EmitterSettings& emitter, const GlTexture& texture) {
+  GLint frame = 0;
+  glGetIntegerv(GL_DRAW_FRAMEBUFFER_BINDING, &frame);
+  if (!reduced_) reduced_ = std::make_unique<ReducedResolutionTarget>();
+  const int width = width_, height = height_;
+  const ThinLens lens = lens_;
+  reduced_->begin(GLuint(frame), width, height);
+  // Sizes in pixels (the minimum width, the circle of confusion) keep their size in the frame's pixels.
+  width_ = ReducedResolutionTarget::reduced(width);
+  height_ = ReducedResolutionTarget::reduced(height);
+  const float scale = float(height_) / float(height);
+  min_pixels_ = kMinSpritePixels * scale;
+  lens_.scale *= scale;
+  draw_at_target_size(batch, emitter, texture, SpriteOutput::colour);
+  width_ = width;
+  height_ = height;
+  lens_ = lens;
+  min_pixels_ = kMinSpritePixels;
+  reduced_->composite(GLuint(frame), camera_.near_plane, camera_.far_plane);
+}
+
+void SpritePass::draw_at_target_size(const SpriteBatch& batch, const EmitterSettings& emitter,
+                                     const GlTexture& texture, SpriteOutput output) {
+  const size_t count = batch.device_instances ? batch.device_count : batch.sprites.size();
+  const bool motion = output == SpriteOutput::motion;
   if (uses_compute(count, output) && draw_with_compute(batch, emitter, texture)) return;
   glBindVertexArray(vao_.get());
   if (motion) {
@@ -242,17 +297,8 @@ void SpritePass::draw(const SpriteBatch& batch, const EmitterSettings& emitter, 
     glVertexAttribPointer(4, 4, GL_FLOAT, GL_FALSE, sizeof(glm::vec4), nullptr);
     glVertexAttribDivisor(4, 1);
   }
-  GLuint instances = batch.device_instances ? batch.device_instances->buffer.gl_name() : instances_.get();
-  if (!batch.device_instances) {  // (built on the GPU: drawn where they lie)
-    glBindBuffer(GL_ARRAY_BUFFER, instances_.get());
-    const size_t bytes = batch.sprites.size() * sizeof(SpriteInstance);
-    if (bytes > instance_capacity_) {
-      glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(bytes), nullptr, GL_STREAM_DRAW);
-      instance_capacity_ = bytes;
-    }
-    glBufferSubData(GL_ARRAY_BUFFER, 0, GLsizeiptr(bytes), batch.sprites.data());
-  }
-  draw_instances(instances, count, batch, emitter, texture, output);
+  // (instances built on the GPU are drawn where they lie)
+  draw_instances(instances_of(batch).gl_name(), count, batch, emitter, texture, output);
 }
 
 void SpritePass::draw_instances(GLuint instances, size_t count, const SpriteBatch& batch,
@@ -289,22 +335,21 @@ void SpritePass::draw_instances(GLuint instances, size_t count, const SpriteBatc
 
 bool SpritePass::uses_compute(size_t count, SpriteOutput output) const {
   if (output != SpriteOutput::colour) return false;
-  switch (rasteriser_) {
+  switch (choice_.rasteriser) {
     case SpriteRasteriser::gl: return false;
     case SpriteRasteriser::compute: return true;
-    case SpriteRasteriser::automatic: return !software_ && count >= kComputeRasteriserMinSprites;
+    case SpriteRasteriser::automatic: return !choice_.software && count >= kComputeRasteriserMinSprites;
   }
   return false;
 }
 
 bool SpritePass::draw_with_compute(const SpriteBatch& batch, const EmitterSettings& emitter, const GlTexture& texture) {
   if (!compute_) {
-    compute_ = std::make_unique<ComputeRasteriser>(defines_, software_);
+    compute_ = std::make_unique<ComputeRasteriser>(defines_, choice_.software);
     compute_->set_profiling(profile_compute_);
   }
   const size_t count = batch.device_instances ? batch.device_count : batch.sprites.size();
-  if (!batch.device_instances) uploaded_.assign(batch.sprites, DeviceBuffer::Use::host_writes);
-  const DeviceBuffer& instances = batch.device_instances ? batch.device_instances->buffer : uploaded_;
+  const DeviceBuffer& instances = instances_of(batch);
   GLint samples = 0;  // the frame's (the bound framebuffer's)
   glGetIntegerv(GL_SAMPLES, &samples);
   samples = std::max(samples, 1);
@@ -335,7 +380,7 @@ void SpritePass::set_uniforms(const GlProgram& program, const SpriteBatch& batch
   glUniform3fv(uniform(program, "u_up"), 1, glm::value_ptr(basis[1]));
   glUniform1i(uniform(program, "u_billboard"), int(emitter.billboard));
   glUniform2f(uniform(program, "u_viewport"), float(width_), float(height_));
-  glUniform1f(uniform(program, "u_min_pixels"), kMinSpritePixels);
+  glUniform1f(uniform(program, "u_min_pixels"), min_pixels_);
   glUniform1f(uniform(program, "u_near"), camera_.near_plane);
   const glm::vec4 tint = batch.tint.value_or(emitter.color).linear();
   glUniform4f(uniform(program, "u_tint"), tint.r, tint.g, tint.b, tint.a * batch.opacity.value_or(emitter.opacity));

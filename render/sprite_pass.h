@@ -23,6 +23,8 @@
 namespace fxsim {
 
 class ComputeRasteriser;
+class ReducedResolutionTarget;
+class ScreenCoverage;
 struct ComputeStageTimes;
 
 // Sprites and streaks thinner than this many pixels are drawn this wide, with
@@ -47,6 +49,11 @@ constexpr float kDepthCoverage = 0.05f;
 // kComputeRasteriserMinSprites on a hardware GPU, where it is faster (fxsim
 // bench prints both), and GL elsewhere.
 enum class SpriteRasteriser { automatic, gl, compute };
+// At which resolution the frame's colour draws a batch: automatic draws
+// fill-bound batches (render/screen_coverage.h, measured before each is
+// drawn) at half size and composites them back (render/reduced_resolution.h);
+// full and half force one for every batch. The layers are always full size.
+enum class FillResolution { automatic, full, half };
 // Measured on the H200 at 1080p (fxsim bench --compare-rasterisers): compute
 // takes 0.95 of GL's time for 50 000 rain streaks, 0.76 for 100 000 and 0.28
 // for 700 000; 0.98 for 100 000 snowflakes; 0.19 for 100 000 fountain slots.
@@ -54,6 +61,8 @@ constexpr size_t kComputeRasteriserMinSprites = 100000;
 struct RasteriserChoice {
   SpriteRasteriser rasteriser = SpriteRasteriser::gl;
   bool software = true;  // the GL is a software rasteriser
+  FillResolution fill = FillResolution::automatic;
+  bool compute_shaders = false;  // the GL has them (automatic's measurement needs them)
 };
 
 class SpritePass {
@@ -62,8 +71,8 @@ class SpritePass {
   // The scene's look on the colour the sprites draw (not on the layers): fog,
   // lights, the soft ground and plate edges, the shutter's streaks and the
   // lens; the program is compiled with only the parts the scene uses.
-  // `software`: the GL is a software rasteriser (automatic then picks GL).
-  explicit SpritePass(const Scene& scene, SpriteRasteriser rasteriser = SpriteRasteriser::gl, bool software = true);
+  // `choice`: who draws, and at which resolution.
+  explicit SpritePass(const Scene& scene, const RasteriserChoice& choice = {});
   ~SpritePass();
   void begin_frame(const CameraPose& camera, int width, int height);
   // The camera of the previous frame, for the motion layer.
@@ -75,6 +84,11 @@ class SpritePass {
   // bench: time the compute rasteriser's stages (render/compute_rasteriser.h); empty until it has drawn.
   void profile_compute(bool on);
   std::optional<ComputeStageTimes> compute_stage_times() const;
+  // Colour draws of batches so far, and how many of them at half size.
+  struct DrawCounts {
+    size_t batches = 0, reduced = 0;
+  };
+  DrawCounts draw_counts() const { return counts_; }
   // The batch's own opacity, tint and blend override the emitter's when given.
   void draw(const SpriteBatch& batch, const EmitterSettings& emitter, const GlTexture& texture,
             SpriteOutput output = SpriteOutput::colour);
@@ -82,6 +96,14 @@ class SpritePass {
  private:
   void make_buffers();
   bool uses_compute(size_t count, SpriteOutput output) const;
+  // Whether the batch's colour is drawn at half size (measures it if automatic).
+  bool draws_reduced(const SpriteBatch& batch, const EmitterSettings& emitter, const GlTexture& texture);
+  void draw_reduced(const SpriteBatch& batch, const EmitterSettings& emitter, const GlTexture& texture);
+  // Draws at the pixel size of the bound target: width × height, or its half size.
+  void draw_at_target_size(const SpriteBatch& batch, const EmitterSettings& emitter, const GlTexture& texture,
+                           SpriteOutput output);
+  // The instances of a batch made on the CPU, uploaded (once per draw).
+  const DeviceBuffer& instances_of(const SpriteBatch& batch);
   // The look's uniforms of a batch on `program` (the GL program or the compute rasteriser's).
   void set_uniforms(const GlProgram& program, const SpriteBatch& batch, const EmitterSettings& emitter,
                     const GlTexture& texture, SpriteOutput output);
@@ -91,11 +113,12 @@ class SpritePass {
 
   GlProgram program_;
   GlVertexArray vao_;
-  GlBuffer corners_, instances_, previous_;
-  size_t instance_capacity_ = 0, previous_capacity_ = 0;
+  GlBuffer corners_, previous_;
+  size_t previous_capacity_ = 0;
   glm::mat4 view_{1}, projection_{1}, previous_view_projection_{1};
   CameraPose camera_{};
-  int width_ = 1, height_ = 1;
+  int width_ = 1, height_ = 1;  // the pixels drawn into: the frame's, or half its size
+  float min_pixels_ = kMinSpritePixels;  // in those pixels
   std::optional<Fog> fog_;
   std::optional<Lighting> lighting_;
   std::optional<float> f_number_, focus_distance_;
@@ -104,10 +127,13 @@ class SpritePass {
   GLuint plate_depth_ = 0;
   ThinLens lens_;  // of this frame's camera
   std::optional<float> ground_height_;
-  SpriteRasteriser rasteriser_ = SpriteRasteriser::gl;
-  bool software_ = true;
+  RasteriserChoice choice_;
   std::unique_ptr<ComputeRasteriser> compute_;  // made at the first batch it draws
-  DeviceBuffer uploaded_;                       // CPU batches' instances, for the compute rasteriser
+  std::unique_ptr<ScreenCoverage> coverage_;    // made at the first batch it measures
+  std::unique_ptr<ReducedResolutionTarget> reduced_;
+  DeviceBuffer uploaded_;                       // CPU batches' instances
+  const SpriteBatch* uploaded_batch_ = nullptr;  // whose they are, during a draw
+  DrawCounts counts_;
   std::string defines_;
   bool profile_compute_ = false;
 };
