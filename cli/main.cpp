@@ -11,6 +11,7 @@
 
 #include "cli/commands.h"
 #include "core/exit_codes.h"
+#include "core/scene_schema.h"
 
 using namespace fxsim;
 
@@ -196,6 +197,10 @@ int main(int argc, char** argv) {
   verify_cmd->add_option("folder", verify_folder, "the output folder (holding fxsim-manifest.jsonl)")->required();
   verify_cmd->add_flag("-q,--quiet", verify_quiet, "print only the problems");
 
+  auto* schema_cmd = app.add_subcommand(
+      "schema", "print the JSON Schema (draft 2020-12) of the scene format, for editors and other checkers "
+                "(installed as share/fxsim/scene.schema.json)");
+
   render.argv.assign(argv, argv + argc);
   try {
     app.parse(argc, argv);
@@ -212,6 +217,10 @@ int main(int argc, char** argv) {
     if (*compare_cmd) return run_compare(compare);
     if (*bench_cmd) return run_bench(bench);
     if (*verify_cmd) return run_verify(verify_folder, verify_quiet);
+    if (*schema_cmd) {
+      std::puts(scene_schema().dump(2).c_str());
+      return 0;
+    }
   } catch (const SceneError& e) {
     return report_scene_error(e, render.scene);
   } catch (const FxError& e) {

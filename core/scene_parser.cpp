@@ -42,12 +42,14 @@ class Parser {
       return {};
     }
     top.require("fxsim", "the format version, 1");
+    top.string("$schema", "");  // an editor's pointer to the JSON Schema (fxsim schema): not read
     if (top.present("fxsim")) top.integer("fxsim", 1, IntRange{1, 1});
     scene_.seed = uint64_t(top.integer("seed", 1, kSeed));
     parse_output(top.object("output"));
     parse_camera(top.object("camera"));
     parse_environment(top.object("environment"));
     top.require("emitters", "an array of at least one emitter");
+    top.accepts("emitters", Json{{"type", "array"}, {"minItems", 1}, {"maxItems", kMaxEmitters}});
     if (const Json* emitters = top.array("emitters")) {
       if (emitters->empty()) top.error(top.child("emitters"), "expected at least one emitter, got an empty array");
       if (emitters->size() > kMaxEmitters)
@@ -77,6 +79,7 @@ class Parser {
     else if (o.frames > 1 && o.path.find('#') == std::string::npos && !video_format_of(o.path))
       r.error(r.child("path"), fmt::format("expected a run of '#' for the frame number (the scene has {} frames), got \"{}\"",
                                            o.frames, o.path));
+    r.accepts("background", Json{{"const", "transparent"}});
     if (const Json* bg = r.raw("background"); bg && bg->is_string() && bg->get<std::string>() == "transparent")
       o.background = Color{{0, 0, 0, 0}};
     else
@@ -103,6 +106,7 @@ class Parser {
     if (!o.plate_depth.empty() && o.plate.empty()) r.error(r.child("plate_depth"), "a plate depth needs a plate");
     o.plate_soft = float(r.number("plate_soft", 0, Range{0, 100}));
     if (o.plate_soft > 0 && o.plate_depth.empty()) r.error(r.child("plate_soft"), "a soft plate edge needs output.plate_depth");
+    r.accepts("layers", Json{{"type", "array"}, {"items", Json{{"enum", {"depth", "mask", "motion", "plate"}}}}});
     if (const Json* layers = r.array("layers")) {
       for (size_t i = 0; i < layers->size(); ++i) {
         const Json& layer = (*layers)[i];
@@ -225,6 +229,7 @@ class Parser {
     ObjectReader r(node, "/environment", problems_);
     auto& e = scene_.environment;
     e.gravity = r.vector("gravity", e.gravity, kAcceleration);
+    r.accepts("ground", Json{{"type", "null"}});
     if (const Json* ground = r.raw("ground"); ground && ground->is_null()) {
       e.ground.reset();
     } else if (const Json* g = r.object("ground")) {
@@ -280,6 +285,7 @@ class Parser {
 
   void parse_lighting(ObjectReader& r) {
     const Json* ambient = r.object("ambient");
+    r.accepts("lights", Json{{"type", "array"}, {"maxItems", kMaxLights}});
     const Json* lights = r.array("lights");
     if (!ambient && !lights) return;
     Lighting lighting;
@@ -389,6 +395,8 @@ class Parser {
   }
 
   void parse_effect_light(ObjectReader& r, EmitterSettings& e) {
+    r.accepts("light", Json{{"type", "null"}});
+    r.accepts("light", Json{{"type", "boolean"}});
     const Json* node = r.raw("light");
     if (!node || node->is_null() || (node->is_boolean() && !node->get<bool>())) return;
     EffectLight light;
@@ -408,8 +416,9 @@ class Parser {
   void parse_common(ObjectReader& r, EmitterSettings& e, const CommonDefaults& d) {
     e.max_particles = r.integer("max_particles", d.max_particles, IntRange{0, 0x7FFFFFFF});
     e.start = r.number("start", 0, kTime);
-    if (const Json* duration = r.raw("duration"); duration && !duration->is_null())
-      e.duration = r.optional_number("duration", kDuration);
+    r.accepts("duration", Json{{"type", "null"}});
+    if (const Json* duration = r.raw("duration"); !duration || !duration->is_null())
+      e.duration = r.optional_number("duration", kDuration);  // (absent: none)
     e.color = r.color("color", *parse_hex_color(d.color));
     e.opacity = float(r.number("opacity", d.opacity, kUnit));
     e.size = float(d.size);

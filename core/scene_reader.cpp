@@ -78,19 +78,45 @@ std::string pointer_pattern(const std::string& pointer) {
 AcceptedKeys::AcceptedKeys() : previous_(std::exchange(t_accepted_keys, this)) {}
 AcceptedKeys::~AcceptedKeys() { t_accepted_keys = previous_; }
 
+namespace {
+thread_local SchemaRecorder* t_schema = nullptr;
+}  // namespace
+
+SchemaRecorder::SchemaRecorder() : previous_(std::exchange(t_schema, this)) {}
+SchemaRecorder::~SchemaRecorder() { t_schema = previous_; }
+
+bool ObjectReader::recording_schema() { return t_schema != nullptr; }
+
+void ObjectReader::describe(const std::string& key, Json fragment) {
+  if (!t_schema) return;
+  std::vector<Json>& fragments = t_schema->keys_[child(key)].fragments;
+  if (std::find(fragments.begin(), fragments.end(), fragment) == fragments.end()) fragments.push_back(std::move(fragment));
+}
+
+void ObjectReader::accepts(const std::string& key, Json fragment) { describe(key, std::move(fragment)); }
+
+namespace {
+Json number_schema(const char* type, double lo, double hi) {
+  return Json{{"type", type}, {"minimum", lo}, {"maximum", hi}};
+}
+}  // namespace
+
 const Json* ObjectReader::raw(const std::string& key) {
   accepted_.push_back(key);
   if (t_accepted_keys) t_accepted_keys->keys_.insert(pointer_pattern(pointer_) + "/" + key);
+  if (t_schema) t_schema->keys_[child(key)];  // read: part of the format
   if (!node_) return nullptr;
   const auto it = node_->find(key);
   return it == node_->end() ? nullptr : &*it;
 }
 
 void ObjectReader::require(const std::string& key, const std::string& what) {
+  if (t_schema) t_schema->keys_[child(key)].required = true;
   if (node_ && !node_->contains(key)) error(child(key), "missing required key: expected " + what);
 }
 
 std::optional<double> ObjectReader::optional_number(const std::string& key, Range range) {
+  describe(key, number_schema("number", range.lo, range.hi));
   const Json* value = raw(key);
   if (!value) return std::nullopt;
   if (!value->is_number() || !range.contains(value->get<double>())) {
@@ -105,6 +131,7 @@ double ObjectReader::number(const std::string& key, double fallback, Range range
 }
 
 int64_t ObjectReader::integer(const std::string& key, int64_t fallback, IntRange range) {
+  describe(key, number_schema("integer", double(range.lo), double(range.hi)));
   const Json* value = raw(key);
   if (!value) return fallback;
   // A whole number written as 3.0 counts; beyond ±9e15 a double is not exact.
@@ -120,6 +147,7 @@ int64_t ObjectReader::integer(const std::string& key, int64_t fallback, IntRange
 }
 
 bool ObjectReader::boolean(const std::string& key, bool fallback) {
+  describe(key, Json{{"type", "boolean"}});
   const Json* value = raw(key);
   if (!value) return fallback;
   if (!value->is_boolean()) {
@@ -130,6 +158,7 @@ bool ObjectReader::boolean(const std::string& key, bool fallback) {
 }
 
 std::string ObjectReader::string(const std::string& key, std::string fallback) {
+  describe(key, Json{{"type", "string"}});
   const Json* value = raw(key);
   if (!value) return fallback;
   if (!value->is_string()) {
@@ -141,6 +170,8 @@ std::string ObjectReader::string(const std::string& key, std::string fallback) {
 
 glm::vec3 ObjectReader::vector(const std::string& key, glm::vec3 fallback, Range component, const char* rule,
                                std::function<bool(glm::vec3)> ok) {
+  describe(key, Json{{"type", "array"}, {"items", number_schema("number", component.lo, component.hi)},
+                     {"minItems", 3}, {"maxItems", 3}});
   const Json* value = raw(key);
   if (!value) return fallback;
   const bool shaped = value->is_array() && value->size() == 3 &&
@@ -158,6 +189,8 @@ glm::vec3 ObjectReader::vector(const std::string& key, glm::vec3 fallback, Range
 }
 
 std::optional<Color> ObjectReader::optional_color(const std::string& key) {
+  describe(key, Json{{"type", "string"}, {"pattern", "^#([0-9a-fA-F]{6}|[0-9a-fA-F]{8})$"}});
+  describe(key, Json{{"type", "array"}, {"items", number_schema("number", 0, 1)}, {"minItems", 3}, {"maxItems", 4}});
   const Json* value = raw(key);
   if (!value) return std::nullopt;
   if (value->is_string()) {
@@ -181,6 +214,7 @@ Color ObjectReader::color(const std::string& key, Color fallback) {
 }
 
 const Json* ObjectReader::object(const std::string& key) {
+  describe(key, Json{{"type", "object"}});
   const Json* value = raw(key);
   if (value && !value->is_object()) {
     error(child(key), "expected an object, " + describe_json(*value));
@@ -190,6 +224,7 @@ const Json* ObjectReader::object(const std::string& key) {
 }
 
 const Json* ObjectReader::array(const std::string& key) {
+  describe(key, Json{{"type", "array"}});
   const Json* value = raw(key);
   if (value && !value->is_array()) {
     error(child(key), "expected an array, " + describe_json(*value));

@@ -6,6 +6,7 @@
 // accepted key as a suggestion (pbrt's ReportUnused, in spirit).
 #include <functional>
 #include <initializer_list>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -69,6 +70,11 @@ class ObjectReader {
   template <typename Enum>
   Enum choice(const std::string& key, Enum fallback,
               std::initializer_list<std::pair<const char*, Enum>> options) {
+    if (recording_schema()) {
+      Json names = Json::array();
+      for (const auto& option : options) names.push_back(option.first);
+      describe(key, Json{{"enum", names}});
+    }
     const Json* value = raw(key);
     if (!value) return fallback;
     std::string expected;
@@ -86,11 +92,18 @@ class ObjectReader {
 
   void require(const std::string& key, const std::string& what);
   void error(const std::string& pointer, const std::string& message, bool at_key = false);
+  // What a key read with raw() and checked by hand accepts, as a JSON Schema
+  // fragment (one alternative: {"type": "null"}), for the scene format's
+  // schema (SchemaRecorder); the typed getters describe their own.
+  void accepts(const std::string& key, Json fragment);
 
   // Reports every key present but never asked for.
   void finish();
 
  private:
+  static bool recording_schema();
+  void describe(const std::string& key, Json fragment);
+
   const Json* node_;
   std::string pointer_;
   std::vector<Diagnostic>& out_;
@@ -113,6 +126,30 @@ class AcceptedKeys {
   friend class ObjectReader;
   std::set<std::string> keys_;
   AcceptedKeys* previous_;
+};
+
+// While one lives, what every ObjectReader of this thread accepts is recorded
+// by JSON pointer (array indices as they are): each key read, the JSON Schema
+// fragments of the values its getters and accepts() allow (several: any of
+// them), and whether it is required. core/scene_schema.cpp parses probe
+// scenes under one and makes the scene format's schema from the records, so
+// the schema is the parser's own definition.
+class SchemaRecorder {
+ public:
+  struct Key {
+    std::vector<Json> fragments;
+    bool required = false;
+  };
+  SchemaRecorder();
+  ~SchemaRecorder();
+  SchemaRecorder(const SchemaRecorder&) = delete;
+  SchemaRecorder& operator=(const SchemaRecorder&) = delete;
+  const std::map<std::string, Key>& keys() const { return keys_; }
+
+ private:
+  friend class ObjectReader;
+  std::map<std::string, Key> keys_;
+  SchemaRecorder* previous_;
 };
 
 }  // namespace fxsim

@@ -11,6 +11,8 @@ FXSIM_PACKAGES=(
   libepoxy-dev libegl-dev libegl1 libegl-mesa0 libgl1-mesa-dri
   libgtest-dev libpng-dev libopenexr-dev ffmpeg libssl-dev zlib1g-dev
 )
+# For the schema test (scripts/test): Debian's JSON Schema validator.
+FXSIM_CHECK_PACKAGES=(python3-jsonschema)
 # For the sanitizer builds and fuzzing (scripts/test, scripts/sanitize, scripts/fuzz).
 FXSIM_TEST_PACKAGES=(clang libclang-rt-14-dev)
 # For the cluster test (tests/slurm_cluster_test.sh), which scripts/test runs.

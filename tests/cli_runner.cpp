@@ -45,9 +45,14 @@ std::vector<std::string> example_scene_names() {
 }
 
 CliResult run_fxsim(const std::string& arguments, const std::string& prefix, const std::string& standard_input) {
+  return run_command(prefix + " '" + FXSIM_EXE + "' " + arguments, standard_input, arguments);
+}
+
+CliResult run_command(const std::string& command_line, const std::string& standard_input, const std::string& label) {
+  const std::string& arguments = label.empty() ? command_line : label;
   TempDir capture("capture");
-  const std::string command = prefix + " '" + FXSIM_EXE + "' " + arguments + " >'" + (capture / "out").string() +
-                              "' 2>'" + (capture / "err").string() + "' <'" + standard_input + "'";
+  const std::string command = command_line + " >'" + (capture / "out").string() + "' 2>'" +
+                              (capture / "err").string() + "' <'" + standard_input + "'";
   const int status = std::system(command.c_str());
   CliResult result;
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -56,7 +61,7 @@ CliResult run_fxsim(const std::string& arguments, const std::string& prefix, con
   // Logged (ctest shows it only for a failing test) so that an unexpected exit says why, even where the
   // test's own assertion prints only the code.
   if (result.exit_code != 0)
-    std::cerr << "[fxsim " << arguments.substr(0, 200) << "] exited " << result.exit_code << "; its stderr: "
+    std::cerr << "[" << (label.empty() ? "" : "fxsim ") << arguments.substr(0, 200) << "] exited " << result.exit_code << "; its stderr: "
               << result.err.substr(0, 2000) << "\n";
   return result;
 }

@@ -15,6 +15,9 @@ struct CliResult {
 // (e.g. "timeout 10") goes before it; standard input is read from the file given.
 CliResult run_fxsim(const std::string& arguments, const std::string& prefix = "",
                     const std::string& standard_input = "/dev/null");
+// Any command line (shell words), captured the same way; `label` names it in the log (default: the command).
+CliResult run_command(const std::string& command_line, const std::string& standard_input = "/dev/null",
+                      const std::string& label = "");
 
 // A fresh, empty temporary folder for one test, removed when it goes out of scope.
 class TempDir {

@@ -19,6 +19,7 @@ void Effect<ExplosionParams>::parse(ObjectReader& r, EmitterSettings& e, Explosi
   }
   x.position = r.vector("position", x.position, kCoordinate);
   x.scale = float(r.number("scale", x.scale, kExtent));
+  r.accepts("texture", Json{{"type", "string"}});
   if (const Json* t = r.raw("texture")) {
     if (!t->is_string()) {
       r.error(r.child("texture"), "expected a PNG file path, " + describe_json(*t));
@@ -26,6 +27,8 @@ void Effect<ExplosionParams>::parse(ObjectReader& r, EmitterSettings& e, Explosi
       x.texture = ctx.texture(r, r.child("texture"), t->get<std::string>(), &texture_width, &texture_height);
     }
   }
+  r.accepts("flipbook", Json{{"type", "array"}, {"items", Json{{"type", "integer"}, {"minimum", 1}, {"maximum", 64}}},
+                             {"minItems", 2}, {"maxItems", 2}});
   if (const Json* book = r.raw("flipbook")) {
     const bool ok = book->is_array() && book->size() == 2 && (*book)[0].is_number_integer() &&
                     (*book)[1].is_number_integer() && (*book)[0].get<int64_t>() >= 1 &&

@@ -11,6 +11,9 @@ namespace fxsim {
 
 void Effect<FireParams>::parse(ObjectReader& r, EmitterSettings&, FireParams& f, const ParseContext&) {
   f.position = r.vector("position", f.position, kCoordinate);
+  const Json metres = Json{{"type", "number"}, {"minimum", kExtent.lo}, {"maximum", kExtent.hi}};
+  r.accepts("size", metres);
+  r.accepts("size", Json{{"type", "array"}, {"items", metres}, {"minItems", 2}, {"maxItems", 2}});
   if (const Json* size = r.raw("size")) {
     const auto side = [](const Json& v) { return v.is_number() && kExtent.contains(v.get<double>()); };
     if (side(*size)) {
@@ -21,6 +24,10 @@ void Effect<FireParams>::parse(ObjectReader& r, EmitterSettings&, FireParams& f,
       r.error(r.child("size"), "expected [width, height] in metres, each " + kExtent.text() + ", " + describe_json(*size));
     }
   }
+  r.accepts("grid", Json{{"type", "array"},
+                         {"prefixItems", {Json{{"type", "integer"}, {"minimum", 2}, {"maximum", 1024}},
+                                          Json{{"type", "integer"}, {"minimum", 3}, {"maximum", 1024}}}},
+                         {"minItems", 2}, {"maxItems", 2}});
   if (const Json* grid = r.raw("grid")) {
     const bool ok = grid->is_array() && grid->size() == 2 && (*grid)[0].is_number_integer() &&
                     (*grid)[1].is_number_integer() && (*grid)[0].get<int64_t>() >= 2 &&

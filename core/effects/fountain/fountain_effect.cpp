@@ -64,6 +64,7 @@ void Effect<FountainParams>::parse(ObjectReader& r, EmitterSettings&, FountainPa
     r.error(r.child("nozzles"), "missing required key: expected a list of nozzles (or a \"ring\" of them)");
   f.drag = float(r.number("drag", f.drag, kDrag));
   f.gravity_scale = float(r.number("gravity_scale", f.gravity_scale, kScale));
+  r.accepts("mist", Json{{"type", "null"}});
   if (const Json* mist = r.raw("mist"); mist && mist->is_null()) {
     f.mist.reset();
   } else if (const Json* m = r.object("mist")) {

@@ -21,6 +21,7 @@ RainParams::RainParams() {
 namespace {
 
 void parse_textures(ObjectReader& r, std::vector<std::filesystem::path>& out, const ParseContext& ctx) {
+  r.accepts("textures", Json{{"type", "array"}, {"items", Json{{"type", "string"}}}, {"minItems", 1}});
   const Json* list = r.array("textures");
   if (!list) return;
   if (list->empty()) r.error(r.child("textures"), "expected at least one PNG path, got an empty array");
@@ -36,6 +37,8 @@ void parse_textures(ObjectReader& r, std::vector<std::filesystem::path>& out, co
 }
 
 void parse_splash(ObjectReader& r, PrecipitationParams& s) {
+  r.accepts("splash", Json{{"type", "null"}});
+  r.accepts("splash", Json{{"type", "object"}});
   const Json* value = r.raw("splash");
   if (!value || value->is_null()) return;
   if (!value->is_object()) {
@@ -90,6 +93,7 @@ void parse_precipitation(ObjectReader& r, PrecipitationParams& s, bool rain, con
     parse_textures(r, s.textures, ctx);
     return;
   }
+  r.accepts("sway", Json{{"type", "null"}});
   if (const Json* sway = r.raw("sway"); sway && sway->is_null()) {
     s.sway = {0, 0};
   } else if (const Json* sw = r.object("sway")) {
