@@ -10,6 +10,7 @@
 #include <new>
 
 #include "cli/commands.h"
+#include "cli/completion.h"
 #include "core/exit_codes.h"
 #include "core/scene_schema.h"
 
@@ -201,6 +202,12 @@ int main(int argc, char** argv) {
       "schema", "print the JSON Schema (draft 2020-12) of the scene format, for editors and other checkers "
                 "(installed as share/fxsim/scene.schema.json)");
 
+  std::string completion_shell;
+  auto* completion_cmd = app.add_subcommand(
+      "completion", "print a shell completion script for bash or zsh (installed with fxsim; from a build: "
+                    "source <(fxsim completion bash))");
+  completion_cmd->add_option("shell", completion_shell, "bash or zsh")->required()->check(CLI::IsMember({"bash", "zsh"}));
+
   render.argv.assign(argv, argv + argc);
   try {
     app.parse(argc, argv);
@@ -219,6 +226,10 @@ int main(int argc, char** argv) {
     if (*verify_cmd) return run_verify(verify_folder, verify_quiet);
     if (*schema_cmd) {
       std::puts(scene_schema().dump(2).c_str());
+      return 0;
+    }
+    if (*completion_cmd) {
+      std::fputs(completion_script(app, completion_shell).c_str(), stdout);
       return 0;
     }
   } catch (const SceneError& e) {

@@ -9,10 +9,11 @@ FXSIM_PACKAGES=(
   cmake ninja-build g++ pkg-config
   libcli11-dev nlohmann-json3-dev libglm-dev libfmt-dev libstb-dev
   libepoxy-dev libegl-dev libegl1 libegl-mesa0 libgl1-mesa-dri
-  libgtest-dev libpng-dev libopenexr-dev ffmpeg libssl-dev zlib1g-dev
+  libgtest-dev libpng-dev libopenexr-dev ffmpeg libssl-dev zlib1g-dev help2man
 )
-# For the schema test (scripts/test): Debian's JSON Schema validator.
-FXSIM_CHECK_PACKAGES=(python3-jsonschema)
+# For the tests of what is installed (scripts/test): the package's own checks
+# (dpkg-shlibdeps, dpkg-deb), the schema check, zsh to load its completion.
+FXSIM_CHECK_PACKAGES=(dpkg-dev python3-jsonschema zsh)
 # For the sanitizer builds and fuzzing (scripts/test, scripts/sanitize, scripts/fuzz).
 FXSIM_TEST_PACKAGES=(clang libclang-rt-14-dev)
 # For the cluster test (tests/slurm_cluster_test.sh), which scripts/test runs.
