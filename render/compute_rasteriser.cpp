@@ -583,13 +583,7 @@ std::optional<size_t> ComputeRasteriser::draw_part(const DeviceBuffer& instances
   glActiveTexture(GL_TEXTURE0);
   glBindTexture(GL_TEXTURE_2D, layer_.get());
   glUniform1i(glGetUniformLocation(composite_.get(), "u_layer"), 0);
-  glDisable(GL_DEPTH_TEST);
-  glEnable(GL_BLEND);
-  glBlendFunc(GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
-  glBindVertexArray(empty_vao_.get());
-  glDrawArrays(GL_TRIANGLES, 0, 3);
-  glBindVertexArray(0);
-  glDisable(GL_BLEND);
+  composite_over_viewport(empty_vao_.get());
   clock.mark(4);
   finish();
   record();

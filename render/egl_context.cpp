@@ -1,5 +1,6 @@
 #include "render/egl_context.h"
 
+#include <dlfcn.h>
 #include <epoxy/egl.h>
 #include <epoxy/gl.h>
 #include <fmt/format.h>
@@ -20,6 +21,26 @@ bool has_extension(const char* list, std::string_view name) {
     if (starts && ends) return true;
   }
   return false;
+}
+
+// libepoxy loads libEGL, and libOpenGL or libGL, itself at the first call and
+// aborts the process when it cannot: found missing before, the user is told
+// which package gives the library, with exit 69 (a fresh Debian 12 with Mesa
+// but without libopengl0 did abort).
+void check_gl_libraries() {
+  static const char* missing = [] {
+    const auto loadable = [](const char* name) {
+      void* handle = dlopen(name, RTLD_LAZY | RTLD_LOCAL);
+      if (handle) dlclose(handle);
+      return handle != nullptr;
+    };
+    if (!loadable("libEGL.so.1"))
+      return "libEGL.so.1 cannot be loaded: install libegl1 (Debian) and an EGL vendor, Mesa's libegl-mesa0 or a GPU's driver";
+    if (!loadable("libOpenGL.so.0") && !loadable("libGL.so.1"))
+      return "neither libOpenGL.so.0 nor libGL.so.1 can be loaded, and OpenGL is called through one of them: install libopengl0 (Debian)";
+    return static_cast<const char*>(nullptr);
+  }();
+  if (missing) throw FxError(ExitCode::no_gl, missing);
 }
 
 const char* client_extensions() { return eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS); }
@@ -93,6 +114,7 @@ std::string device_name(EGLDeviceEXT device) {
 }  // namespace
 
 std::vector<EglDeviceInfo> EglContext::list_devices() {
+  check_gl_libraries();
   std::vector<EglDeviceInfo> out;
   const auto devices = query_devices();
   for (size_t i = 0; i < devices.size(); ++i) {
@@ -114,6 +136,7 @@ std::unique_ptr<EglContext> EglContext::create(std::optional<int> device, int mi
     std::string label;
   };
   std::vector<Candidate> candidates;
+  check_gl_libraries();
   const auto devices = query_devices();
   const auto infos = list_devices();
   const char* ext = client_extensions();

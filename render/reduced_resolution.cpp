@@ -121,13 +121,7 @@ void ReducedResolutionTarget::composite(GLuint frame, float near_plane, float fa
   glUniform2f(uniform(composite_, "u_scale"), float(reduced(width_)) / float(width_),
               float(reduced(height_)) / float(height_));
   glUniform2f(uniform(composite_, "u_near_far"), near_plane, far_plane);
-  glDisable(GL_DEPTH_TEST);
-  glEnable(GL_BLEND);
-  glBlendFunc(GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
-  glBindVertexArray(empty_vao_.get());
-  glDrawArrays(GL_TRIANGLES, 0, 3);
-  glBindVertexArray(0);
-  glDisable(GL_BLEND);
+  composite_over_viewport(empty_vao_.get());
   check_gl("compositing the half-size sprites");
 }
 

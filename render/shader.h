@@ -11,6 +11,10 @@ GlProgram link_program(std::string_view vertex_source, std::string_view fragment
 GlProgram link_compute_program(std::string_view source);
 GLint uniform(const GlProgram& program, const char* name);
 
+// Draws the program in use (with kFullScreenTriangleVertex) over the whole
+// viewport, its premultiplied light "over" what is there, without a depth test.
+void composite_over_viewport(GLuint empty_vertex_array);
+
 // A vertex shader drawing one triangle over the whole viewport (glDrawArrays(GL_TRIANGLES, 0, 3), no attributes):
 // the passes that run a fragment shader per pixel.
 inline constexpr const char* kFullScreenTriangleVertex = R"(#version 330 core

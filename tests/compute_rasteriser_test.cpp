@@ -12,6 +12,7 @@
 #include <string>
 
 #include "cli_runner.h"
+#include "golden_tolerance.h"
 #include "core/image.h"
 #include "core/image_compare.h"
 
@@ -20,10 +21,6 @@ using namespace fxsim::test;
 namespace fs = std::filesystem;
 
 namespace {
-// scenes/suite.json's tolerance: a pixel fails beyond 3/255, a frame beyond 1 % of such pixels.
-const CompareThresholds kGoldenTolerance{0.01177, 1, std::numeric_limits<double>::infinity(), 0.00393, 1,
-                                         std::numeric_limits<double>::infinity()};
-
 // Renders `scene` with the given rasteriser and returns frame `frame`.
 Image render_with(const TempDir& dir, const fs::path& scene, const std::string& rasteriser, int frame,
                   const std::string& extra = "--width 160 --height 90") {

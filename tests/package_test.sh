@@ -29,7 +29,7 @@ deb="$(FXSIM_BUILD_DIR="$build" "$source/scripts/package" | tail -1)"
 echo "package: $deb"
 depends="$(dpkg-deb -f "$deb" Depends)"
 echo "Depends: $depends"
-for package in libegl1 libegl-mesa0 libgl1-mesa-dri libepoxy0 libfmt9 libpng16-16 libopenexr libssl3 libstdc++6; do
+for package in libegl1 libopengl0 libegl-mesa0 libgl1-mesa-dri libepoxy0 libfmt9 libpng16-16 libopenexr libssl3 libstdc++6; do
   grep -q "$package" <<<"$depends" || fail "Depends lacks $package"
 done
 apt-get install --simulate --no-install-recommends "$deb" >"$root/apt.log" 2>&1 ||

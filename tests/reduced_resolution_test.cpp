@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cli_runner.h"
+#include "golden_tolerance.h"
 #include "core/exr_file.h"
 #include "core/image.h"
 #include "core/image_compare.h"
@@ -23,10 +24,6 @@ using namespace fxsim::test;
 namespace fs = std::filesystem;
 
 namespace {
-// scenes/suite.json's tolerance: a pixel fails beyond 3/255, a frame beyond 1 % of such pixels.
-const CompareThresholds kGoldenTolerance{0.01177, 1, std::numeric_limits<double>::infinity(), 0.00393, 1,
-                                         std::numeric_limits<double>::infinity()};
-
 fs::path example(const std::string& name) { return fs::path(FXSIM_SOURCE_DIR) / "scenes" / (name + ".json"); }
 
 fs::path render_with(const TempDir& dir, const fs::path& scene, const std::string& fill, const std::string& extra,
