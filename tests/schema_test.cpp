@@ -2,7 +2,8 @@
 // by Debian's python3-jsonschema (tests/schema_check.py): it is a valid draft
 // 2020-12 schema; every example scene and every scene the documentation shows
 // passes it; every hostile scene of the suite (tests/hostile_scenes.h) that a
-// schema can judge fails it; and fxsim accepts a scene naming it in "$schema".
+// schema can judge fails it; the copy in docs/ is what fxsim prints; and fxsim
+// accepts a scene naming it in "$schema".
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -114,6 +115,13 @@ TEST(SceneSchema, RefusesTheHostileScenesASchemaCanJudge) {
     else if (kUnparsable.count(name)) EXPECT_EQ(verdict.rfind("unparsable", 0), 0u) << name << ": " << verdict;
     else EXPECT_EQ(verdict.rfind("invalid", 0), 0u) << name << " passes the schema";
   }
+}
+
+TEST(SceneSchema, ThePublishedFileIsWhatFxsimPrints) {
+  const CliResult schema = run_fxsim("schema");
+  ASSERT_EQ(schema.exit_code, 0);
+  EXPECT_EQ(read_text_file(fs::path(FXSIM_SOURCE_DIR) / "docs/scene.schema.json"), schema.out)
+      << "docs/scene.schema.json is out of date: build/fxsim schema > docs/scene.schema.json";
 }
 
 TEST(SceneSchema, ASceneMayNameItsSchema) {
