@@ -11,9 +11,12 @@ FXSIM_PACKAGES=(
   libepoxy-dev libegl-dev libegl1 libegl-mesa0 libgl1-mesa-dri
   libgtest-dev libpng-dev libopenexr-dev ffmpeg libssl-dev zlib1g-dev help2man
 )
-# For the tests of what is installed (scripts/test): the package's own checks
-# (dpkg-shlibdeps, dpkg-deb), the schema check, zsh to load its completion.
-FXSIM_CHECK_PACKAGES=(dpkg-dev python3-jsonschema zsh)
+# For making the Debian package (scripts/package): CPack's Depends come from
+# dpkg-shlibdeps, which needs `file` to find the binaries.
+FXSIM_PACKAGE_PACKAGES=(dpkg-dev file)
+# For the tests of what is installed (scripts/test): the package (above), the
+# schema check, zsh to load its completion.
+FXSIM_CHECK_PACKAGES=("${FXSIM_PACKAGE_PACKAGES[@]}" python3-jsonschema zsh)
 # For the sanitizer builds and fuzzing (scripts/test, scripts/sanitize, scripts/fuzz).
 FXSIM_TEST_PACKAGES=(clang libclang-rt-14-dev)
 # For the cluster test (tests/slurm_cluster_test.sh), which scripts/test runs.
