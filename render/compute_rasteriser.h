@@ -65,7 +65,7 @@ struct ComputeStageTimes {
 class ComputeRasteriser {
  public:
   // `defines`: the sprite program's #define lines (the look's parts).
-  // `limited_loops`: the GL ends long loops (llvmpipe): tiles are drawn in passes.
+  // `limited_loops`: the GL ends long loops (llvmpipe): segments hold exactly kLimitedSegmentLength sprites.
   ComputeRasteriser(const std::string& defines, bool limited_loops);
   // The programs drawing uses: the caller sets the look's uniforms on them
   // (the same names as the GL sprite program's), then calls draw().
@@ -97,12 +97,15 @@ class ComputeRasteriser {
                                   const SpriteOccluders& occluders, const NearDrawer& draw_near);
 
   std::string defines_;
-  uint32_t pass_length_;  // sprites per pixel and pass; 0: one pass
+  ComputeKernel& merge_kernel(int samples);
+
+  bool limited_loops_;  // llvmpipe: segments of exactly kLimitedSegmentLength
   ComputeKernel setup_, duplicate_, ranges_, gather_near_;
-  std::map<int, std::unique_ptr<ComputeKernel>> blend_;  // by samples per pixel
+  std::map<int, std::unique_ptr<ComputeKernel>> blend_, merge_;  // by samples per pixel
   DeviceScan scan_;
   DeviceSort sort_;
-  DeviceBuffer prepared_, offsets_, keys_, values_, tile_ranges_, near_places_, near_, state_, bounds_;
+  DeviceBuffer prepared_, offsets_, keys_, values_, tile_ranges_, near_places_, near_, bounds_;
+  DeviceBuffer segments_, split_tiles_, partials_;
   GlTexture layer_;
   int layer_width_ = 0, layer_height_ = 0;
   GlProgram composite_;
