@@ -203,7 +203,6 @@ std::string blend_source(const std::string& defines, int samples) {
 layout(local_size_x = FXSIM_TILE, local_size_y = FXSIM_TILE) in;
 layout(std430, binding = 1) readonly buffer Sprites { Prepared sprites[]; };
 layout(std430, binding = 4) readonly buffer Values { uint entries[]; };  // sprites, by tile, in drawing order
-layout(std430, binding = 5) readonly buffer Ranges { uvec2 ranges[]; };
 layout(std430, binding = 8) readonly buffer Bounds { vec4 bounds[]; };
 layout(rgba32f, binding = 0) uniform writeonly image2D u_layer;
 uniform vec2 u_sample_positions[FXSIM_SAMPLES];  // within the pixel, as the frame's multisampling places them

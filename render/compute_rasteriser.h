@@ -18,8 +18,9 @@
 //                pixel centre per triangle (shade_sprite, with the mip level
 //                the GL would pick), colour and transmittance kept per
 //                sample. A pixel stops once less than 1/4096 of the light
-//                behind gets through. Where the GL limits loops (llvmpipe),
-//                long lists are walked in passes of 1024 sprites.
+//                behind gets through. Lists longer than 8192 sprites (1024
+//                where the GL limits loops: llvmpipe) are walked in segments
+//                by work groups of their own, merged front to back per sample.
 //   5. composite the samples' mean (colour, 1 − transmittance) over the
 //                frame: premultiplied "over", so alpha and additive batches
 //                compose as the GL path's blending does.
