@@ -21,6 +21,7 @@ namespace {
 // the H200 (rain, 100 M streaks at 1080p): 8-pixel tiles almost double the
 // (tile, sprite) pairs and the blend's time (1.14 → 2.61 s).
 constexpr int kTile = 16;
+static_assert(kTile == 16, "tile_pixel's blocks of 4 x 8 pixels tile a 16 x 16 tile");
 constexpr size_t kPreparedBytes = 96;  // GLSL Prepared
 // A tile's list is walked in segments, each by its own work group, and the
 // segments' partial results are merged front to back per sample ("over" is
@@ -62,6 +63,15 @@ ivec4 tile_box(Prepared p) {
   if (any(greaterThan(lo, vec2(u_tiles) * side)) || any(lessThan(hi, vec2(0.0)))) return ivec4(1, 1, 0, 0);
   vec2 first = clamp(floor(lo / side), vec2(0.0), last), end = clamp(floor(hi / side), vec2(0.0), last);
   return ivec4(first, end);
+}
+// The pixel of its tile an invocation draws: each 32 invocations (a subgroup
+// on NVIDIA) cover a block 4 wide and 8 high, not two rows of 16, so a small
+// sprite or a near-vertical streak reaches fewer subgroups (H200, 1080p:
+// rain 10 M blend 95 -> 63 ms, snow 10 M 43 -> 42.6, fountain 5 M 39 -> 36.5;
+// 8 wide and 4 high: 73, 43, 36). The blend and the merge share it.
+ivec2 tile_pixel(uint index) {
+  uint block = index / 32u, lane = index % 32u;
+  return ivec2((block % 4u) * 4u + lane % 4u, (block / 4u) * 8u + lane / 4u);
 }
 )";
 
@@ -324,15 +334,17 @@ bool draw_sprite(uint s, vec2 pixel) {
 
 // Every invocation walks its tile's list itself, newest first: the
 // invocations of a group read the same sprite at once (one fetch, broadcast),
-// and each stops on its own, with no barriers. (Staging batches of the list
-// and their bounds in shared memory, one per invocation, was measured on the
-// H200: 1.18× slower, rain 100 M 1.14 → 1.34 s. The time is the shading of
-// the sprites a pixel really meets, not the walk.)
+// and each stops on its own, with no barriers. Measured on the H200 and not
+// kept: staging batches of the list and their bounds in shared memory, one
+// per invocation (rain 100 M 1.14 → 1.34 s), and their whole Prepared too
+// (rain 10 M 63 → 107 ms, 100 M 1.12 → 1.47 s); testing the quad's four edges
+// before reading Prepared (48 bytes more a sprite: rain 10 M 63 → 138 ms,
+// snow 43 → 133 ms).
 void main() {
   uint segment = gl_WorkGroupID.y * u_segments_across + gl_WorkGroupID.x;
   if (segment >= u_segment_count) return;
   uvec4 s = segments[segment];
-  ivec2 pixel = ivec2(uvec2(s.x % u_tiles.x, s.x / u_tiles.x) * uint(FXSIM_TILE) + gl_LocalInvocationID.xy);
+  ivec2 pixel = ivec2(uvec2(s.x % u_tiles.x, s.x / u_tiles.x) * uint(FXSIM_TILE)) + tile_pixel(gl_LocalInvocationIndex);
   for (int k = 0; k < FXSIM_SAMPLES; ++k) {
     colour[k] = vec3(0.0);
     through[k] = 1.0;
@@ -374,7 +386,7 @@ void main() {
   if (index >= u_split_count) return;
   uvec4 list = split_tiles[index];
   uint tile = list.x;
-  ivec2 pixel = ivec2(uvec2(tile % u_tiles.x, tile / u_tiles.x) * uint(FXSIM_TILE) + gl_LocalInvocationID.xy);
+  ivec2 pixel = ivec2(uvec2(tile % u_tiles.x, tile / u_tiles.x) * uint(FXSIM_TILE)) + tile_pixel(gl_LocalInvocationIndex);
   if (pixel.x >= int(u_viewport.x) || pixel.y >= int(u_viewport.y)) return;
   vec3 colour[FXSIM_SAMPLES];
   float through[FXSIM_SAMPLES];
