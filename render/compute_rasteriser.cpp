@@ -189,18 +189,39 @@ void main() {
 )";
 }
 
-// 3b. Each tile's [first, end) in the sorted pairs (tiles without pairs keep [0, 0)).
+// 3b. Each tile's [first, end) in the sorted pairs (tiles without pairs keep
+// [0, 0)), and each pair's box: the pixels of its tile that its sprite's
+// bounds reach, packed in a word beside the pair, so that the blend's walk
+// reads its lists' boxes in order instead of each sprite's bounds wherever
+// they lie (at 100 M sprites a load from memory for every sprite listed).
+// H200, 1080p, blend: rain 100 M 1122 -> 917 ms, fountain 5 M 36.5 -> 32.4,
+// rain 1 M 5.2 -> 4.4, snow 10 M 44 either way; rain 10 M 64 -> 78 ms (not
+// understood: the frames are the same bytes and the walk reads less).
 std::string ranges_source(const std::string& defines) {
   return kernel_header(defines) + R"(
 layout(local_size_x = 256) in;
 layout(std430, binding = 3) readonly buffer Keys { uint keys[]; };
+layout(std430, binding = 4) readonly buffer Values { uint values[]; };
 layout(std430, binding = 5) buffer Ranges { uvec2 ranges[]; };
+layout(std430, binding = 8) readonly buffer Bounds { vec4 bounds[]; };
+layout(std430, binding = 2) writeonly buffer Boxes { uint boxes[]; };
 void main() {
   uint stride = gl_NumWorkGroups.x * 256u;
   for (uint j = gl_GlobalInvocationID.x; j < u_count; j += stride) {
     uint key = keys[j];
     if (j == 0u || keys[j - 1u] != key) ranges[key].x = j;
     if (j + 1u == u_count || keys[j + 1u] != key) ranges[key].y = j + 1u;
+    // The pixels p a sprite's bounds reach (p + 1 >= lo and p <= hi): from
+    // ceil(lo) - 1 to floor(hi); as masks of the tile's columns (low 16 bits)
+    // and rows (high 16 bits).
+    vec4 b = bounds[values[j]];
+    vec2 origin = vec2(uvec2(key % u_tiles.x, key / u_tiles.x) * uint(FXSIM_TILE));
+    const float side = float(FXSIM_TILE);
+    ivec2 first = max(ivec2(clamp(ceil(b.xy) - 1.0 - origin, vec2(-1.0), vec2(side))), ivec2(0));
+    ivec2 last = min(ivec2(clamp(floor(b.zw) - origin, vec2(-1.0), vec2(side))), ivec2(FXSIM_TILE - 1));
+    uint columns = last.x >= first.x ? (2u << last.x) - (1u << first.x) : 0u;
+    uint rows = last.y >= first.y ? (2u << last.y) - (1u << first.y) : 0u;
+    boxes[j] = columns | (rows << 16);
   }
 }
 )";
@@ -213,7 +234,7 @@ std::string blend_source(const std::string& defines, int samples) {
 layout(local_size_x = FXSIM_TILE, local_size_y = FXSIM_TILE) in;
 layout(std430, binding = 1) readonly buffer Sprites { Prepared sprites[]; };
 layout(std430, binding = 4) readonly buffer Values { uint entries[]; };  // sprites, by tile, in drawing order
-layout(std430, binding = 8) readonly buffer Bounds { vec4 bounds[]; };
+layout(std430, binding = 8) readonly buffer Boxes { uint boxes[]; };  // beside entries: ranges_source's
 layout(rgba32f, binding = 0) uniform writeonly image2D u_layer;
 uniform vec2 u_sample_positions[FXSIM_SAMPLES];  // within the pixel, as the frame's multisampling places them
 uniform bool u_additive;
@@ -315,12 +336,12 @@ void draw_triangle(Prepared p, vec2 a, vec2 b, vec2 c, vec3 w, vec2 uva, vec2 uv
     }
 }
 
-// One sprite over this pixel; true once (nearly) nothing behind shows.
-bool draw_sprite(uint s, vec2 pixel) {
-  // Most of a tile's sprites miss a given pixel: their bounds (16 bytes) say so before the rest is read.
-  vec4 box = bounds[s];
-  if (any(lessThan(pixel + 1.0, box.xy)) || any(greaterThan(pixel, box.zw))) return false;
-  Prepared p = sprites[s];
+// Entry e's sprite over this pixel (`mine`: the pixel's column and row bits
+// of a box); true once (nearly) nothing behind shows.
+bool draw_entry(uint e, vec2 pixel, uint mine) {
+  // Most of a tile's sprites miss a given pixel: the entry's box (a word, read in order) says so before the rest is read.
+  if ((boxes[e] & mine) != mine) return false;
+  Prepared p = sprites[entries[e]];
   vec2 v0 = p.xy01.xy, v1 = p.xy01.zw, v2 = p.xy23.xy, v3 = p.xy23.zw;
   // The strip's two triangles (0, 1, 2) and (2, 1, 3); a sample on their shared edge counts once.
   uint first = coverage(v0, v1, v2, pixel), second = coverage(v2, v1, v3, pixel) & ~first;
@@ -344,7 +365,9 @@ void main() {
   uint segment = gl_WorkGroupID.y * u_segments_across + gl_WorkGroupID.x;
   if (segment >= u_segment_count) return;
   uvec4 s = segments[segment];
-  ivec2 pixel = ivec2(uvec2(s.x % u_tiles.x, s.x / u_tiles.x) * uint(FXSIM_TILE)) + tile_pixel(gl_LocalInvocationIndex);
+  ivec2 local = tile_pixel(gl_LocalInvocationIndex);
+  ivec2 pixel = ivec2(uvec2(s.x % u_tiles.x, s.x / u_tiles.x) * uint(FXSIM_TILE)) + local;
+  uint mine = (1u << local.x) | (1u << (16 + local.y));
   for (int k = 0; k < FXSIM_SAMPLES; ++k) {
     colour[k] = vec3(0.0);
     through[k] = 1.0;
@@ -352,7 +375,7 @@ void main() {
   bool inside = pixel.x < int(u_viewport.x) && pixel.y < int(u_viewport.y);
   if (inside)  // the segment's share of the tile's list, newest first
     for (uint e = s.z; e > s.y; --e)
-      if (draw_sprite(entries[e - 1u], vec2(pixel))) break;
+      if (draw_entry(e - 1u, vec2(pixel), mine)) break;
   if (s.w == 0u) {  // the whole tile
     if (!inside) return;
     vec3 sum = vec3(0.0);
@@ -588,7 +611,11 @@ std::optional<size_t> ComputeRasteriser::draw_part(const DeviceBuffer& instances
   tile_ranges_.fill(0, 0, tile_count * 8);
   ranges_.set_params(1, tiles);
   ranges_.bind(3, keys_);
+  ranges_.bind(4, values_);
   ranges_.bind(5, tile_ranges_);
+  ranges_.bind(8, bounds_);
+  boxes_.reserve(size_t(pairs) * 4, DeviceBuffer::Use::kernels, "the compute rasteriser's tile boxes");
+  ranges_.bind(2, boxes_);
   ranges_.dispatch(pairs);
   clock.mark(2);
 
@@ -611,7 +638,7 @@ std::optional<size_t> ComputeRasteriser::draw_part(const DeviceBuffer& instances
   blend.set_params(1, tiles);
   blend.bind(1, prepared_);
   blend.bind(4, values_);
-  blend.bind(8, bounds_);
+  blend.bind(8, boxes_);
   // Each tile's list cut into segments, front (newest) first.
   std::vector<glm::uvec2> ranges(tile_count);
   tile_ranges_.download(ranges.data(), tile_count * 8);

@@ -10,7 +10,9 @@
 //   2. scan      those counts become each sprite's first place in a list of
 //                (tile, sprite) pairs, written in drawing order;
 //   3. sort      a stable radix sort by tile (render/device_sort.h): each
-//                tile's sprites in the order the GL path draws them;
+//                tile's sprites in the order the GL path draws them; beside
+//                each pair, the pixels of its tile its sprite's bounds reach
+//                (column and row masks);
 //   4. blend     a work group per tile, an invocation per pixel, walks the
 //                tile's list newest first and blends front to back in 32-bit
 //                float: per sample (the frame's own sample positions), the
@@ -105,7 +107,7 @@ class ComputeRasteriser {
   std::map<int, std::unique_ptr<ComputeKernel>> blend_, merge_;  // by samples per pixel
   DeviceScan scan_;
   DeviceSort sort_;
-  DeviceBuffer prepared_, offsets_, keys_, values_, tile_ranges_, near_places_, near_, bounds_;
+  DeviceBuffer prepared_, offsets_, keys_, values_, tile_ranges_, near_places_, near_, bounds_, boxes_;
   DeviceBuffer segments_, split_tiles_, partials_;
   GlTexture layer_;
   int layer_width_ = 0, layer_height_ = 0;
