@@ -9,6 +9,7 @@
 #include "core/diagnostics.h"
 #include "core/effects/registry.h"
 #include "core/json_locations.h"
+#include "core/scene_format_docs.h"
 #include "core/scene_parser.h"
 #include "core/scene_reader.h"
 
@@ -37,6 +38,7 @@ struct Records {
   std::map<std::string, std::vector<Json>> fragments;  // by pattern
   std::set<std::string> required;
   std::map<std::string, std::set<std::string>> children;  // pattern → its child tokens ("*", "<snow>", keys)
+  std::map<std::string, KeyDoc> docs;                      // docs/scene-format.md's keys, by pattern
 
   void add(const std::string& pattern, const SchemaRecorder::Key& key) {
     std::vector<Json>& list = fragments[pattern];
@@ -68,6 +70,35 @@ bool has_items(const Records& r, const std::string& pattern) {
          std::any_of(it->second.begin(), it->second.end(), [](const std::string& t) { return t == "*" || t.front() == '<'; });
 }
 
+// The manual's words for the key at `pattern`, and its default. An emitter's
+// key may be documented for its type, for every emitter ("<>"), or, for rain,
+// as snow's ("Same keys as `snow`"): the first meaning and the first default
+// along that chain.
+void describe(const Records& r, const std::string& pattern, Json& property) {
+  std::vector<std::string> chain = {pattern};
+  static const std::string emitters = "/emitters/<";
+  if (pattern.rfind(emitters, 0) == 0) {
+    const size_t close = pattern.find('>');
+    const std::string type = pattern.substr(emitters.size(), close - emitters.size()), rest = pattern.substr(close + 1);
+    if (type == "rain") chain.push_back(emitters + "snow>" + rest);
+    chain.push_back(emitters + ">" + rest);
+  }
+  std::string meaning;
+  std::optional<Json> value;
+  for (const std::string& p : chain) {
+    const auto doc = r.docs.find(p);
+    if (doc == r.docs.end()) continue;
+    if (meaning.empty()) meaning = doc->second.meaning;
+    if (!value) value = doc->second.value;
+  }
+  if (!meaning.empty()) {
+    property["description"] = plain_text(meaning);
+    // VS Code's own keyword: the same words with their code spans.
+    property["markdownDescription"] = without_links(meaning);
+  }
+  if (value) property["default"] = *value;
+}
+
 // The object whose keys are `pattern`'s children (no "*" or "<type>" among them).
 Json object_schema(const Records& r, const std::string& pattern, Json base) {
   Json properties = Json::object(), required = Json::array();
@@ -77,6 +108,7 @@ Json object_schema(const Records& r, const std::string& pattern, Json base) {
       if (token == "*" || token.front() == '<') continue;
       const std::string key = json_pointer_tokens("/" + token).front();
       properties[key] = schema_at(r, pattern + "/" + token);
+      describe(r, pattern + "/" + token, properties[key]);
       if (r.required.count(pattern + "/" + token)) required.push_back(key);
     }
   base["type"] = "object";
@@ -97,7 +129,12 @@ Json items_schema(const Records& r, const std::string& pattern) {
     const std::string type = token.substr(1, token.size() - 2);
     names.push_back(type);
     Json then = schema_at(r, pattern + "/" + token);
-    then["properties"]["type"] = Json{{"const", type}};
+    Json& type_key = then["properties"]["type"];  // this case's type, with the manual's words for the key
+    Json words = Json::object();
+    for (const char* annotation : {"description", "markdownDescription"})
+      if (type_key.contains(annotation)) words[annotation] = type_key[annotation];
+    type_key = Json{{"const", type}};
+    type_key.update(words);
     cases.push_back(Json{{"if", Json{{"properties", Json{{"type", Json{{"const", type}}}}}, {"required", {"type"}}}},
                          {"then", then}});
   }
@@ -159,6 +196,7 @@ const std::vector<const char*>& schema_probe_scenes() {
 
 Json scene_schema() {
   Records records;
+  records.docs = documented_keys(scene_format_markdown());
   for (const char* probe : schema_probe_scenes()) {
     const Json root = Json::parse(probe);
     SchemaRecorder recorder;
