@@ -122,7 +122,7 @@ std::string without_links(const std::string& markdown) {
 }
 
 std::string plain_text(const std::string& markdown) {
-  std::string text = without_links(markdown);
+  std::string text = std::regex_replace(without_links(markdown), std::regex("\\\\\\|"), "|");  // a table's \| is a |
   text.erase(std::remove(text.begin(), text.end(), '`'), text.end());
   return text;
 }

@@ -29,7 +29,7 @@ std::map<std::string, KeyDoc> documented_keys(std::string_view markdown);
 
 // Markdown without its links (the words kept): the manual's relative links lead nowhere in an editor.
 std::string without_links(const std::string& markdown);
-// Markdown → plain text: links keep their words, code spans lose their backticks.
+// Markdown → plain text: links keep their words, code spans lose their backticks, "\|" is "|".
 std::string plain_text(const std::string& markdown);
 
 }  // namespace fxsim

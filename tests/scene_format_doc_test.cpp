@@ -120,6 +120,7 @@ TEST(SceneFormatDoc, KeysAreReadFromTheTablesUnderTheirHeadings) {
   EXPECT_EQ(keys.at("/output/background").value, Json("#000000"));
   EXPECT_FALSE(keys.at("/output/fps").value.has_value());
   EXPECT_EQ(keys.at("/output/bloom/radius").meaning, "a nested key, with \\|a − b\\| in it");
+  EXPECT_EQ(plain_text(keys.at("/output/bloom/radius").meaning), "a nested key, with |a − b| in it");
   EXPECT_EQ(keys.at("/environment/wind/velocity").value, Json::parse("[0, 0, 0]"));
   EXPECT_FALSE(keys.at("/emitters/<>/opacity").value.has_value());
   EXPECT_EQ(keys.at("/emitters/<rain>/size").value, Json(0.02));
