@@ -136,16 +136,20 @@ int run_bench(const BenchOptions& o) {
   loop.encoders = o.encoders > 0 ? size_t(o.encoders) : default_encoder_threads(cores, gl->backend());
   // When each frame was committed: over a few frames the run's mean is mostly
   // filling and draining the encoders' pipeline (one PNG encode can take
-  // longer than several draws); the spacing of the commits after the first
-  // is the rate once frames flow (from 5 frames: fewer give one or two
-  // spacings, which the GL's queued work can bunch together).
+  // longer than several draws). Until as many frames as may be in flight
+  // are handed over, drawing runs ahead of the commits, which then come in
+  // bursts; after that each frame drawn waits for one committed, and the
+  // commits' spacing is the rate once frames flow.
   std::vector<double> committed;
   const auto total = Clock::now();
   loop.on_committed = [&](const FrameRecord&) { committed.push_back(seconds_since(total)); };
   const FrameLoopReport looped = run_frame_loop(sim, renderer, frames, {&pngs}, loop);
   const double all = seconds_since(total) / o.frames;
-  const bool flows = committed.size() >= 5;
-  const double flowing = flows ? (committed.back() - committed[1]) / double(committed.size() - 2) : all;
+  const size_t in_flight = loop.in_flight ? loop.in_flight : loop.encoders + 2;  // run_frame_loop's default
+  const size_t enough = in_flight + 5;
+  const bool flows = committed.size() >= enough;
+  const double flowing =
+      flows ? (committed.back() - committed[in_flight]) / double(committed.size() - 1 - in_flight) : all;
   std::filesystem::remove_all(folder);
   const double made = times.step + times.draw + times.read;
   fmt::print("  frame at {}x{}, {} live particles, stage by stage (GL drained between stages):\n", o.width, o.height,
@@ -216,13 +220,13 @@ int run_bench(const BenchOptions& o) {
              loop.encoders, loop.encoders == 1 ? "" : "s", flowing * 1e3, 1 / flowing, made / flowing * 100,
              flowing / made);
   if (flows)
-    fmt::print("    (the spacing of the frames' commits after the first; over the whole run of {} frames, with the "
-               "first one's start-up and the last ones' encoding, {:.2f} ms a frame)\n",
-               o.frames, all * 1e3);
+    fmt::print("    (the spacing of the frames' commits once {} were in flight; over the whole run of {} frames, with "
+               "the first one's start-up and the last ones' encoding, {:.2f} ms a frame)\n",
+               in_flight, o.frames, all * 1e3);
   else
     fmt::print("    (the whole run of {} frame{}, with the first one's start-up and the last ones' encoding: too few "
-               "frames to see the rate once they flow; --frames 8 or more shows it)\n",
-               o.frames, o.frames == 1 ? "" : "s");
+               "frames to see the rate once they flow; --frames {} or more shows it)\n",
+               o.frames, o.frames == 1 ? "" : "s", enough);
   return 0;
 }
 
