@@ -76,26 +76,32 @@ int run_bench(const BenchOptions& o) {
              gl ? " on " + gl->context().info().renderer : std::string());
   if (o.scene.empty()) {
     const double copy = gpu ? gpu_copy_bandwidth(size_t(step_bytes / 2)) : cpu_copy_bandwidth(size_t(n) * particle_bytes());
-    fmt::print("  memory copy (baseline)    {:8.2f} GB/s{}\n", copy / 1e9, gpu ? "" : ", 1 thread");
-    // Each step against a copy of the same bytes by as many threads.
-    const auto report = [&](const char* label, double seconds, double baseline, double copied) {
-      fmt::print("  {:<25} {:8.3f} ms  {:9.1f} M particle-steps/s  {:7.2f} GB/s  ({:.2f} of copy{})\n", label,
+    // On the CPU also STREAM's triad, the yardstick issue 16's CPU target is set against.
+    const double triad = gpu ? 0 : cpu_triad_bandwidth(size_t(n) * particle_bytes());
+    fmt::print("  memory copy (baseline)    {:8.2f} GB/s{}\n", copy / 1e9,
+               gpu ? "" : fmt::format(", 1 thread; STREAM triad {:.2f} GB/s", triad / 1e9));
+    // Each step against a copy of the same bytes by as many threads (and the triad).
+    const auto report = [&](const char* label, double seconds, double baseline, double copied, double triad_rate) {
+      fmt::print("  {:<25} {:8.3f} ms  {:9.1f} M particle-steps/s  {:7.2f} GB/s  ({:.2f} of copy{}{})\n", label,
                  seconds * 1e3, n / seconds / 1e6, step_bytes / seconds / 1e9, step_bytes / seconds / copied,
+                 triad_rate > 0 ? fmt::format(", {:.2f} of triad", step_bytes / seconds / triad_rate) : std::string(),
                  baseline > 0 ? fmt::format(", {:.2f}x the 1-thread step", baseline / seconds) : std::string());
     };
     double last = 0;  // the last step figure: the GPU's, or the CPU's on all its threads
     if (gpu) {
-      report("step (compute shader)", last = time_steps(scene, 1, o.steps, factory, true), 0, copy);
+      report("step (compute shader)", last = time_steps(scene, 1, o.steps, factory, true), 0, copy, 0);
     } else {
       const double one = time_steps(scene, 1, o.steps, {}, false);
-      report("step, 1 thread", last = one, 0, copy);
+      report("step, 1 thread", last = one, 0, copy, triad);
       if (o.threads != 1) {
         Simulation probe(scene, o.threads);
         const int threads = probe.pool().size();
         const double copy_all = cpu_copy_bandwidth(size_t(n) * particle_bytes(), threads);
-        fmt::print("  memory copy (baseline)    {:8.2f} GB/s, {} threads\n", copy_all / 1e9, threads);
+        const double triad_all = cpu_triad_bandwidth(size_t(n) * particle_bytes(), threads);
+        fmt::print("  memory copy (baseline)    {:8.2f} GB/s, {} threads; STREAM triad {:.2f} GB/s\n", copy_all / 1e9,
+                   threads, triad_all / 1e9);
         report(fmt::format("step, {} threads", threads).c_str(),
-               last = time_steps(scene, o.threads, o.steps, {}, false), one, copy_all);
+               last = time_steps(scene, o.threads, o.steps, {}, false), one, copy_all, triad_all);
       }
     }
     if (o.turbulence) {

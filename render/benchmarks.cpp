@@ -58,6 +58,28 @@ double cpu_copy_bandwidth(size_t bytes, int threads) {
   return 2.0 * double(bytes) / best;
 }
 
+double cpu_triad_bandwidth(size_t bytes, int threads) {
+  const size_t n = std::max<size_t>(bytes / 2 / sizeof(float), 1);
+  std::vector<float> a(n, 0.0f), b(n, 1.0f), c(n, 2.0f);
+  ThreadPool pool(threads);
+  constexpr size_t kPiece = size_t(1) << 18;  // floats: 1 MiB an array, the pieces the threads share
+  const size_t pieces = (n + kPiece - 1) / kPiece;
+  const float s = 3.0f;
+  double best = 1e30;
+  for (int rep = 0; rep < 5; ++rep) {
+    const auto t = Clock::now();
+    pool.run(pieces, [&](size_t p) {
+      const size_t end = std::min(n, (p + 1) * kPiece);
+      float* out = a.data();
+      const float *x = b.data(), *y = c.data();
+      for (size_t i = p * kPiece; i < end; ++i) out[i] = x[i] + s * y[i];
+    });
+    best = std::min(best, seconds_since(t));
+    b[size_t(rep) % n] = a[n - 1 - size_t(rep) % n];  // the passes depend on each other
+  }
+  return 3.0 * double(n * sizeof(float)) / best;
+}
+
 double gpu_copy_bandwidth(size_t bytes) {
   const size_t block = std::min<size_t>(compute_limits().max_storage_block_bytes / 16 * 16, size_t(1) << 30);
   bytes = std::max<size_t>(bytes / 16 * 16, 1 << 20);

@@ -26,6 +26,10 @@ double time_steps(const Scene& scene, int threads, int steps, const SystemFactor
 // (threads: on a thread pool of that many, as the step runs; 0: all)
 double cpu_copy_bandwidth(size_t bytes, int threads = 1);
 double gpu_copy_bandwidth(size_t bytes);
+// Bytes per second of STREAM's triad, a[i] = b[i] + s × c[i] over floats, in
+// three arrays of bytes / 2 each (two read, one written), best of several,
+// on a pool of `threads`: the usual yardstick of a machine's memory bandwidth.
+double cpu_triad_bandwidth(size_t bytes, int threads = 1);
 
 // Per-frame seconds of each stage, one after the other with the GL drained
 // between them, over `frames` frames after the simulation's current one (the

@@ -21,6 +21,10 @@ TEST(BenchCommand, PrintsEveryFigureBesideItsBaselineOnBothBackends) {
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_NE(r.out.find("memory copy (baseline)"), std::string::npos) << r.out;
     EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(step[^\n]*M particle-steps/s[^\n]*of copy)"))) << r.out;
+    if (backend == std::string("cpu")) {  // and STREAM's triad, measured in the same run
+      EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(STREAM triad [0-9.]+ GB/s)"))) << r.out;
+      EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(step[^\n]*of copy, [0-9.]+ of triad)"))) << r.out;
+    }
     std::smatch m;
     ASSERT_TRUE(std::regex_search(r.out, m, std::regex(R"(draw wrote ([0-9.e+-]+) M samples \(([0-9.e+-]+) G samples/s\) against a blended fill rate of ([0-9.e+-]+) G samples/s measured on the same target: ([0-9.e+-]+) % of it)")))
         << r.out;
