@@ -36,7 +36,7 @@ struct PoolRules {
 // fountain's drops (render/gpu_kernels.cpp has its GLSL twin).
 class AgingStep {
  public:
-  enum Result { empty, died, lives };
+  enum Result { empty = 0, died = 1, lives = 2 };  // (run() computes them as numbers)
   AgingStep(const StepContext& ctx, const WindField& wind, const PoolRules& rules);
   Result operator()(ParticleStore& store, size_t i) const;
   // The same for slots [begin, end), results[k] for slot begin + k: in a
