@@ -71,7 +71,7 @@ class DragStep {
   void apply_each(float* const p[3], float* const v[3], size_t begin, size_t end, const float* age,
                   RelaxedTo relaxed_to) const {
     const float dt = dt_, relax = relax_, e = e_;
-    const bool drag = drag_ > 0.0f;
+    const bool no_drag = drag_ <= 0.0f;  // (as operator(): not drag_ > 0, which a NaN would turn)
     for (int c = 0; c < 3; ++c) {
       float* __restrict const pc = p[c];
       float* __restrict const vc = v[c];
@@ -81,7 +81,7 @@ class DragStep {
         const float p0 = pc[i], v0 = vc[i];
         const float u = relaxed(i);
         float p1, v1;
-        if (!drag) {
+        if (no_drag) {
           p1 = p0 + v0 * dt + fall;
           v1 = v0 + gain;
         } else {
