@@ -73,6 +73,45 @@ ivec2 tile_pixel(uint index) {
   uint block = index / 32u, lane = index % 32u;
   return ivec2((block % 4u) * 4u + lane % 4u, (block / 4u) * 8u + lane / 4u);
 }
+// A tile's first pixel.
+ivec2 tile_origin(uint tile) { return ivec2(uvec2(tile % u_tiles.x, tile / u_tiles.x) * uint(FXSIM_TILE)); }
+)";
+
+// Work groups numbered across rows (dispatch_in_rows): group_index() is this
+// group's number, or u_groups and beyond for the padding of the last row.
+constexpr const char* kGroupRowsGlsl = R"(
+uniform uint u_groups;
+uniform uint u_groups_across;
+uint group_index() { return gl_WorkGroupID.y * u_groups_across + gl_WorkGroupID.x; }
+)";
+
+// A pixel's samples as the blend and the merge keep them, front to back: the
+// light gathered and the transmittance (the light from behind that still
+// gets through); where a partial slot keeps them; their mean into the layer.
+constexpr const char* kPixelSamplesGlsl = R"(
+layout(rgba32f, binding = 0) uniform writeonly image2D u_layer;
+vec3 colour[FXSIM_SAMPLES];
+float through[FXSIM_SAMPLES];
+void clear_samples() {
+  for (int k = 0; k < FXSIM_SAMPLES; ++k) {
+    colour[k] = vec3(0.0);
+    through[k] = 1.0;
+  }
+}
+// This invocation's first sample in partial slot `slot`.
+uint partial_at(uint slot) {
+  return (slot * uint(FXSIM_TILE * FXSIM_TILE) + gl_LocalInvocationIndex) * uint(FXSIM_SAMPLES);
+}
+// (colour, 1 − transmittance), averaged over the samples.
+void store_mean(ivec2 pixel) {
+  vec3 sum = vec3(0.0);
+  float passed = 0.0;
+  for (int k = 0; k < FXSIM_SAMPLES; ++k) {
+    sum += colour[k];
+    passed += through[k];
+  }
+  imageStore(u_layer, pixel, vec4(sum, FXSIM_SAMPLES - passed) / float(FXSIM_SAMPLES));
+}
 )";
 
 // What may hide part of a sprite (render's occluders: the ground's square, the
@@ -214,11 +253,12 @@ void main() {
     // The pixels p a sprite's bounds reach (p + 1 >= lo and p <= hi): from
     // ceil(lo) - 1 to floor(hi); as masks of the tile's columns (low 16 bits)
     // and rows (high 16 bits).
+    // (Clamped as floats: far corners can be beyond any int.)
     vec4 b = bounds[values[j]];
-    vec2 origin = vec2(uvec2(key % u_tiles.x, key / u_tiles.x) * uint(FXSIM_TILE));
+    vec2 origin = vec2(tile_origin(key));
     const float side = float(FXSIM_TILE);
-    ivec2 first = max(ivec2(clamp(ceil(b.xy) - 1.0 - origin, vec2(-1.0), vec2(side))), ivec2(0));
-    ivec2 last = min(ivec2(clamp(floor(b.zw) - origin, vec2(-1.0), vec2(side))), ivec2(FXSIM_TILE - 1));
+    ivec2 first = ivec2(clamp(ceil(b.xy) - 1.0 - origin, vec2(0.0), vec2(side)));
+    ivec2 last = ivec2(clamp(floor(b.zw) - origin, vec2(-1.0), vec2(side - 1.0)));
     uint columns = last.x >= first.x ? (2u << last.x) - (1u << first.x) : 0u;
     uint rows = last.y >= first.y ? (2u << last.y) - (1u << first.y) : 0u;
     boxes[j] = columns | (rows << 16);
@@ -230,20 +270,17 @@ void main() {
 // 4. A tile's pixels: its sprites front to back, per sample.
 std::string blend_source(const std::string& defines, int samples) {
   return kernel_header(defines + fmt::format("#define FXSIM_SAMPLES {}\n", samples)) + kSpriteGeometryGlsl +
-         kFogGlsl + kLightingGlsl + kSpriteShadingGlsl + kOccludersGlsl + R"(
+         kFogGlsl + kLightingGlsl + kSpriteShadingGlsl + kOccludersGlsl + kPixelSamplesGlsl + kGroupRowsGlsl + R"(
 layout(local_size_x = FXSIM_TILE, local_size_y = FXSIM_TILE) in;
 layout(std430, binding = 1) readonly buffer Sprites { Prepared sprites[]; };
 layout(std430, binding = 4) readonly buffer Values { uint entries[]; };  // sprites, by tile, in drawing order
 layout(std430, binding = 8) readonly buffer Boxes { uint boxes[]; };  // beside entries: ranges_source's
-layout(rgba32f, binding = 0) uniform writeonly image2D u_layer;
 uniform vec2 u_sample_positions[FXSIM_SAMPLES];  // within the pixel, as the frame's multisampling places them
 uniform bool u_additive;
 uniform bool u_clamp;          // the frame is fixed point: GL clamps each fragment's colour to [0, 1]
 // The segments: (tile, first entry, end entry, partial slot + 1, or 0 for a
 // tile of one segment, blended straight into the layer), front (newest) first within a tile.
-layout(std430, binding = 6) readonly buffer Segments { uvec4 segments[]; };
-uniform uint u_segment_count;
-uniform uint u_segments_across;  // work groups across the dispatch (a segment is y × this + x)
+layout(std430, binding = 6) readonly buffer Segments { uvec4 segments[]; };  // one a work group
 // Per partial slot, pixel of its tile and sample: colour, transmittance.
 layout(std430, binding = 7) writeonly buffer Partials { vec4 partials[]; };
 
@@ -257,9 +294,6 @@ vec4 sample_shape(vec3 uv_layer, float lod_bias) {
   float rho = max(length(g_dx * size), length(g_dy * size));
   return textureLod(u_texture, uv_layer, log2(max(rho, 1e-20)) + lod_bias);
 }
-
-vec3 colour[FXSIM_SAMPLES];
-float through[FXSIM_SAMPLES];  // transmittance: the light from behind that still gets through
 
 // Twice the signed area of (a, b, q), from the corners' offsets to q: a
 // streak reaching the near plane can have corners thousands of pixels away.
@@ -362,32 +396,22 @@ bool draw_entry(uint e, vec2 pixel, uint mine) {
 // before reading Prepared (48 bytes more a sprite: rain 10 M 63 → 138 ms,
 // snow 43 → 133 ms).
 void main() {
-  uint segment = gl_WorkGroupID.y * u_segments_across + gl_WorkGroupID.x;
-  if (segment >= u_segment_count) return;
+  uint segment = group_index();
+  if (segment >= u_groups) return;
   uvec4 s = segments[segment];
   ivec2 local = tile_pixel(gl_LocalInvocationIndex);
-  ivec2 pixel = ivec2(uvec2(s.x % u_tiles.x, s.x / u_tiles.x) * uint(FXSIM_TILE)) + local;
+  ivec2 pixel = tile_origin(s.x) + local;
   uint mine = (1u << local.x) | (1u << (16 + local.y));
-  for (int k = 0; k < FXSIM_SAMPLES; ++k) {
-    colour[k] = vec3(0.0);
-    through[k] = 1.0;
-  }
+  clear_samples();
   bool inside = pixel.x < int(u_viewport.x) && pixel.y < int(u_viewport.y);
   if (inside)  // the segment's share of the tile's list, newest first
     for (uint e = s.z; e > s.y; --e)
       if (draw_entry(e - 1u, vec2(pixel), mine)) break;
   if (s.w == 0u) {  // the whole tile
-    if (!inside) return;
-    vec3 sum = vec3(0.0);
-    float passed = 0.0;
-    for (int k = 0; k < FXSIM_SAMPLES; ++k) {
-      sum += colour[k];
-      passed += through[k];
-    }
-    imageStore(u_layer, pixel, vec4(sum, FXSIM_SAMPLES - passed) / float(FXSIM_SAMPLES));
+    if (inside) store_mean(pixel);
     return;
   }
-  uint at = ((s.w - 1u) * uint(FXSIM_TILE * FXSIM_TILE) + gl_LocalInvocationIndex) * uint(FXSIM_SAMPLES);
+  uint at = partial_at(s.w - 1u);
   for (int k = 0; k < FXSIM_SAMPLES; ++k) partials[at + uint(k)] = vec4(colour[k], through[k]);
 }
 )";
@@ -396,42 +420,27 @@ void main() {
 // 4b. The pixels of a tile cut in segments: their partial results, front to
 // back per sample, averaged into the layer (colour, 1 − transmittance).
 std::string merge_source(const std::string& defines, int samples) {
-  return kernel_header(defines + fmt::format("#define FXSIM_SAMPLES {}\n", samples)) + R"(
+  return kernel_header(defines + fmt::format("#define FXSIM_SAMPLES {}\n", samples)) + kPixelSamplesGlsl + kGroupRowsGlsl + R"(
 layout(local_size_x = FXSIM_TILE, local_size_y = FXSIM_TILE) in;
-layout(std430, binding = 5) readonly buffer SplitTiles { uvec4 split_tiles[]; };  // tile, first slot, count, 0
+layout(std430, binding = 5) readonly buffer SplitTiles { uvec4 split_tiles[]; };  // tile, first slot, count, 0; one a work group
 layout(std430, binding = 7) readonly buffer Partials { vec4 partials[]; };
-layout(rgba32f, binding = 0) uniform writeonly image2D u_layer;
 uniform vec2 u_viewport;
-uniform uint u_split_count;
-uniform uint u_splits_across;  // work groups across the dispatch
 void main() {
-  uint index = gl_WorkGroupID.y * u_splits_across + gl_WorkGroupID.x;
-  if (index >= u_split_count) return;
+  uint index = group_index();
+  if (index >= u_groups) return;
   uvec4 list = split_tiles[index];
-  uint tile = list.x;
-  ivec2 pixel = ivec2(uvec2(tile % u_tiles.x, tile / u_tiles.x) * uint(FXSIM_TILE)) + tile_pixel(gl_LocalInvocationIndex);
+  ivec2 pixel = tile_origin(list.x) + tile_pixel(gl_LocalInvocationIndex);
   if (pixel.x >= int(u_viewport.x) || pixel.y >= int(u_viewport.y)) return;
-  vec3 colour[FXSIM_SAMPLES];
-  float through[FXSIM_SAMPLES];
-  for (int k = 0; k < FXSIM_SAMPLES; ++k) {
-    colour[k] = vec3(0.0);
-    through[k] = 1.0;
-  }
+  clear_samples();
   for (uint i = 0u; i < list.z; ++i) {
-    uint at = ((list.y + i) * uint(FXSIM_TILE * FXSIM_TILE) + gl_LocalInvocationIndex) * uint(FXSIM_SAMPLES);
+    uint at = partial_at(list.y + i);
     for (int k = 0; k < FXSIM_SAMPLES; ++k) {
       vec4 part = partials[at + uint(k)];
       colour[k] += through[k] * part.rgb;
       through[k] *= part.a;
     }
   }
-  vec3 sum = vec3(0.0);
-  float passed = 0.0;
-  for (int k = 0; k < FXSIM_SAMPLES; ++k) {
-    sum += colour[k];
-    passed += through[k];
-  }
-  imageStore(u_layer, pixel, vec4(sum, FXSIM_SAMPLES - passed) / float(FXSIM_SAMPLES));
+  store_mean(pixel);
 }
 )";
 }
@@ -472,6 +481,16 @@ class StageClock {
   std::array<GLuint, 5> queries_{};
   size_t marked_ = 0;
 };
+
+// `count` work groups of `kernel` in rows of the most a dimension allows on
+// every driver, numbered for kGroupRowsGlsl.
+void dispatch_in_rows(ComputeKernel& kernel, size_t count) {
+  constexpr size_t kAcross = 65535;
+  const GLuint program = kernel.program().get();
+  glProgramUniform1ui(program, glGetUniformLocation(program, "u_groups"), GLuint(count));
+  glProgramUniform1ui(program, glGetUniformLocation(program, "u_groups_across"), GLuint(kAcross));
+  kernel.dispatch_groups(std::min(count, kAcross), (count + kAcross - 1) / kAcross);
+}
 
 int key_bits(size_t tiles) { return std::max(1, int(std::bit_width(tiles - 1))); }
 }  // namespace
@@ -667,24 +686,18 @@ std::optional<size_t> ComputeRasteriser::draw_part(const DeviceBuffer& instances
                     "the compute rasteriser's partial tiles");
   blend.bind(6, segments_);
   blend.bind(7, partials_);
-  constexpr size_t kAcross = 65535;  // work groups a dimension (every driver's minimum)
-  glUseProgram(program);
-  glUniform1ui(glGetUniformLocation(program, "u_segment_count"), GLuint(segments.size()));
-  glUniform1ui(glGetUniformLocation(program, "u_segments_across"), GLuint(kAcross));
-  blend.dispatch_groups(std::min(segments.size(), kAcross), (segments.size() + kAcross - 1) / kAcross);
+  dispatch_in_rows(blend, segments.size());
   if (!split_tiles.empty()) {
     split_tiles_.assign(split_tiles, DeviceBuffer::Use::host_writes);
     ComputeKernel& merge = merge_kernel(samples);
     const GLuint merging = merge.program().get();
     glUseProgram(merging);
     glUniform2f(glGetUniformLocation(merging, "u_viewport"), float(width), float(height));
-    glUniform1ui(glGetUniformLocation(merging, "u_split_count"), GLuint(split_tiles.size()));
-    glUniform1ui(glGetUniformLocation(merging, "u_splits_across"), GLuint(kAcross));
     glBindImageTexture(0, layer_.get(), 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RGBA32F);
     merge.set_params(1, tiles);
     merge.bind(5, split_tiles_);
     merge.bind(7, partials_);
-    merge.dispatch_groups(std::min(split_tiles.size(), kAcross), (split_tiles.size() + kAcross - 1) / kAcross);
+    dispatch_in_rows(merge, split_tiles.size());
   }
   clock.mark(3);
   glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT);
