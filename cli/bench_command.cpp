@@ -151,7 +151,7 @@ int run_bench(const BenchOptions& o) {
   loop.on_committed = [&](const FrameRecord&) { committed.push_back(seconds_since(total)); };
   const FrameLoopReport looped = run_frame_loop(sim, renderer, frames, {&pngs}, loop);
   const double all = seconds_since(total) / o.frames;
-  const size_t in_flight = loop.in_flight ? loop.in_flight : loop.encoders + 2;  // run_frame_loop's default
+  const size_t in_flight = loop.frames_in_flight();
   const size_t enough = in_flight + 5;
   const bool flows = committed.size() >= enough;
   const double flowing =

@@ -33,7 +33,7 @@ FrameLoopReport run_frame_loop(Simulation& simulation, Renderer& renderer, const
         }
         if (options.on_committed) options.on_committed(record);
       },
-      options.encoders, options.in_flight ? options.in_flight : options.encoders + 2);
+      options.encoders, options.frames_in_flight());
 
   using Clock = std::chrono::steady_clock;
   FrameLoopReport report;

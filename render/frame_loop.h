@@ -22,6 +22,7 @@ struct FrameLoopReport {
 struct FrameLoopOptions {
   size_t encoders = 1;   // threads preparing frames for the sinks
   size_t in_flight = 0;  // frames handed over and not yet committed; 0: encoders + 2
+  size_t frames_in_flight() const { return in_flight ? in_flight : encoders + 2; }
   // Called on the committing thread once a frame is committed.
   std::function<void(const FrameRecord&)> on_committed;
   // Called for each frame simulated but not drawn (fast-forwarding to the first selected frame).
