@@ -14,10 +14,14 @@ std::string trim(const std::string& s) {
   return s.substr(first, s.find_last_not_of(" \t") - first + 1);
 }
 
-std::vector<std::string> code_spans(const std::string& s) {
+const std::regex& code_span() {
   static const std::regex span("`([^`]*)`");
+  return span;
+}
+
+std::vector<std::string> code_spans(const std::string& s) {
   std::vector<std::string> out;
-  for (std::sregex_iterator it(s.begin(), s.end(), span), end; it != end; ++it) out.push_back((*it)[1]);
+  for (std::sregex_iterator it(s.begin(), s.end(), code_span()), end; it != end; ++it) out.push_back((*it)[1]);
   return out;
 }
 
@@ -47,7 +51,7 @@ std::optional<nlohmann::json> default_value(const std::string& span) {
 // the cell says something else ("per type", "none", "`1` when …").
 std::vector<nlohmann::json> default_values(const std::string& cell, size_t keys) {
   const std::vector<std::string> spans = code_spans(cell);
-  const std::string rest = std::regex_replace(cell, std::regex("`[^`]*`"), "");
+  const std::string rest = std::regex_replace(cell, code_span(), "");
   if (spans.empty() || rest.find_first_not_of(", ") != std::string::npos) return {};
   if (spans.size() != keys && spans.size() != 1) return {};
   std::vector<nlohmann::json> values;
