@@ -118,7 +118,7 @@ int run_bench(const BenchOptions& o) {
   if (o.frames <= 0) return 0;
 
   // Both measurements cover the same frames, each from a simulation of its own.
-  Renderer renderer(scene, o.width, o.height, sprite_rasteriser(o.rasteriser, gl->context(), o.fill_resolution));
+  Renderer renderer(scene, o.width, o.height, sprite_rasteriser(o.rasteriser, gl->context(), o.fill_resolution, o.threads));
   const int start = o.scene.empty() ? steady_frame(scene) : 0;
   const PngSettings png{o.png_level};
   FrameTimes times;
@@ -203,6 +203,22 @@ int run_bench(const BenchOptions& o) {
                  stages->composite / profiled * 1e3, double(stages->sprites) / profiled / 1e6,
                  double(stages->pairs) / profiled / 1e6);
     }
+  }
+  // On a software GL, the CPU rasteriser against GL's on the same frames:
+  // every batch by each, and auto's choice per batch.
+  if (forced_gl.software) {
+    double draw[3] = {0, 0, 0};
+    const char* names[] = {"gl", "cpu", "auto"};
+    for (int i = 0; i < 3; ++i) {
+      Renderer side(scene, o.width, o.height, sprite_rasteriser(names[i], gl->context(), o.fill_resolution, o.threads));
+      Simulation staged(scene, o.threads, factory);
+      staged.advance_to_frame(start);
+      draw[i] = time_frames(staged, side, o.frames, gpu, png).draw;
+    }
+    fmt::print("    sprites drawn by the GL rasteriser {:8.2f} ms, by the CPU rasteriser {:8.2f} ms ({:.3g}x GL's time), "
+               "by auto's choice {:8.2f} ms ({:.3g}x; the CPU's for batches whose quads average {:g} pixels or less)\n",
+               draw[0] * 1e3, draw[1] * 1e3, draw[1] / draw[0], draw[2] * 1e3, draw[2] / draw[0],
+               kCpuRasteriserMaxMeanPixels);
   }
   // Fill-bound batches at half size (auto's choice, measured) against every
   // batch at full size, on the same frames.

@@ -19,7 +19,8 @@ using namespace fxsim;
 namespace {
 constexpr const char* kRasteriserHelp =
     "who draws the sprites: gl (the GL rasteriser), compute (tiles sorted and blended by compute shaders, "
-    "OpenGL 4.3) or auto (compute for large batches on a hardware GPU, gl elsewhere)";
+    "OpenGL 4.3), cpu (the same algorithm on the CPU's threads) or auto (compute for large batches on a hardware "
+    "GPU; cpu for batches of small sprites on a software GL such as llvmpipe; gl elsewhere)";
 constexpr const char* kFillResolutionHelp =
     "at which resolution sprite batches are drawn: auto (batches of large sprites that cover the frame at least once, "
     "measured before drawing, at half size, composited back with a depth-aware upsample; the rest at full size), "
@@ -71,7 +72,7 @@ int main(int argc, char** argv) {
                          "where particles are stepped: cpu, gpu (compute shaders, OpenGL 4.3) or auto "
                          "(gpu on a hardware GPU, cpu on a software GL)")
       ->check(CLI::IsMember({"cpu", "gpu", "auto"}));
-  render_cmd->add_option("--rasteriser", render.rasteriser, kRasteriserHelp)->check(CLI::IsMember({"auto", "gl", "compute"}));
+  render_cmd->add_option("--rasteriser", render.rasteriser, kRasteriserHelp)->check(CLI::IsMember({"auto", "gl", "compute", "cpu"}));
   render_cmd->add_option("--fill-resolution", render.fill_resolution, kFillResolutionHelp)
       ->check(CLI::IsMember({"auto", "full", "half"}));
   render_cmd->add_option("--progress", render.progress,
@@ -130,7 +131,7 @@ int main(int argc, char** argv) {
   test_cmd->add_option("--json", test.json, "write the results as JSON");
   test_cmd->add_option("--backend", test.backend, "cpu or gpu, overriding the suite's")
       ->check(CLI::IsMember({"cpu", "gpu"}));
-  test_cmd->add_option("--rasteriser", test.rasteriser, kRasteriserHelp)->check(CLI::IsMember({"auto", "gl", "compute"}));
+  test_cmd->add_option("--rasteriser", test.rasteriser, kRasteriserHelp)->check(CLI::IsMember({"auto", "gl", "compute", "cpu"}));
   test_cmd->add_option("--fill-resolution", test.fill_resolution, kFillResolutionHelp)
       ->check(CLI::IsMember({"auto", "full", "half"}));
   test_cmd->add_option("--device-class", test.device_class,
@@ -181,7 +182,7 @@ int main(int argc, char** argv) {
   bench_cmd->add_option("--height", bench.height, "image height")->check(CLI::Range(1, 16384));
   bench_cmd->add_flag("!--no-turbulence", bench.turbulence, "steady wind and gusts only");
   bench_cmd->add_option("--backend", bench.backend, "cpu or gpu")->check(CLI::IsMember({"cpu", "gpu"}));
-  bench_cmd->add_option("--rasteriser", bench.rasteriser, kRasteriserHelp)->check(CLI::IsMember({"auto", "gl", "compute"}));
+  bench_cmd->add_option("--rasteriser", bench.rasteriser, kRasteriserHelp)->check(CLI::IsMember({"auto", "gl", "compute", "cpu"}));
   bench_cmd->add_option("--fill-resolution", bench.fill_resolution, kFillResolutionHelp)
       ->check(CLI::IsMember({"auto", "full", "half"}));
   bench_cmd->add_flag("--compare-rasterisers", bench.compare_rasterisers,

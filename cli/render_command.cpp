@@ -283,7 +283,7 @@ int run_render(const RenderOptions& options) {
     images->record_in(*manifest, std::move(run), options.manifest_hashes);
     images->adopt(std::move(adopted));
   }
-  Renderer renderer(scene, scene.output.width, scene.output.height, sprite_rasteriser(options.rasteriser, gl.context(), options.fill_resolution));
+  Renderer renderer(scene, scene.output.width, scene.output.height, sprite_rasteriser(options.rasteriser, gl.context(), options.fill_resolution, options.threads));
 
   ProgressReport progress(style, frames.last(), count, scene.output.path);
   FrameLoopOptions loop;

@@ -445,12 +445,6 @@ void main() {
 )";
 }
 
-constexpr const char* kCompositeFragment = R"(#version 330 core
-uniform sampler2D u_layer;
-out vec4 out_color;
-void main() { out_color = texelFetch(u_layer, ivec2(gl_FragCoord.xy), 0); }
-)";
-
 // GL timestamps at the stages' boundaries, read once the draw is done.
 class StageClock {
  public:
@@ -502,7 +496,7 @@ ComputeRasteriser::ComputeRasteriser(const std::string& defines, bool limited_lo
       duplicate_(duplicate_source(defines)),
       ranges_(ranges_source(defines)),
       gather_near_(gather_near_source(defines)),
-      composite_(link_program(kFullScreenTriangleVertex, kCompositeFragment)),
+      composite_(link_program(kFullScreenTriangleVertex, kLayerFragment)),
       empty_vao_(gl_gen(glGenVertexArrays)) {}
 
 ComputeKernel& ComputeRasteriser::merge_kernel(int samples) {

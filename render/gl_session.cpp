@@ -20,8 +20,10 @@ BackendChoice parse_backend_choice(const std::string& name) {
   throw FxError(ExitCode::usage, fmt::format("--backend {}: expected cpu, gpu or auto", name));
 }
 
-RasteriserChoice sprite_rasteriser(const std::string& name, const EglContext& context, const std::string& fill) {
+RasteriserChoice sprite_rasteriser(const std::string& name, const EglContext& context, const std::string& fill,
+                                   int threads) {
   RasteriserChoice choice;
+  choice.threads = threads;
   choice.software = context.software();
   choice.compute_shaders = has_compute(context);
   if (fill == "auto") choice.fill = FillResolution::automatic;
@@ -29,10 +31,17 @@ RasteriserChoice sprite_rasteriser(const std::string& name, const EglContext& co
   else if (fill == "half") choice.fill = FillResolution::half;
   else throw FxError(ExitCode::usage, fmt::format("--fill-resolution {}: expected auto, full or half", fill));
   if (name == "gl") return choice;
+  if (name == "cpu") {
+    choice.rasteriser = SpriteRasteriser::cpu;
+    return choice;
+  }
   if (name != "auto" && name != "compute")
-    throw FxError(ExitCode::usage, fmt::format("--rasteriser {}: expected auto, gl or compute", name));
+    throw FxError(ExitCode::usage, fmt::format("--rasteriser {}: expected auto, gl, compute or cpu", name));
   if (!has_compute(context)) {
-    if (name == "auto") return choice;
+    if (name == "auto") {
+      choice.rasteriser = SpriteRasteriser::automatic;  // the CPU's where it is faster
+      return choice;
+    }
     throw FxError(ExitCode::no_gl, fmt::format("--rasteriser compute needs OpenGL 4.3 compute shaders; {} offers {}.{}",
                                                context.info().renderer, context.info().major, context.info().minor));
   }

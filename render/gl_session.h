@@ -24,12 +24,13 @@ BackendChoice parse_backend_choice(const std::string& name);
 // compute shaders, cpu on a software GL (llvmpipe), where the CPU is faster.
 Backend choose_backend(BackendChoice requested, const EglContext& context);
 
-// The rasteriser asked for by name (auto, gl, compute) on this context;
+// The rasteriser asked for by name (auto, gl, compute, cpu) on this context;
 // compute without OpenGL 4.3 compute shaders is refused (exit 69), auto then
-// means gl. `fill`: the fill resolution by name (auto, full, half); auto
+// means gl or cpu. `fill`: the fill resolution by name (auto, full, half); auto
 // without compute shaders (nothing to measure with) draws at full size.
+// `threads`: the CPU rasteriser's (--threads; 0: every hardware thread).
 RasteriserChoice sprite_rasteriser(const std::string& name, const EglContext& context,
-                                   const std::string& fill = "auto");
+                                   const std::string& fill = "auto", int threads = 0);
 
 class GlSession {
  public:

@@ -24,4 +24,12 @@ void main() {
 }
 )";
 
+// A fragment shader giving each pixel its texel of a layer the size of the
+// viewport (u_layer): premultiplied light, put "over" by composite_over_viewport.
+inline constexpr const char* kLayerFragment = R"(#version 330 core
+uniform sampler2D u_layer;
+out vec4 out_color;
+void main() { out_color = texelFetch(u_layer, ivec2(gl_FragCoord.xy), 0); }
+)";
+
 }  // namespace fxsim

@@ -7,6 +7,7 @@
 #include <cstddef>
 
 #include "render/compute_rasteriser.h"
+#include "render/cpu_sprite_path.h"
 #include "render/device_instances.h"
 #include "render/ground_pass.h"
 #include "render/fog_glsl.h"
@@ -185,6 +186,7 @@ void SpritePass::make_buffers() {
 
 void SpritePass::begin_frame(const CameraPose& camera, int width, int height) {
   camera_ = camera;
+  if (cpu_) cpu_->begin_frame();
   width_ = width;
   height_ = height;
   view_ = camera.view();
@@ -280,6 +282,9 @@ void SpritePass::draw_at_target_size(const SpriteBatch& batch, const EmitterSett
   const size_t count = batch.device_instances ? batch.device_count : batch.sprites.size();
   const bool motion = output == SpriteOutput::motion;
   if (uses_compute(count, output) && draw_with_compute(batch, emitter, texture)) return;
+  if (output == SpriteOutput::colour && choice_.rasteriser != SpriteRasteriser::gl &&
+      choice_.rasteriser != SpriteRasteriser::compute && draw_with_cpu(batch, emitter, texture))
+    return;
   glBindVertexArray(vao_.get());
   if (motion) {
     if (batch.device_instances) {
@@ -336,7 +341,8 @@ void SpritePass::draw_instances(GLuint instances, size_t count, const SpriteBatc
 bool SpritePass::uses_compute(size_t count, SpriteOutput output) const {
   if (output != SpriteOutput::colour) return false;
   switch (choice_.rasteriser) {
-    case SpriteRasteriser::gl: return false;
+    case SpriteRasteriser::gl:
+    case SpriteRasteriser::cpu: return false;
     case SpriteRasteriser::compute: return true;
     case SpriteRasteriser::automatic: return !choice_.software && count >= kComputeRasteriserMinSprites;
   }
@@ -366,6 +372,64 @@ bool SpritePass::draw_with_compute(const SpriteBatch& batch, const EmitterSettin
   };
   return compute_->draw(instances, count, width_, height_, samples,
                         batch.blend.value_or(emitter.blend) == BlendMode::additive, camera_, occluders, draw_near);
+}
+
+bool SpritePass::draw_with_cpu(const SpriteBatch& batch, const EmitterSettings& emitter, const GlTexture& texture) {
+  const bool automatic = choice_.rasteriser == SpriteRasteriser::automatic;
+  if (automatic && (!choice_.software || batch.device_instances)) return false;
+  if (!cpu_) cpu_ = std::make_unique<CpuSpritePath>(choice_.threads);
+  std::vector<SpriteInstance> downloaded;  // forced, for a batch made on the GPU
+  if (batch.device_instances) {
+    downloaded.resize(batch.device_count);
+    batch.device_instances->buffer.download(downloaded.data(), downloaded.size() * sizeof(SpriteInstance));
+  }
+  CpuSpritePath::Batch b;
+  b.sprites = batch.device_instances ? std::span<const SpriteInstance>(downloaded)
+                                     : std::span<const SpriteInstance>(batch.sprites);
+  const glm::mat3 basis = camera_.basis();
+  SpriteCamera& camera = b.camera;
+  camera.view = view_;
+  camera.projection = projection_;
+  camera.eye = camera_.position;
+  camera.right = basis[0];
+  camera.up = basis[1];
+  camera.billboard = emitter.billboard;
+  camera.viewport = glm::vec2(float(width_), float(height_));
+  camera.min_pixels = min_pixels_;
+  camera.near_plane = camera_.near_plane;
+  camera.dof = glm::vec2(lens_.scale, lens_.focus);
+  camera.lens = f_number_.has_value();
+  camera.shutter = defines_.find("#define FXSIM_SHUTTER 1") != std::string::npos;
+  const BlendMode blend = batch.blend.value_or(emitter.blend);
+  SpriteShading& shading = b.shading;
+  const glm::vec4 tint = batch.tint.value_or(emitter.color).linear();
+  shading.tint = glm::vec4(glm::vec3(tint), tint.a * batch.opacity.value_or(emitter.opacity));
+  static const float kDiscMean = disc_mean();
+  shading.disc_mean = kDiscMean;
+  shading.lens = camera.lens;
+  shading.soft = soft_;
+  shading.plate_soft = plate_soft_;
+  shading.lighting = lighting_;
+  shading.scattering = scattering_of(emitter, batch.look, blend);
+  shading.fog = fog_;
+  shading.fog_mode = !fog_ ? 0 : blend == BlendMode::additive ? 2 : 1;
+  shading.eye = camera_.position;
+  b.limits.ground_height = ground_height_;
+  b.limits.ground_extent = camera_.far_plane * kGroundExtentOfFar;
+  b.limits.ground_centre = glm::vec2(camera_.position.x, camera_.position.z);
+  b.limits.far_plane = camera_.far_plane;
+  b.texture = texture.get();
+  b.texture_changes = batch.dynamic_texture != nullptr;
+  b.plate_depth = plate_depth_;
+  b.additive = blend == BlendMode::additive;
+  // Sprites reaching through the near plane are drawn by GL (which clips them) after the rest.
+  const auto draw_near = [&](const std::vector<SpriteInstance>& near) {
+    DeviceBuffer buffer;
+    buffer.assign(near, DeviceBuffer::Use::host_writes);
+    draw_instances(buffer.gl_name(), near.size(), batch, emitter, texture, SpriteOutput::colour);
+  };
+  return cpu_->draw(b, width_, height_, automatic ? std::optional<double>(kCpuRasteriserMaxMeanPixels) : std::nullopt,
+                    draw_near);
 }
 
 void SpritePass::set_uniforms(const GlProgram& program, const SpriteBatch& batch, const EmitterSettings& emitter,

@@ -23,6 +23,7 @@
 namespace fxsim {
 
 class ComputeRasteriser;
+class CpuSpritePath;
 class ReducedResolutionTarget;
 class ScreenCoverage;
 struct ComputeStageTimes;
@@ -45,10 +46,12 @@ constexpr float kDepthCoverage = 0.05f;
 
 // Which rasteriser draws the frame's sprites (the layers are always drawn by
 // GL): the GL pipeline's, the compute rasteriser (render/compute_rasteriser.h),
-// or, `automatic`, the compute one for batches of at least
-// kComputeRasteriserMinSprites on a hardware GPU, where it is faster (fxsim
-// bench prints both), and GL elsewhere.
-enum class SpriteRasteriser { automatic, gl, compute };
+// the CPU's (core/sprite_rasteriser.h), or, `automatic`, the one that is
+// faster (fxsim bench prints them side by side): on a hardware GPU the
+// compute one for batches of at least kComputeRasteriserMinSprites; on a
+// software GL the CPU's for batches made on the CPU whose quads average at
+// most kCpuRasteriserMaxMeanPixels; GL elsewhere.
+enum class SpriteRasteriser { automatic, gl, compute, cpu };
 // At which resolution the frame's colour draws a batch: automatic draws
 // fill-bound batches (render/screen_coverage.h, measured before each is
 // drawn) at half size and composites them back (render/reduced_resolution.h);
@@ -58,11 +61,14 @@ enum class FillResolution { automatic, full, half };
 // takes 0.95 of GL's time for 50 000 rain streaks, 0.76 for 100 000 and 0.28
 // for 700 000; 0.98 for 100 000 snowflakes; 0.19 for 100 000 fountain slots.
 constexpr size_t kComputeRasteriserMinSprites = 100000;
+// Measured with llvmpipe on 2 cores (fxsim bench --compare-rasterisers; the README has the table).
+constexpr double kCpuRasteriserMaxMeanPixels = 64;
 struct RasteriserChoice {
   SpriteRasteriser rasteriser = SpriteRasteriser::gl;
   bool software = true;  // the GL is a software rasteriser
   FillResolution fill = FillResolution::automatic;
   bool compute_shaders = false;  // the GL has them (automatic's measurement needs them)
+  int threads = 0;               // the CPU rasteriser's (0: every hardware thread)
 };
 
 class SpritePass {
@@ -110,6 +116,8 @@ class SpritePass {
   void draw_instances(GLuint instances, size_t count, const SpriteBatch& batch, const EmitterSettings& emitter,
                       const GlTexture& texture, SpriteOutput output);
   bool draw_with_compute(const SpriteBatch& batch, const EmitterSettings& emitter, const GlTexture& texture);
+  // The CPU rasteriser: false, having drawn nothing, where automatic finds the batch's sprites too large.
+  bool draw_with_cpu(const SpriteBatch& batch, const EmitterSettings& emitter, const GlTexture& texture);
 
   GlProgram program_;
   GlVertexArray vao_;
@@ -129,6 +137,7 @@ class SpritePass {
   std::optional<float> ground_height_;
   RasteriserChoice choice_;
   std::unique_ptr<ComputeRasteriser> compute_;  // made at the first batch it draws
+  std::unique_ptr<CpuSpritePath> cpu_;           // made at the first batch it draws
   std::unique_ptr<ScreenCoverage> coverage_;    // made at the first batch it measures
   std::unique_ptr<ReducedResolutionTarget> reduced_;
   DeviceBuffer uploaded_;                       // CPU batches' instances

@@ -1,0 +1,141 @@
+#include "render/cpu_sprite_path.h"
+
+#include <glm/gtc/type_ptr.hpp>
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+#include "render/shader.h"
+
+namespace fxsim {
+
+namespace {
+// GL's decoding of an sRGB byte (the texture's colour; alpha is linear).
+const std::array<float, 256>& srgb_to_linear() {
+  static const std::array<float, 256> table = [] {
+    std::array<float, 256> t{};
+    for (int i = 0; i < 256; ++i) {
+      const double c = i / 255.0;
+      t[size_t(i)] = float(c <= 0.04045 ? c / 12.92 : std::pow((c + 0.055) / 1.055, 2.4));
+    }
+    return t;
+  }();
+  return table;
+}
+
+// The frame's multisampling and whether its colour is fixed point, from the bound draw framebuffer.
+SpriteFrame bound_frame(int width, int height) {
+  SpriteFrame frame;
+  frame.width = width;
+  frame.height = height;
+  GLint samples = 0;
+  glGetIntegerv(GL_SAMPLES, &samples);
+  frame.sample_positions.assign(size_t(std::max(samples, 1)), glm::vec2(0.5f));
+  if (samples > 1)
+    for (GLint s = 0; s < samples; ++s)
+      glGetMultisamplefv(GL_SAMPLE_POSITION, GLuint(s), glm::value_ptr(frame.sample_positions[size_t(s)]));
+  GLint component = GL_FLOAT;
+  glGetFramebufferAttachmentParameteriv(GL_DRAW_FRAMEBUFFER, GL_COLOR_ATTACHMENT0,
+                                        GL_FRAMEBUFFER_ATTACHMENT_COMPONENT_TYPE, &component);
+  frame.clamped = component != GL_FLOAT;
+  return frame;
+}
+
+SpriteTexels read_texels(GLuint texture) {
+  SpriteTexels texels;
+  glBindTexture(GL_TEXTURE_2D_ARRAY, texture);
+  GLint base_width = 0, base_height = 0, layers = 0;
+  glGetTexLevelParameteriv(GL_TEXTURE_2D_ARRAY, 0, GL_TEXTURE_WIDTH, &base_width);
+  glGetTexLevelParameteriv(GL_TEXTURE_2D_ARRAY, 0, GL_TEXTURE_HEIGHT, &base_height);
+  glGetTexLevelParameteriv(GL_TEXTURE_2D_ARRAY, 0, GL_TEXTURE_DEPTH, &layers);
+  texels.layers = layers;
+  const auto& decode = srgb_to_linear();
+  glPixelStorei(GL_PACK_ALIGNMENT, 1);
+  std::vector<uint8_t> bytes;
+  // Every level of the chain glGenerateMipmap made (the sRGB bytes as stored, decoded here).
+  for (int level = 0, w = base_width, h = base_height;; ++level, w = std::max(1, w / 2), h = std::max(1, h / 2)) {
+    bytes.resize(size_t(w) * size_t(h) * size_t(layers) * 4);
+    glGetTexImage(GL_TEXTURE_2D_ARRAY, level, GL_RGBA, GL_UNSIGNED_BYTE, bytes.data());
+    SpriteTexels::Level out;
+    out.width = w;
+    out.height = h;
+    out.texels.resize(size_t(w) * size_t(h) * size_t(layers));
+    for (size_t i = 0; i < out.texels.size(); ++i)
+      out.texels[i] = glm::vec4(decode[bytes[4 * i]], decode[bytes[4 * i + 1]], decode[bytes[4 * i + 2]],
+                                float(bytes[4 * i + 3]) / 255.0f);
+    texels.levels.push_back(std::move(out));
+    if (w == 1 && h == 1) break;
+  }
+  return texels;
+}
+}  // namespace
+
+CpuSpritePath::CpuSpritePath(int threads)
+    : pool_(threads),
+      composite_(link_program(kFullScreenTriangleVertex, kLayerFragment)),
+      empty_vao_(gl_gen(glGenVertexArrays)) {}
+
+const SpriteTexels& CpuSpritePath::texels_of(GLuint texture, bool changes) {
+  if (changes) {
+    changing_ = read_texels(texture);
+    return changing_;
+  }
+  auto found = texels_.find(texture);
+  if (found == texels_.end()) found = texels_.emplace(texture, read_texels(texture)).first;
+  return found->second;
+}
+
+const PlateDepth& CpuSpritePath::plate_depth(GLuint texture) {
+  if (plate_read_) return plate_;
+  glBindTexture(GL_TEXTURE_2D, texture);
+  glGetTexLevelParameteriv(GL_TEXTURE_2D, 0, GL_TEXTURE_WIDTH, &plate_.width);
+  glGetTexLevelParameteriv(GL_TEXTURE_2D, 0, GL_TEXTURE_HEIGHT, &plate_.height);
+  plate_.depth.resize(size_t(plate_.width) * size_t(plate_.height));
+  glPixelStorei(GL_PACK_ALIGNMENT, 4);
+  glGetTexImage(GL_TEXTURE_2D, 0, GL_RED, GL_FLOAT, plate_.depth.data());
+  plate_read_ = true;
+  return plate_;
+}
+
+bool CpuSpritePath::draw(const Batch& batch, int width, int height, std::optional<double> largest_mean_pixels,
+                         const NearDrawer& draw_near) {
+  SpriteDepthLimits limits = batch.limits;
+  SpriteShading shading = batch.shading;
+  if (batch.plate_depth != 0) {
+    limits.plate = &plate_depth(batch.plate_depth);
+    shading.plate = limits.plate;
+  }
+  rasteriser_.prepare(batch.sprites, batch.camera, limits, pool_);
+  if (largest_mean_pixels && rasteriser_.mean_quad_pixels() > *largest_mean_pixels) return false;
+  GLint bound_texture = 0;
+  glGetIntegerv(GL_TEXTURE_BINDING_2D_ARRAY, &bound_texture);
+  const SpriteTexels& texels = texels_of(batch.texture, batch.texture_changes);
+  rasteriser_.blend(shading, texels, bound_frame(width, height), batch.additive, pool_, layer_);
+
+  // The layer over the frame.
+  if (width != layer_width_ || height != layer_height_) {
+    layer_texture_ = GlTexture(gl_gen(glGenTextures));
+    glBindTexture(GL_TEXTURE_2D, layer_texture_.get());
+    glTexStorage2D(GL_TEXTURE_2D, 1, GL_RGBA32F, width, height);
+    layer_width_ = width;
+    layer_height_ = height;
+  }
+  glActiveTexture(GL_TEXTURE0);
+  glBindTexture(GL_TEXTURE_2D, layer_texture_.get());
+  glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+  glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, width, height, GL_RGBA, GL_FLOAT, layer_.data());
+  glUseProgram(composite_.get());
+  glUniform1i(glGetUniformLocation(composite_.get(), "u_layer"), 0);
+  composite_over_viewport(empty_vao_.get());
+  glBindTexture(GL_TEXTURE_2D_ARRAY, GLuint(bound_texture));
+
+  if (!rasteriser_.near_sprites().empty()) {
+    std::vector<SpriteInstance> near;
+    near.reserve(rasteriser_.near_sprites().size());
+    for (size_t i : rasteriser_.near_sprites()) near.push_back(batch.sprites[i]);
+    draw_near(near);
+  }
+  return true;
+}
+
+}  // namespace fxsim
