@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include <glm/geometric.hpp>
 
@@ -20,16 +21,18 @@ float confusion(const SpriteCamera& c, float d) {
   return c.dof.x > 0 ? c.dof.x * std::fabs(d - c.dof.y) / std::max(d, 1e-6f) : 0.0f;
 }
 
-SpriteVertex streak_vertex(const SpriteCamera& cam, vec3 head, vec3 tail, float width, float alpha, vec2 corner) {
-  SpriteVertex v;
+// A streak (rain): the quad from the projected tail to the projected head,
+// as wide as the drop, with caps; its four corners.
+void streak_corners(const SpriteCamera& cam, vec3 head, vec3 tail, float width, float alpha, SpriteVertex out[4]) {
   vec4 a = cam.view * vec4(tail, 1.0f), b = cam.view * vec4(head, 1.0f);
   const float z_near = -cam.near_plane * 1.001f;
   if (a.z > z_near && b.z > z_near) {
-    v.clip = vec4(2, 2, 2, 1);
-    v.alpha = 0;
-    v.view_depth = 0;
-    v.world = head;
-    return v;
+    for (int i = 0; i < 4; ++i) {
+      out[i] = SpriteVertex{};
+      out[i].clip = vec4(2, 2, 2, 1);
+      out[i].world = head;
+    }
+    return;
   }
   if (a.z > z_near) a = a + (b - a) * ((z_near - a.z) / (b.z - a.z));
   if (b.z > z_near) b = b + (a - b) * ((z_near - b.z) / (a.z - b.z));
@@ -41,10 +44,11 @@ SpriteVertex streak_vertex(const SpriteCamera& cam, vec3 head, vec3 tail, float 
   const vec2 across(-along.y, along.x);
   float wa = width * cam.projection[1][1] * 0.5f * cam.viewport.y / ca.w;
   float wb = width * cam.projection[1][1] * 0.5f * cam.viewport.y / cb.w;
+  float blur = 0, circle = 0;
   if (cam.lens) {
     const float ka = confusion(cam, -a.z) / 0.9f, kb = confusion(cam, -b.z) / 0.9f;
-    v.blur = kb / (wb + kb);
-    v.confusion = kb * 0.9f;
+    blur = kb / (wb + kb);
+    circle = kb * 0.9f;
     alpha *= wb / (wb + kb);
     wa += ka;
     wb += kb;
@@ -53,15 +57,20 @@ SpriteVertex streak_vertex(const SpriteCamera& cam, vec3 head, vec3 tail, float 
   if (wb < cam.min_pixels) alpha *= wb / cam.min_pixels;
   wa = std::max(wa, cam.min_pixels);
   wb = std::max(wb, cam.min_pixels);
-  const bool at_head = corner.y > 0;
-  const float w = at_head ? wb : wa;
-  const vec4 c = at_head ? cb : ca;
-  const vec2 p = (at_head ? pb + along * (0.5f * w) : pa - along * (0.5f * w)) - across * (0.5f * w * corner.x);
-  v.clip = vec4((p / cam.viewport * 2.0f - 1.0f) * c.w, c.z, c.w);
-  v.alpha = alpha;
-  v.view_depth = -(at_head ? b.z : a.z);
-  v.world = at_head ? head : tail;
-  return v;
+  for (int i = 0; i < 4; ++i) {
+    const vec2 corner = kSpriteCorners[i];
+    SpriteVertex& v = out[i];
+    const bool at_head = corner.y > 0;
+    const float w = at_head ? wb : wa;
+    const vec4 c = at_head ? cb : ca;
+    const vec2 p = (at_head ? pb + along * (0.5f * w) : pa - along * (0.5f * w)) - across * (0.5f * w * corner.x);
+    v.clip = vec4((p / cam.viewport * 2.0f - 1.0f) * c.w, c.z, c.w);
+    v.alpha = alpha;
+    v.view_depth = -(at_head ? b.z : a.z);
+    v.world = at_head ? head : tail;
+    v.blur = blur;
+    v.confusion = circle;
+  }
 }
 
 float smoothstep(float lo, float hi, float x) {
@@ -71,29 +80,44 @@ float smoothstep(float lo, float hi, float x) {
 
 float disc(vec2 uv) { return 1.0f - smoothstep(0.8f, 1.0f, glm::length(uv * 2.0f - 1.0f)); }
 
-vec4 texel(const SpriteTexels::Level& level, int layer, int x, int y) {
+// A texel's four channels side by side (GCC's vector extension: one SSE register).
+typedef float Float4 __attribute__((vector_size(16)));
+
+Float4 texel(const SpriteTexels::Level& level, int layer, int x, int y) {
   x = std::clamp(x, 0, level.width - 1);
   y = std::clamp(y, 0, level.height - 1);
-  return level.texels[(size_t(layer) * size_t(level.height) + size_t(y)) * size_t(level.width) + size_t(x)];
+  Float4 t;
+  std::memcpy(&t, &level.texels[(size_t(layer) * size_t(level.height) + size_t(y)) * size_t(level.width) + size_t(x)],
+              sizeof t);
+  return t;
 }
 
-vec4 bilinear(const SpriteTexels::Level& level, int layer, vec2 uv) {
-  const float u = uv.x * float(level.width) - 0.5f, v = uv.y * float(level.height) - 0.5f;
-  const float fu = std::floor(u), fv = std::floor(v);
-  const float a = u - fu, b = v - fv;
-  const int x = int(fu), y = int(fv);
-  const vec4 bottom = texel(level, layer, x, y) * (1 - a) + texel(level, layer, x + 1, y) * a;
-  const vec4 top = texel(level, layer, x, y + 1) * (1 - a) + texel(level, layer, x + 1, y + 1) * a;
+// floor(x) for x in [-1, 2^24] (std::floor is a call into libm without SSE 4.1).
+inline int floor_int(float x) {
+  const int i = int(x);
+  return float(i) > x ? i - 1 : i;
+}
+
+Float4 bilinear(const SpriteTexels::Level& level, int layer, vec2 uv) {
+  // Beyond [-1, size] every tap is an edge texel whatever the weights: clamped
+  // there (NaN too), the texel position stays within an int.
+  const float u = std::fmin(std::fmax(uv.x * float(level.width) - 0.5f, -1.0f), float(level.width));
+  const float v = std::fmin(std::fmax(uv.y * float(level.height) - 0.5f, -1.0f), float(level.height));
+  const int x = floor_int(u), y = floor_int(v);
+  const float a = u - float(x), b = v - float(y);
+  const Float4 bottom = texel(level, layer, x, y) * (1 - a) + texel(level, layer, x + 1, y) * a;
+  const Float4 top = texel(level, layer, x, y + 1) * (1 - a) + texel(level, layer, x + 1, y + 1) * a;
   return bottom * (1 - b) + top * b;
 }
+
+vec4 to_vec4(Float4 v) { return vec4(v[0], v[1], v[2], v[3]); }
 }  // namespace
 
-SpriteVertex sprite_vertex(const SpriteCamera& cam, const SpriteInstance& sprite, vec2 corner) {
+void sprite_corners(const SpriteCamera& cam, const SpriteInstance& sprite, SpriteVertex out[4]) {
   vec3 center = sprite.position;
   float size = sprite.size;
   if (glm::dot(sprite.stretch, sprite.stretch) > 0)
-    return streak_vertex(cam, center, center - sprite.stretch, size, sprite.alpha, corner);
-  SpriteVertex v;
+    return streak_corners(cam, center, center - sprite.stretch, size, sprite.alpha, out);
   vec3 right = cam.right, up = cam.up;
   if (cam.billboard == BillboardMode::viewpoint) {
     const vec3 n = glm::normalize(cam.eye - center);
@@ -110,12 +134,13 @@ SpriteVertex sprite_vertex(const SpriteCamera& cam, const SpriteInstance& sprite
   float alpha = sprite.alpha;
   const vec4 clip_center = cam.projection * cam.view * vec4(center, 1.0f);
   float pixels = size * cam.projection[1][1] * 0.5f * cam.viewport.y / std::max(clip_center.w, 1e-6f);
+  float blur_amount = 0, circle = 0;
   if (cam.lens) {
     const float blur = confusion(cam, clip_center.w);
     if (blur > 0 && pixels > 0) {
       const float wide = pixels + blur / 0.9f;
-      v.blur = blur / wide;
-      v.confusion = blur;
+      blur_amount = blur / wide;
+      circle = blur;
       alpha *= (pixels / wide) * (pixels / wide);
       size *= wide / pixels;
       pixels = wide;
@@ -126,27 +151,31 @@ SpriteVertex sprite_vertex(const SpriteCamera& cam, const SpriteInstance& sprite
     size *= cam.min_pixels / pixels;
   }
   const float c = std::cos(sprite.spin), s = std::sin(sprite.spin);
-  const vec2 k(c * corner.x - s * corner.y, s * corner.x + c * corner.y);
   const float aspect = sprite.aspect > 0 ? sprite.aspect : 1.0f;
   if (sprite.anchor_bottom > 0.5f) center += up * (0.5f * size * aspect);
-  const vec3 world = center + (right * k.x + up * (k.y * aspect)) * (0.5f * size);
-  const vec4 view_position = cam.view * vec4(world, 1.0f);
-  v.clip = cam.projection * view_position;
-  v.alpha = alpha;
-  v.view_depth = -view_position.z;
-  v.world = world;
-  return v;
+  for (int i = 0; i < 4; ++i) {
+    const vec2 corner = kSpriteCorners[i];
+    const vec2 k(c * corner.x - s * corner.y, s * corner.x + c * corner.y);
+    const vec3 world = center + (right * k.x + up * (k.y * aspect)) * (0.5f * size);
+    const vec4 view_position = cam.view * vec4(world, 1.0f);
+    SpriteVertex& v = out[i];
+    v.clip = cam.projection * view_position;
+    v.alpha = alpha;
+    v.view_depth = -view_position.z;
+    v.world = world;
+    v.blur = blur_amount;
+    v.confusion = circle;
+  }
 }
 
 glm::vec4 SpriteTexels::sample(vec2 uv, float layer, float lod) const {
-  const int l = std::clamp(int(std::floor(layer + 0.5f)), 0, layers - 1);
+  const int l = std::clamp(floor_int(std::fmin(std::fmax(layer + 0.5f, 0.0f), float(layers))), 0, layers - 1);
   const int top = int(levels.size()) - 1;
-  if (!(lod > 0)) return bilinear(levels[0], l, uv);
-  if (lod >= float(top)) return bilinear(levels[size_t(top)], l, uv);
-  const float d = std::floor(lod);
-  const size_t i = size_t(d);
-  const float f = lod - d;
-  return bilinear(levels[i], l, uv) * (1 - f) + bilinear(levels[i + 1], l, uv) * f;
+  if (!(lod > 0)) return to_vec4(bilinear(levels[0], l, uv));
+  if (lod >= float(top)) return to_vec4(bilinear(levels[size_t(top)], l, uv));
+  const int i = floor_int(lod);
+  const float f = lod - float(i);
+  return to_vec4(bilinear(levels[size_t(i)], l, uv) * (1 - f) + bilinear(levels[size_t(i) + 1], l, uv) * f);
 }
 
 float SpriteTexels::mean_level() const {

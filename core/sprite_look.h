@@ -1,6 +1,6 @@
 #pragma once
 // The sprites' look on the CPU: the C++ twin of render/sprite_glsl.h, line for
-// line (sprite_vertex: billboards, streaks, the minimum size, the thin lens;
+// line (sprite_corners: sprite_vertex of the four corners: billboards, streaks, the minimum size, the thin lens;
 // shade_sprite: texture, tint, soft edges, lights, fog), for the CPU
 // rasteriser (core/sprite_rasteriser.h). Kept in step with the GLSL: the
 // tests draw scenes both ways and compare the frames.
@@ -40,8 +40,11 @@ struct SpriteVertex {
   float confusion = 0;   // the circle of confusion, pixels
 };
 
-// A quad corner (corner in [-1, 1]²) of a sprite.
-SpriteVertex sprite_vertex(const SpriteCamera& camera, const SpriteInstance& sprite, glm::vec2 corner);
+// The quad's corners (-1, -1), (1, -1), (-1, 1), (1, 1), as the GL draws its triangle strip.
+inline constexpr glm::vec2 kSpriteCorners[4] = {{-1, -1}, {1, -1}, {-1, 1}, {1, 1}};
+// A sprite's four corners: sprite_vertex of each of kSpriteCorners (what
+// they share computed once).
+void sprite_corners(const SpriteCamera& camera, const SpriteInstance& sprite, SpriteVertex out[4]);
 
 // A texture array as GL samples it: premultiplied linear RGBA per texel (the
 // sRGB bytes decoded), every mipmap level, clamped to its edges.

@@ -4,7 +4,7 @@
 // pays its pipeline per sprite: about 1.4 µs a 2-pixel flake). The same
 // algorithm as the compute rasteriser (render/compute_rasteriser.h), in C++:
 //
-//   1. prepare   each sprite's quad (core/sprite_look.h's sprite_vertex, the
+//   1. prepare   each sprite's quad (core/sprite_look.h's sprite_corners, the
 //                twin of the GL path's vertex code) projected to pixels;
 //   2. bin       the sprites into bands of kSpriteBandRows rows, in drawing order;
 //   3. blend     each band on a thread of its own: for each pixel, its
@@ -87,7 +87,7 @@ class CpuSpriteRasteriser {
   SpriteCamera camera_;
   SpriteDepthLimits limits_;
   glm::mat4 inverse_view_{1};
-  std::vector<Prepared> prepared_;
+  std::vector<Prepared> prepared_, banded_;
   std::vector<size_t> near_;
   double mean_quad_pixels_ = 0;
   size_t drawn_ = 0;

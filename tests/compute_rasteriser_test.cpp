@@ -1,9 +1,11 @@
-// The compute rasteriser (render/compute_rasteriser.h) against the GL
-// rasteriser, run as a user runs fxsim (llvmpipe in CI): the example scenes'
-// frames agree within the golden tolerance, repeated runs write the same
-// bytes, a sprite reaching through the near plane is drawn, tiles listing
-// more sprites than one pass walks are drawn whole, and the switch refuses
-// what it does not know.
+// The compute rasteriser (render/compute_rasteriser.h) and the CPU
+// rasteriser (core/sprite_rasteriser.h) against the GL rasteriser, run as a
+// user runs fxsim (llvmpipe in CI): the example scenes' frames agree within
+// the golden tolerance, repeated runs (and the CPU's any number of threads)
+// write the same bytes, a sprite reaching through the near plane is drawn,
+// tiles listing more sprites than one pass walks are drawn whole, auto picks
+// the CPU's for small sprites on a software GL, and the switch refuses what
+// it does not know.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -32,15 +34,36 @@ Image render_with(const TempDir& dir, const fs::path& scene, const std::string& 
 }
 
 void expect_same_frame(const TempDir& dir, const fs::path& scene, int frame,
-                       const std::string& extra = "--width 160 --height 90") {
+                       const std::string& extra = "--width 160 --height 90", const std::string& other = "compute") {
   const ImageComparison c =
-      compare_images(render_with(dir, scene, "gl", frame, extra), render_with(dir, scene, "compute", frame, extra),
+      compare_images(render_with(dir, scene, "gl", frame, extra), render_with(dir, scene, other, frame, extra),
                      kGoldenTolerance);
   EXPECT_NE(c.verdict, CompareVerdict::failure)
       << scene << " frame " << frame << ": " << c.fail_percent() << " % of pixels over 3/255, max " << c.max * 255;
 }
 
 fs::path example(const std::string& name) { return fs::path(FXSIM_SOURCE_DIR) / "scenes" / (name + ".json"); }
+
+// A metre-wide flake turning about +Y to face the eye, 0.1 m in front of it
+// and 0.3 m to the side: its quad runs from in front of the eye to behind it.
+constexpr const char* kNearScene = R"({"fxsim": 1, "output": {"width": 96, "height": 64, "frames": 1, "background": "#000000"},
+    "camera": {"position": [0, 2, 10], "target": [0, 2, 0], "fov": 60},
+    "environment": {"ground": null},
+    "emitters": [{"type": "snow", "max_particles": 1, "size": 1, "opacity": 1, "billboard": "axial",
+      "color": "#ffffff", "motion": "constant", "velocity": [0, 0, 0], "velocity_variation": [0, 0, 0], "sway": null,
+      "region": {"center": [0.3, 2, 9.9], "size": [0.001, 0.001, 0.001]}}]})";
+
+void expect_near_sprite_drawn(const std::string& rasteriser) {
+  TempDir dir(rasteriser + "-near");
+  write_text_file(dir / "near.json", kNearScene);
+  const Image gl = render_with(dir, dir / "near.json", "gl", 1, "");
+  const Image other = render_with(dir, dir / "near.json", rasteriser, 1, "");
+  size_t lit = 0;
+  for (size_t i = 0; i < gl.rgba.size(); i += 4) lit += gl.rgba[i] > 20;
+  ASSERT_GT(lit, gl.rgba.size() / 4 / 10);  // the flake covers a good part of the frame
+  const ImageComparison c = compare_images(gl, other, kGoldenTolerance);
+  EXPECT_NE(c.verdict, CompareVerdict::failure) << c.fail_percent() << " % of pixels over 3/255";
+}
 }  // namespace
 
 TEST(ComputeRasteriser, DrawsTheExampleScenesAsTheGlRasteriserDoes) {
@@ -64,25 +87,7 @@ TEST(ComputeRasteriser, RepeatedRunsWriteTheSameBytes) {
   EXPECT_EQ(read_text_file(dir / "a-12.png"), read_text_file(dir / "b-12.png"));
 }
 
-TEST(ComputeRasteriser, ASpriteReachingThroughTheNearPlaneIsDrawnAsGlClipsIt) {
-  TempDir dir("compute-near");
-  // A metre-wide flake turning about +Y to face the eye, 0.1 m in front of
-  // it and 0.3 m to the side: its quad runs from in front of the eye to
-  // behind it.
-  write_text_file(dir / "near.json", R"({"fxsim": 1, "output": {"width": 96, "height": 64, "frames": 1, "background": "#000000"},
-    "camera": {"position": [0, 2, 10], "target": [0, 2, 0], "fov": 60},
-    "environment": {"ground": null},
-    "emitters": [{"type": "snow", "max_particles": 1, "size": 1, "opacity": 1, "billboard": "axial",
-      "color": "#ffffff", "motion": "constant", "velocity": [0, 0, 0], "velocity_variation": [0, 0, 0], "sway": null,
-      "region": {"center": [0.3, 2, 9.9], "size": [0.001, 0.001, 0.001]}}]})");
-  const Image gl = render_with(dir, dir / "near.json", "gl", 1, "");
-  const Image compute = render_with(dir, dir / "near.json", "compute", 1, "");
-  size_t lit = 0;
-  for (size_t i = 0; i < gl.rgba.size(); i += 4) lit += gl.rgba[i] > 20;
-  ASSERT_GT(lit, gl.rgba.size() / 4 / 10);  // the flake covers a good part of the frame
-  const ImageComparison c = compare_images(gl, compute, kGoldenTolerance);
-  EXPECT_NE(c.verdict, CompareVerdict::failure) << c.fail_percent() << " % of pixels over 3/255";
-}
+TEST(ComputeRasteriser, ASpriteReachingThroughTheNearPlaneIsDrawnAsGlClipsIt) { expect_near_sprite_drawn("compute"); }
 
 TEST(ComputeRasteriser, TilesListingMoreSpritesThanAPassAreDrawnWhole) {
   TempDir dir("compute-deep");
@@ -105,4 +110,52 @@ TEST(ComputeRasteriser, AnUnknownRasteriserIsAUsageError) {
   const CliResult r = run_fxsim(fmt::format("render '{}' --rasteriser vulkan -q -o /dev/null", example("snow").string()));
   EXPECT_EQ(r.exit_code, 64) << r.err;
   EXPECT_NE(r.err.find("--rasteriser"), std::string::npos) << r.err;
+}
+
+TEST(CpuRasteriser, DrawsTheExampleScenesAsTheGlRasteriserDoes) {
+  TempDir dir("cpu-examples");
+  // Flakes; flakes lit by lamps, streaked by the shutter and blurred by the
+  // lens; rain over a plate with depth and a soft edge; a fountain's streaks
+  // and mist in the wind; a fire's grid, a texture made each frame.
+  const std::string size = "--width 160 --height 90";
+  expect_same_frame(dir, example("snow"), 24, size, "cpu");
+  expect_same_frame(dir, example("snow-streetlamp"), 1, size, "cpu");
+  expect_same_frame(dir, example("rain-over-plate"), 1, "--width 320 --height 180", "cpu");
+  expect_same_frame(dir, example("fountain-windy"), 48, size, "cpu");
+  expect_same_frame(dir, example("campfire"), 24, size, "cpu");
+}
+
+TEST(CpuRasteriser, AnyNumberOfThreadsWritesTheSameBytes) {
+  TempDir dir("cpu-threads");
+  for (const char* threads : {"1", "2", "3"})
+    ASSERT_EQ(run_fxsim(fmt::format("render '{}' --width 160 --height 90 --frames 12 -q --rasteriser cpu --threads {} "
+                                    "-o '{}'",
+                                    example("rain").string(), threads, (dir / fmt::format("{}-#.png", threads)).string()))
+                  .exit_code,
+              0);
+  EXPECT_EQ(read_text_file(dir / "1-12.png"), read_text_file(dir / "2-12.png"));
+  EXPECT_EQ(read_text_file(dir / "1-12.png"), read_text_file(dir / "3-12.png"));
+}
+
+TEST(CpuRasteriser, ASpriteReachingThroughTheNearPlaneIsDrawnAsGlClipsIt) { expect_near_sprite_drawn("cpu"); }
+
+TEST(CpuRasteriser, AutoDrawsSmallSpritesOnTheCpuOfASoftwareGlAndLargeOnesWithGl) {
+  TempDir dir("cpu-auto");
+  const CliResult info = run_fxsim("info --json");
+  ASSERT_EQ(info.exit_code, 0) << info.err;
+  const bool software = info.out.find("\"auto_rasteriser\": \"cpu\"") != std::string::npos;
+  // Snow's flakes are a few pixels each; a flake 2 m wide 4 m away is about 28 pixels wide.
+  std::string large = kNearScene;
+  large.replace(large.find(R"("billboard": "axial",)"), 21, "");
+  large.replace(large.find("[0.3, 2, 9.9]"), 13, "[0, 2, 6]");
+  large.replace(large.find(R"("size": 1,)"), 10, R"("size": 2,)");
+  write_text_file(dir / "large.json", large);
+  const Image small_auto = render_with(dir, example("snow"), "auto", 12);
+  const Image small_picked = render_with(dir, example("snow"), software ? "cpu" : "gl", 12);
+  EXPECT_EQ(small_auto.rgba, small_picked.rgba) << (software ? "auto should draw small flakes on the CPU" : "");
+  const Image large_auto = render_with(dir, dir / "large.json", "auto", 1, "");
+  const Image large_gl = render_with(dir, dir / "large.json", "gl", 1, "");
+  const Image large_cpu = render_with(dir, dir / "large.json", "cpu", 1, "");
+  ASSERT_NE(large_cpu.rgba, large_gl.rgba);  // (else the comparison below shows nothing)
+  EXPECT_EQ(large_auto.rgba, large_gl.rgba) << "auto should leave large sprites to GL";
 }
