@@ -61,8 +61,9 @@ enum class FillResolution { automatic, full, half };
 // takes 0.95 of GL's time for 50 000 rain streaks, 0.76 for 100 000 and 0.28
 // for 700 000; 0.98 for 100 000 snowflakes; 0.19 for 100 000 fountain slots.
 constexpr size_t kComputeRasteriserMinSprites = 100000;
-// Measured with llvmpipe on 2 cores (fxsim bench --compare-rasterisers; the README has the table).
-constexpr double kCpuRasteriserMaxMeanPixels = 64;
+// Measured with llvmpipe on 2 cores (fxsim bench prints GL, CPU and auto side by side; the README has the
+// figures): the CPU took 0.44-0.55 of GL's time for quads of 2-15 pixels, 0.8-1.3 for 60-240.
+constexpr double kCpuRasteriserMaxMeanPixels = 32;
 struct RasteriserChoice {
   SpriteRasteriser rasteriser = SpriteRasteriser::gl;
   bool software = true;  // the GL is a software rasteriser
