@@ -1,6 +1,7 @@
 #include "core/sprite_rasteriser.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 
 #include <glm/geometric.hpp>
@@ -125,8 +126,28 @@ class BandBlender {
                       vec2(0, 1));
     const Triangle t1(p.corner[2], p.corner[1], p.corner[3], vec3(p.w.z, p.w.y, p.w.w), vec2(0, 1), vec2(1, 0),
                       vec2(1, 1));
-    for (int y = y0; y <= y1; ++y)
-      for (int x = x0; x <= x1; ++x) {
+    // The quad's outline (0, 1, 3, 2): each row visits only the pixels its
+    // slab of the quad reaches (a slanted streak's bounds are mostly empty).
+    const vec2 outline[4] = {p.corner[0], p.corner[1], p.corner[3], p.corner[2]};
+    for (int y = y0; y <= y1; ++y) {
+      const float bottom = float(y), top = float(y + 1);
+      float lo = 3.0e38f, hi = -3.0e38f;
+      for (int i = 0; i < 4; ++i) {
+        const vec2 a = outline[i], b = outline[(i + 1) % 4];
+        if (std::max(a.y, b.y) < bottom || std::min(a.y, b.y) > top) continue;
+        // The edge's x where it enters and leaves the slab.
+        const float dy = b.y - a.y;
+        const float ta = dy != 0 ? std::clamp((bottom - a.y) / dy, 0.0f, 1.0f) : 0.0f;
+        const float tb = dy != 0 ? std::clamp((top - a.y) / dy, 0.0f, 1.0f) : 1.0f;
+        const float xa = a.x + (b.x - a.x) * ta, xb = a.x + (b.x - a.x) * tb;
+        lo = std::min(lo, std::min(xa, xb));
+        hi = std::max(hi, std::max(xa, xb));
+      }
+      if (lo > hi) continue;
+      // Pixels x whose [x, x + 1] meets [lo, hi], a pixel of slack for the rounding.
+      const int first = std::max(x0, int(std::max(lo, float(x0) + 1.0f)) - 2);
+      const int last = std::min(x1, int(std::min(hi, float(x1))) + 1);
+      for (int x = first; x <= last; ++x) {
         const size_t pixel = size_t(y - band_y) * size_t(width) + size_t(x);
         if (band.done[pixel]) continue;
         const vec2 at{float(x), float(y)};
@@ -137,6 +158,7 @@ class BandBlender {
         if (m1 != 0) draw_triangle(p, t1, m1, at, band, pixel);
         if (!additive_) mark_if_done(band, pixel);
       }
+    }
   }
 
  private:
@@ -198,6 +220,7 @@ class BandBlender {
                           SpriteFragment{uv, p.layer, p.alpha, depth, world, p.blur, p.confusion, centre}, lod,
                           camera_.viewport);
     if (frame_.clamped) c = glm::clamp(c, 0.0f, 1.0f);
+    samples_blended_ += size_t(std::popcount(mask));
     const size_t n = size_t(band.samples);
     for (size_t k = 0; k < n; ++k)
       if ((mask & (1u << k)) != 0) {
@@ -216,6 +239,9 @@ class BandBlender {
   bool additive_;
   vec2 texture_size_;
   SamplePattern samples_;
+
+ public:
+  size_t samples_blended_ = 0;
 };
 }  // namespace
 
@@ -328,6 +354,7 @@ void CpuSpriteRasteriser::blend(const SpriteShading& shading, const SpriteTexels
     }
   }
   const int samples = int(frame.sample_positions.size());
+  std::vector<size_t> blended(size_t(bands), 0);
   pool.run(size_t(bands), [&](size_t b) {
     thread_local BandSamples band;
     band.samples = samples;
@@ -342,6 +369,7 @@ void CpuSpriteRasteriser::blend(const SpriteShading& shading, const SpriteTexels
       const int y_last = std::min(y1 - 1, int(std::clamp(std::floor(p.hi.y), -1.0f, float(height - 1))));
       if (x_first <= x_last && y_first <= y_last) blender.draw(p, x_first, x_last, y_first, y_last, y0, width, band);
     }
+    blended[b] = blender.samples_blended_;
     // The samples' mean into the layer: (colour, 1 − transmittance).
     for (int y = y0; y < y1; ++y)
       for (int x = 0; x < width; ++x) {
@@ -355,6 +383,8 @@ void CpuSpriteRasteriser::blend(const SpriteShading& shading, const SpriteTexels
         layer[size_t(y) * size_t(width) + size_t(x)] = vec4(sum, float(samples) - passed) / float(samples);
       }
   });
+  samples_blended_ = 0;
+  for (size_t n : blended) samples_blended_ += n;
 }
 
 }  // namespace fxsim

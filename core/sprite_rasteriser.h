@@ -66,6 +66,8 @@ class CpuSpriteRasteriser {
   // Steps 2-4: the layer, width × height (colour, 1 − transmittance) per pixel, rows bottom to top.
   void blend(const SpriteShading& shading, const SpriteTexels& texels, const SpriteFrame& frame, bool additive,
              ThreadPool& pool, std::vector<glm::vec4>& layer);
+  // The samples (covered, not hidden) the last blend() shaded a sprite for.
+  size_t samples_blended() const { return samples_blended_; }
   // The sprites crossing the near plane, in drawing order: GL draws them (clipped) after the layer.
   const std::vector<size_t>& near_sprites() const { return near_; }
 
@@ -91,6 +93,7 @@ class CpuSpriteRasteriser {
   std::vector<size_t> near_;
   double mean_quad_pixels_ = 0;
   size_t drawn_ = 0;
+  size_t samples_blended_ = 0;
 };
 
 }  // namespace fxsim

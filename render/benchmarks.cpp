@@ -128,6 +128,7 @@ FrameTimes time_frames(Simulation& simulation, Renderer& renderer, int frames, b
     if (gpu) wait_for_gl("stepping");
     times.step += seconds_since(t);
     t = Clock::now();
+    const size_t cpu_before = renderer.sprite_pass().draw_counts().cpu_samples;
     glBeginQuery(GL_SAMPLES_PASSED, query);
     renderer.draw(simulation);
     glEndQuery(GL_SAMPLES_PASSED);
@@ -135,7 +136,7 @@ FrameTimes time_frames(Simulation& simulation, Renderer& renderer, int frames, b
     times.draw += seconds_since(t);
     GLuint64 samples = 0;
     glGetQueryObjectui64v(query, GL_QUERY_RESULT, &samples);
-    times.samples += double(samples);
+    times.samples += double(samples) + double(renderer.sprite_pass().draw_counts().cpu_samples - cpu_before);
     t = Clock::now();
     const Image image = renderer.take_frame().image;
     times.read += seconds_since(t);

@@ -37,7 +37,9 @@ double cpu_triad_bandwidth(size_t bytes, int threads = 1);
 // encoding it as a PNG on one thread.
 struct FrameTimes {
   double step = 0, draw = 0, read = 0, encode = 0;
-  double samples = 0;    // samples a frame's drawing wrote (every pass: sky, ground, particles, grading), mean
+  // Samples a frame's drawing wrote (every GL pass: sky, ground, particles,
+  // grading; and the CPU rasteriser's sprites; not the compute rasteriser's), mean.
+  double samples = 0;
   size_t png_bytes = 0;  // the last frame's PNG
 };
 FrameTimes time_frames(Simulation& simulation, Renderer& renderer, int frames, bool gpu, const PngSettings& png);

@@ -40,6 +40,8 @@ class CpuSpritePath {
   using NearDrawer = std::function<void(const std::vector<SpriteInstance>& near)>;
   bool draw(const Batch& batch, int width, int height, std::optional<double> largest_mean_pixels,
             const NearDrawer& draw_near);
+  // The samples the last draw blended.
+  size_t samples_blended() const { return rasteriser_.samples_blended(); }
 
  private:
   const SpriteTexels& texels_of(GLuint texture, bool changes);

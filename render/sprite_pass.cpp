@@ -428,8 +428,11 @@ bool SpritePass::draw_with_cpu(const SpriteBatch& batch, const EmitterSettings& 
     buffer.assign(near, DeviceBuffer::Use::host_writes);
     draw_instances(buffer.gl_name(), near.size(), batch, emitter, texture, SpriteOutput::colour);
   };
-  return cpu_->draw(b, width_, height_, automatic ? std::optional<double>(kCpuRasteriserMaxMeanPixels) : std::nullopt,
-                    draw_near);
+  if (!cpu_->draw(b, width_, height_, automatic ? std::optional<double>(kCpuRasteriserMaxMeanPixels) : std::nullopt,
+                  draw_near))
+    return false;
+  counts_.cpu_samples += cpu_->samples_blended();
+  return true;
 }
 
 void SpritePass::set_uniforms(const GlProgram& program, const SpriteBatch& batch, const EmitterSettings& emitter,
