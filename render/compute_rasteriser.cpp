@@ -495,9 +495,7 @@ ComputeRasteriser::ComputeRasteriser(const std::string& defines, bool limited_lo
       setup_(setup_source(defines)),
       duplicate_(duplicate_source(defines)),
       ranges_(ranges_source(defines)),
-      gather_near_(gather_near_source(defines)),
-      composite_(link_program(kFullScreenTriangleVertex, kLayerFragment)),
-      empty_vao_(gl_gen(glGenVertexArrays)) {}
+      gather_near_(gather_near_source(defines)) {}
 
 ComputeKernel& ComputeRasteriser::merge_kernel(int samples) {
   auto& kernel = merge_[samples];
@@ -514,16 +512,8 @@ const GlProgram& ComputeRasteriser::blend_program(int samples) {
 bool ComputeRasteriser::draw(const DeviceBuffer& instances, size_t count, int width, int height, int samples,
                              bool additive, const CameraPose& camera, const SpriteOccluders& occluders,
                              const NearDrawer& draw_near) {
-  FrameSamples frame;
-  frame.count = samples;
-  frame.positions.assign(size_t(samples), glm::vec2(0.5f));
-  if (samples > 1)
-    for (int s = 0; s < samples; ++s)
-      glGetMultisamplefv(GL_SAMPLE_POSITION, GLuint(s), glm::value_ptr(frame.positions[size_t(s)]));
-  GLint component = GL_FLOAT;
-  glGetFramebufferAttachmentParameteriv(GL_DRAW_FRAMEBUFFER, GL_COLOR_ATTACHMENT0,
-                                        GL_FRAMEBUFFER_ATTACHMENT_COMPONENT_TYPE, &component);
-  frame.clamped = component != GL_FLOAT;
+  BoundFrameSamples frame = bound_frame_samples();
+  frame.positions.resize(size_t(samples), glm::vec2(0.5f));  // (the caller's count picked the blend program)
   // A storage binding holds at most max_storage_block_bytes (2 GiB on NVIDIA's
   // GL): larger batches go in consecutive parts, each composited over the
   // frame after the one before, as drawing them in order would.
@@ -540,7 +530,7 @@ bool ComputeRasteriser::draw(const DeviceBuffer& instances, size_t count, int wi
 }
 
 std::optional<size_t> ComputeRasteriser::draw_part(const DeviceBuffer& instances, size_t first, size_t count,
-                                                   int width, int height, const FrameSamples& frame, bool additive,
+                                                   int width, int height, const BoundFrameSamples& frame, bool additive,
                                                    const CameraPose& camera, const SpriteOccluders& occluders,
                                                    const NearDrawer& draw_near) {
   if (count == 0) return 0;
@@ -559,7 +549,7 @@ std::optional<size_t> ComputeRasteriser::draw_part(const DeviceBuffer& instances
     stage_times_.pairs += pairs;
     ++stage_times_.draws;
   };
-  const int samples = frame.count;
+  const int samples = int(frame.positions.size());
   const TileParams tiles{glm::uvec2((width + kTile - 1) / kTile, (height + kTile - 1) / kTile)};
   const size_t tile_count = size_t(tiles.u_tiles.x) * tiles.u_tiles.y;
   prepared_.reserve(count * kPreparedBytes, DeviceBuffer::Use::kernels, "the compute rasteriser's sprites");
@@ -632,13 +622,7 @@ std::optional<size_t> ComputeRasteriser::draw_part(const DeviceBuffer& instances
   ranges_.dispatch(pairs);
   clock.mark(2);
 
-  if (width != layer_width_ || height != layer_height_) {
-    layer_ = GlTexture(gl_gen(glGenTextures));
-    glBindTexture(GL_TEXTURE_2D, layer_.get());
-    glTexStorage2D(GL_TEXTURE_2D, 1, GL_RGBA32F, width, height);
-    layer_width_ = width;
-    layer_height_ = height;
-  }
+  const GLuint layer = layer_.texture(width, height);
   blend_program(samples);
   ComputeKernel& blend = *blend_[samples];
   const GLuint program = blend.program().get();
@@ -647,7 +631,7 @@ std::optional<size_t> ComputeRasteriser::draw_part(const DeviceBuffer& instances
   glUniform1i(glGetUniformLocation(program, "u_additive"), additive);
   glUniform1i(glGetUniformLocation(program, "u_clamp"), frame.clamped);
   set_occluders(program);
-  glBindImageTexture(0, layer_.get(), 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RGBA32F);
+  glBindImageTexture(0, layer, 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RGBA32F);
   blend.set_params(1, tiles);
   blend.bind(1, prepared_);
   blend.bind(4, values_);
@@ -687,7 +671,7 @@ std::optional<size_t> ComputeRasteriser::draw_part(const DeviceBuffer& instances
     const GLuint merging = merge.program().get();
     glUseProgram(merging);
     glUniform2f(glGetUniformLocation(merging, "u_viewport"), float(width), float(height));
-    glBindImageTexture(0, layer_.get(), 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RGBA32F);
+    glBindImageTexture(0, layer, 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RGBA32F);
     merge.set_params(1, tiles);
     merge.bind(5, split_tiles_);
     merge.bind(7, partials_);
@@ -697,11 +681,7 @@ std::optional<size_t> ComputeRasteriser::draw_part(const DeviceBuffer& instances
   glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT);
 
   // 5. The tiles' light over the frame: colour + transmittance × what is there.
-  glUseProgram(composite_.get());
-  glActiveTexture(GL_TEXTURE0);
-  glBindTexture(GL_TEXTURE_2D, layer_.get());
-  glUniform1i(glGetUniformLocation(composite_.get(), "u_layer"), 0);
-  composite_over_viewport(empty_vao_.get());
+  layer_.composite_over_frame();
   clock.mark(4);
   finish();
   record();

@@ -44,6 +44,7 @@
 #include "render/compute.h"
 #include "render/device_scan.h"
 #include "render/device_sort.h"
+#include "render/frame_layer.h"
 #include "render/gl_objects.h"
 
 namespace fxsim {
@@ -88,15 +89,9 @@ class ComputeRasteriser {
   const ComputeStageTimes& stage_times() const { return stage_times_; }
 
  private:
-  // The frame's multisampling, read from the bound framebuffer once a draw.
-  struct FrameSamples {
-    int count = 1;
-    std::vector<glm::vec2> positions;  // within the pixel
-    bool clamped = false;              // a fixed-point frame: GL clamps each fragment's colour
-  };
   // One part of a draw; its (tile, sprite) pairs, or nothing when they do not fit a storage block.
   std::optional<size_t> draw_part(const DeviceBuffer& instances, size_t first, size_t count, int width, int height,
-                                  const FrameSamples& samples, bool additive, const CameraPose& camera,
+                                  const BoundFrameSamples& frame, bool additive, const CameraPose& camera,
                                   const SpriteOccluders& occluders, const NearDrawer& draw_near);
 
   std::string defines_;
@@ -109,10 +104,7 @@ class ComputeRasteriser {
   DeviceSort sort_;
   DeviceBuffer prepared_, offsets_, keys_, values_, tile_ranges_, near_places_, near_, bounds_, boxes_;
   DeviceBuffer segments_, split_tiles_, partials_;
-  GlTexture layer_;
-  int layer_width_ = 0, layer_height_ = 0;
-  GlProgram composite_;
-  GlVertexArray empty_vao_;
+  FrameLayer layer_;
   bool profiling_ = false;
   ComputeStageTimes stage_times_;
 };

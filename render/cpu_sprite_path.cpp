@@ -5,7 +5,7 @@
 #include <array>
 #include <cmath>
 
-#include "render/shader.h"
+#include "render/frame_layer.h"
 
 namespace fxsim {
 
@@ -21,24 +21,6 @@ const std::array<float, 256>& srgb_to_linear() {
     return t;
   }();
   return table;
-}
-
-// The frame's multisampling and whether its colour is fixed point, from the bound draw framebuffer.
-SpriteFrame bound_frame(int width, int height) {
-  SpriteFrame frame;
-  frame.width = width;
-  frame.height = height;
-  GLint samples = 0;
-  glGetIntegerv(GL_SAMPLES, &samples);
-  frame.sample_positions.assign(size_t(std::max(samples, 1)), glm::vec2(0.5f));
-  if (samples > 1)
-    for (GLint s = 0; s < samples; ++s)
-      glGetMultisamplefv(GL_SAMPLE_POSITION, GLuint(s), glm::value_ptr(frame.sample_positions[size_t(s)]));
-  GLint component = GL_FLOAT;
-  glGetFramebufferAttachmentParameteriv(GL_DRAW_FRAMEBUFFER, GL_COLOR_ATTACHMENT0,
-                                        GL_FRAMEBUFFER_ATTACHMENT_COMPONENT_TYPE, &component);
-  frame.clamped = component != GL_FLOAT;
-  return frame;
 }
 
 SpriteTexels read_texels(GLuint texture) {
@@ -70,10 +52,7 @@ SpriteTexels read_texels(GLuint texture) {
 }
 }  // namespace
 
-CpuSpritePath::CpuSpritePath(int threads)
-    : pool_(threads),
-      composite_(link_program(kFullScreenTriangleVertex, kLayerFragment)),
-      empty_vao_(gl_gen(glGenVertexArrays)) {}
+CpuSpritePath::CpuSpritePath(int threads) : pool_(threads) {}
 
 const SpriteTexels& CpuSpritePath::texels_of(GLuint texture, bool changes) {
   if (changes) {
@@ -110,23 +89,19 @@ bool CpuSpritePath::draw(const Batch& batch, int width, int height, std::optiona
   GLint bound_texture = 0;
   glGetIntegerv(GL_TEXTURE_BINDING_2D_ARRAY, &bound_texture);
   const SpriteTexels& texels = texels_of(batch.texture, batch.texture_changes);
-  rasteriser_.blend(shading, texels, bound_frame(width, height), batch.additive, pool_, layer_);
+  SpriteFrame frame;
+  frame.width = width;
+  frame.height = height;
+  const BoundFrameSamples samples = bound_frame_samples();
+  frame.sample_positions = samples.positions;
+  frame.clamped = samples.clamped;
+  rasteriser_.blend(shading, texels, frame, batch.additive, pool_, pixels_);
 
   // The layer over the frame.
-  if (width != layer_width_ || height != layer_height_) {
-    layer_texture_ = GlTexture(gl_gen(glGenTextures));
-    glBindTexture(GL_TEXTURE_2D, layer_texture_.get());
-    glTexStorage2D(GL_TEXTURE_2D, 1, GL_RGBA32F, width, height);
-    layer_width_ = width;
-    layer_height_ = height;
-  }
-  glActiveTexture(GL_TEXTURE0);
-  glBindTexture(GL_TEXTURE_2D, layer_texture_.get());
+  glBindTexture(GL_TEXTURE_2D, layer_.texture(width, height));
   glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-  glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, width, height, GL_RGBA, GL_FLOAT, layer_.data());
-  glUseProgram(composite_.get());
-  glUniform1i(glGetUniformLocation(composite_.get(), "u_layer"), 0);
-  composite_over_viewport(empty_vao_.get());
+  glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, width, height, GL_RGBA, GL_FLOAT, pixels_.data());
+  layer_.composite_over_frame();
   glBindTexture(GL_TEXTURE_2D_ARRAY, GLuint(bound_texture));
 
   if (!rasteriser_.near_sprites().empty()) {

@@ -13,6 +13,7 @@
 
 #include "core/parallel.h"
 #include "core/sprite_rasteriser.h"
+#include "render/frame_layer.h"
 #include "render/gl_objects.h"
 
 namespace fxsim {
@@ -49,15 +50,12 @@ class CpuSpritePath {
 
   ThreadPool pool_;
   CpuSpriteRasteriser rasteriser_;
-  std::vector<glm::vec4> layer_;
+  std::vector<glm::vec4> pixels_;  // the layer, drawn here
   std::map<GLuint, SpriteTexels> texels_;  // the emitters' textures, read once
   SpriteTexels changing_;                  // the last texture made for its frame
   PlateDepth plate_;
   bool plate_read_ = false;
-  GlTexture layer_texture_;
-  int layer_width_ = 0, layer_height_ = 0;
-  GlProgram composite_;
-  GlVertexArray empty_vao_;
+  FrameLayer layer_;
 };
 
 }  // namespace fxsim
