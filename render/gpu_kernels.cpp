@@ -221,21 +221,30 @@ void GpuStore::write(const ParticleStore& in) {
 }
 
 void GpuStore::hash_into(StateSink& sink, size_t count) const {
-  auto copies = std::make_shared<std::vector<DeviceBuffer>>();
+  // The pages' copies and their sizes, held by the fetches themselves: they
+  // run frames later (a render's manifest) and need nothing of this store,
+  // which they used to read through `this` (a capture outliving its
+  // simulation would have read freed memory).
+  struct Copies {
+    std::vector<DeviceBuffer> pages;
+    std::vector<size_t> sizes;
+  };
+  auto copies = std::make_shared<Copies>();
   for (size_t p = 0; p < pages.size() && p * page_capacity < count; ++p) {
     const size_t bytes = page_size(p) * particle_words() * 4;
-    copies->emplace_back(bytes, DeviceBuffer::Use::host_reads, "a copy of the particles for their state hash");
-    copies->back().copy_from(pages[p], bytes);
+    copies->pages.emplace_back(bytes, DeviceBuffer::Use::host_reads, "a copy of the particles for their state hash");
+    copies->pages.back().copy_from(pages[p], bytes);
+    copies->sizes.push_back(page_size(p));
   }
   const uint64_t n = count;
   sink.add(&n, sizeof n);
   // Field by field, each the concatenation of its pages' slots below `count`.
   for (size_t field = 0; field < particle_words(); ++field)
-    sink.add_later([this, copies, field, count] {
+    sink.add_later([copies, field, count, page = page_capacity] {
       std::vector<uint8_t> bytes(count * 4);
-      for (size_t p = 0; p < copies->size(); ++p) {
-        const size_t base = p * page_capacity, slots = std::min(page_size(p), count - base);
-        (*copies)[p].download(bytes.data() + base * 4, slots * 4, field * page_size(p) * 4);
+      for (size_t p = 0; p < copies->pages.size(); ++p) {
+        const size_t base = p * page, slots = std::min(copies->sizes[p], count - base);
+        copies->pages[p].download(bytes.data() + base * 4, slots * 4, field * copies->sizes[p] * 4);
       }
       return bytes;
     });
