@@ -167,9 +167,15 @@ TEST(SceneFormatDoc, TheSchemaGivesEveryDocumentedKeyTheManualsWordsAndDefault) 
     EXPECT_FALSE(nodes.empty()) << pattern << " is documented but the schema has no such key";
     const bool every_emitter = pattern.find("<>") != std::string::npos;
     for (const Json* node : nodes) {
-      if (!doc.meaning.empty() && !every_emitter) EXPECT_EQ(node->value("description", ""), plain_text(doc.meaning)) << pattern;
-      if (doc.value && !every_emitter) EXPECT_EQ(node->value("default", Json()), *doc.value) << pattern;
-      if (every_emitter && !doc.meaning.empty()) EXPECT_TRUE(node->contains("description")) << pattern;  // its type's words or these
+      if (!doc.meaning.empty() && !every_emitter) {
+        EXPECT_EQ(node->value("description", ""), plain_text(doc.meaning)) << pattern;
+      }
+      if (doc.value && !every_emitter) {
+        EXPECT_EQ(node->value("default", Json()), *doc.value) << pattern;
+      }
+      if (every_emitter && !doc.meaning.empty()) {  // its type's words or these
+        EXPECT_TRUE(node->contains("description")) << pattern;
+      }
     }
   }
   // A rain emitter's keys "as snow's" get snow's words and defaults, and its own where it differs.
