@@ -161,6 +161,9 @@ class BandBlender {
     }
   }
 
+  // The samples (covered, not hidden) shaded so far.
+  size_t samples_blended() const { return samples_blended_; }
+
  private:
   void mark_if_done(BandSamples& band, size_t pixel) const {
     const size_t n = size_t(band.samples);
@@ -239,8 +242,6 @@ class BandBlender {
   bool additive_;
   vec2 texture_size_;
   SamplePattern samples_;
-
- public:
   size_t samples_blended_ = 0;
 };
 }  // namespace
@@ -369,7 +370,7 @@ void CpuSpriteRasteriser::blend(const SpriteShading& shading, const SpriteTexels
       const int y_last = std::min(y1 - 1, int(std::clamp(std::floor(p.hi.y), -1.0f, float(height - 1))));
       if (x_first <= x_last && y_first <= y_last) blender.draw(p, x_first, x_last, y_first, y_last, y0, width, band);
     }
-    blended[b] = blender.samples_blended_;
+    blended[b] = blender.samples_blended();
     // The samples' mean into the layer: (colour, 1 − transmittance).
     for (int y = y0; y < y1; ++y)
       for (int x = 0; x < width; ++x) {

@@ -98,9 +98,7 @@ GlTexture new_field_texture(int side) {
   glBindTexture(GL_TEXTURE_3D, 0);
   return texture;
 }
-}  // namespace
 
-namespace {
 // A fence the GPU waits on before the commands after it (the CPU does not
 // wait). On the H200 (NVIDIA 580) a field's blend and the kernels fetching it
 // were ordered by a memory barrier alone, and battlefield.json's embers,
