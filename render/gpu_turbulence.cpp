@@ -99,19 +99,6 @@ GlTexture new_field_texture(int side) {
   return texture;
 }
 
-// A fence the GPU waits on before the commands after it (the CPU does not
-// wait). On the H200 (NVIDIA 580) a field's blend and the kernels fetching it
-// were ordered by a memory barrier alone, and battlefield.json's embers,
-// stepped without drawing, moved differently from run to run: the kernels
-// fetched texels the blend had not stored yet (every barrier bit: the same;
-// glFinish or this after the blend: the same state in six runs of six). The
-// round-trip test of battlefield still fails there when the whole GL suite
-// runs before it (docs/gpu-backend.md).
-void wait_on_gpu() {
-  GLsync done = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
-  glWaitSync(done, 0, GL_TIMEOUT_IGNORED);
-  glDeleteSync(done);
-}
 }  // namespace
 
 GpuTurbulence::GpuTurbulence()
@@ -153,7 +140,14 @@ GLuint GpuTurbulence::field(const WindField::TurbulenceMoment& moment) {
   blend_.set_params(0, params);
   blend_.dispatch(kTurbulenceGridPoints);
   glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT);
-  wait_on_gpu();
+  // The CPU waits here for the blend and everything queued before it: on the
+  // H200 (NVIDIA 580) the memory barriers alone (every bit), or a fence the
+  // GPU waits on, left the steps after a blend reading stale data, both the
+  // field's texels and the births the first pool of the step had just
+  // scattered, and battlefield.json's state differed from run to run
+  // (docs/gpu-backend.md). This costs one drain of the queue per new field,
+  // about one a step in a turbulent wind.
+  wait_for_gl("blending a turbulence field");
   return added.texture.get();
 }
 
