@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "core/rng.h"
+#include "core/rng_batch.h"
 
 using namespace fxsim;
 
@@ -83,4 +84,19 @@ TEST(RandomDraws, NeighbouringIndicesAreUncorrelated) {
   }
   const double r = (n * sxy - sx * sy) / std::sqrt((n * sxx - sx * sx) * (n * syy - sy * sy));
   EXPECT_LT(std::fabs(r), 0.015);
+}
+
+TEST(RandomDraws, ManyIndicesAtOnceGiveEachIndexsOwnDraw) {
+  // Indices using both 32-bit halves, every lane of a block and blocks past
+  // the first, lists that do not fill the last eight.
+  std::vector<uint64_t> index;
+  for (uint64_t k = 0; k < 1003; ++k) index.push_back(k * 0x9E3779B97F4A7C15ull ^ (k << 40));
+  for (const uint32_t draw : {0u, 1u, 2u, 3u, 5u, 130u, 0xFFFFFFFFu})
+    for (const size_t n : {size_t(0), size_t(7), size_t(8), size_t(1003)}) {
+      std::vector<float> out(n, -1.0f);
+      unit_draws(0x123456789ABCDEFull, 7, Stream::transition, index.data(), draw, out.data(), n);
+      for (size_t k = 0; k < n; ++k)
+        ASSERT_EQ(out[k], RandomDraws(0x123456789ABCDEFull, 7, Stream::transition, index[k]).unit(draw))
+            << "index " << k << " of " << n << ", draw " << draw;
+    }
 }

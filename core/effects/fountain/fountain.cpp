@@ -10,6 +10,7 @@
 #include "core/effects/fountain/fountain_draws.h"
 #include "core/motion.h"
 #include "core/rng.h"
+#include "core/rng_batch.h"
 #include "core/wind.h"
 
 namespace fxsim {
@@ -127,15 +128,22 @@ void FountainSystem::step(const StepContext& ctx) {
   for_chunks(threads_, store_.capacity(), [&](size_t begin, size_t end, size_t chunk) {
     std::array<AgingStep::Result, kChunk> results;
     aging.run(store_, begin, end, results.data());
+    // One draw per drop and step, keyed by the drop and the step number (made
+    // for every slot, eight at a time: cheaper than picking the live ones).
+    std::array<float, kChunk> draw;
+    if (fountain_.mist) {
+      std::array<uint64_t, kChunk> index;
+      for (size_t i = begin; i < end; ++i) index[i - begin] = store_.spawn_index(i);
+      unit_draws(settings_.seed, emitter_index_, Stream::transition, index.data(), uint32_t(ctx.step), draw.data(),
+                 end - begin);
+    }
     for (size_t i = begin; i < end; ++i) {
       const AgingStep::Result result = results[i - begin];
       deaths[chunk] += result == AgingStep::died;
       if (result != AgingStep::lives) continue;
       const float chance = chance_of_mist[store_.source[i]];
       if (chance > 0) {
-        // One draw per drop and step, keyed by the drop and the step number.
-        RandomDraws r(settings_.seed, emitter_index_, Stream::transition, store_.spawn_index(i));
-        if (r.unit(uint32_t(ctx.step)) < chance) {
+        if (draw[i - begin] < chance) {
           store_.age[i] = -1;
           ++deaths[chunk];
           ++misted[chunk];
