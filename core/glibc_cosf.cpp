@@ -97,22 +97,26 @@ __attribute__((target("avx2,fma"))) size_t cosf_avx2(const float* in, float* out
         _mm256_cvtepi32_epi64(_mm_slli_epi32(_mm_add_epi32(quadrant, _mm_set1_epi32(1)), 30)));
     const __m256d value = _mm256_xor_pd(_mm256_blendv_pd(cosine, sine, odd), _mm256_and_pd(negative, sign_bit));
     _mm_storeu_ps(out + i, _mm256_cvtpd_ps(value));
-    // |y| of 120 or more, or NaN: the C library's path (rare: the sway's arguments are below 4π).
+    // |y| of 120 or more, or NaN: the C library's path (rare: the sway's
+    // arguments are below 4π), from the arguments as loaded (out may be in).
     const int beyond = _mm_movemask_ps(_mm_cmp_ps(_mm_and_ps(y, magnitude_mask), large, _CMP_NLT_UQ));
-    if (beyond)
+    if (beyond) {
+      float arguments[4];
+      _mm_storeu_ps(arguments, y);
       for (int lane = 0; lane < 4; ++lane)
-        if (beyond & (1 << lane)) out[i + size_t(lane)] = glibc_cosf(in[i + size_t(lane)]);
+        if (beyond & (1 << lane)) out[i + size_t(lane)] = glibc_cosf(arguments[lane]);
+    }
   }
   return i;
 }
 }  // namespace
 #endif
 
-void glibc_cosf(const float* in, float* out, size_t n) {
+void glibc_cosf_array(const float* in, float* out, size_t n) {
   size_t first = 0;
 #if defined(__x86_64__) && defined(__GNUC__)
-  static const bool vector = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  if (vector) first = cosf_avx2(in, out, n);
+  static const bool avx2_fma = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  if (avx2_fma) first = cosf_avx2(in, out, n);
 #endif
   for (size_t i = first; i < n; ++i) out[i] = glibc_cosf(in[i]);
 }

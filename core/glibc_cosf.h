@@ -1,7 +1,7 @@
 #pragma once
 // cos of floats, bit for bit as glibc's cosf computes them on a CPU with FMA
 // (__cosf_fma, the variant glibc 2.28 and later pick on every x86-64 CPU with
-// AVX2 and FMA), so that a loop over many can be vectorised without changing a
+// AVX2 and FMA; elsewhere these are still that variant's bits), so that a loop over many can be vectorised without changing a
 // single result: the snow step's sway takes one cosine a flake, and the state
 // hashes were made with glibc's.
 //
@@ -16,8 +16,9 @@ namespace fxsim {
 
 float glibc_cosf(float x);
 
-// out[i] = glibc_cosf(in[i]) for i < n; four at a time with AVX2 and FMA where
-// the CPU has them, glibc_cosf otherwise (the same bits either way).
-void glibc_cosf(const float* in, float* out, size_t n);
+// out[i] = glibc_cosf(in[i]) for i < n (out may be in); four at a time with
+// AVX2 and FMA where the CPU has them, glibc_cosf otherwise (the same bits
+// either way).
+void glibc_cosf_array(const float* in, float* out, size_t n);
 
 }  // namespace fxsim

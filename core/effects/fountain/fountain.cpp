@@ -122,8 +122,11 @@ void FountainSystem::step(const StepContext& ctx) {
 
   const AgingStep aging(ctx, wind_, drop_rules(fountain_));
   std::vector<float> chance_of_mist(fountain_.nozzles.size(), 0.0f);
-  for (size_t k = 0; k < chance_of_mist.size(); ++k)
+  bool misting = false;  // whether any drop may turn into mist this step
+  for (size_t k = 0; k < chance_of_mist.size(); ++k) {
     chance_of_mist[k] = FountainSystem::mist_chance(fountain_, fountain_.nozzles[k], ctx.dt);
+    misting |= chance_of_mist[k] > 0;
+  }
   std::vector<int64_t> deaths(chunk_count(store_.capacity()), 0), misted(deaths.size(), 0), replaced(deaths.size(), 0);
   for_chunks(threads_, store_.capacity(), [&](size_t begin, size_t end, size_t chunk) {
     std::array<AgingStep::Result, kChunk> results;
@@ -131,7 +134,7 @@ void FountainSystem::step(const StepContext& ctx) {
     // One draw per drop and step, keyed by the drop and the step number (made
     // for every slot, eight at a time: cheaper than picking the live ones).
     std::array<float, kChunk> draw;
-    if (fountain_.mist) {
+    if (misting) {
       std::array<uint64_t, kChunk> index;
       for (size_t i = begin; i < end; ++i) index[i - begin] = store_.spawn_index(i);
       unit_draws(settings_.seed, emitter_index_, Stream::transition, index.data(), uint32_t(ctx.step), draw.data(),
@@ -142,7 +145,7 @@ void FountainSystem::step(const StepContext& ctx) {
       deaths[chunk] += result == AgingStep::died;
       if (result != AgingStep::lives) continue;
       const float chance = chance_of_mist[store_.source[i]];
-      if (chance > 0) {
+      if (misting && chance > 0) {
         if (draw[i - begin] < chance) {
           store_.age[i] = -1;
           ++deaths[chunk];

@@ -200,7 +200,7 @@ void PrecipitationSystem::step(const StepContext& ctx) {
     if (swaying) {
       std::array<float, kChunk> delta;  // a cosine a flake, glibc's bits four at a time
       for (size_t i = begin; i < end; ++i) delta[i - begin] = sway_mid + store_.phase[i];
-      glibc_cosf(delta.data(), delta.data(), end - begin);
+      glibc_cosf_array(delta.data(), delta.data(), end - begin);
       for (size_t i = begin; i < end; ++i) delta[i - begin] = sway_gain * delta[i - begin];
       for (size_t i = begin; i < end; ++i) {
         store_.px[i] = store_.px[i] + store_.sway_x[i] * delta[i - begin];
