@@ -10,17 +10,21 @@ namespace fxsim {
 
 using Philox4 = std::array<uint32_t, 4>;
 
+// The rounds' multipliers and the key's increments (core/rng_batch.cpp runs
+// the same rounds eight counters at a time).
+constexpr uint32_t kPhiloxMul0 = 0xD2511F53u, kPhiloxMul1 = 0xCD9E8D57u;
+constexpr uint32_t kPhiloxWeyl0 = 0x9E3779B9u, kPhiloxWeyl1 = 0xBB67AE85u;
+constexpr int kPhiloxRounds = 10;
+
 constexpr Philox4 philox4x32(Philox4 ctr, std::array<uint32_t, 2> key) {
-  constexpr uint32_t kMul0 = 0xD2511F53u, kMul1 = 0xCD9E8D57u;
-  constexpr uint32_t kWeyl0 = 0x9E3779B9u, kWeyl1 = 0xBB67AE85u;
-  for (int round = 0; round < 10; ++round) {
-    const uint64_t p0 = uint64_t(kMul0) * ctr[0];
-    const uint64_t p1 = uint64_t(kMul1) * ctr[2];
+  for (int round = 0; round < kPhiloxRounds; ++round) {
+    const uint64_t p0 = uint64_t(kPhiloxMul0) * ctr[0];
+    const uint64_t p1 = uint64_t(kPhiloxMul1) * ctr[2];
     const uint32_t hi0 = uint32_t(p0 >> 32), lo0 = uint32_t(p0);
     const uint32_t hi1 = uint32_t(p1 >> 32), lo1 = uint32_t(p1);
     ctr = {hi1 ^ ctr[1] ^ key[0], lo1, hi0 ^ ctr[3] ^ key[1], lo0};
-    key[0] += kWeyl0;
-    key[1] += kWeyl1;
+    key[0] += kPhiloxWeyl0;
+    key[1] += kPhiloxWeyl1;
   }
   return ctr;
 }
@@ -45,8 +49,11 @@ enum class Stream : uint32_t {
   texture = 32,    // procedural texture shapes
 };
 
-// Uniform [0,1) from the top 24 bits (exactly representable as float).
-constexpr float to_unit(uint32_t bits) { return float(bits >> 8) * (1.0f / 16777216.0f); }
+// The counter's last word: which emitter and stream the draws are for.
+constexpr uint32_t draw_tag(uint32_t emitter, Stream stream) { return (emitter << 8) ^ uint32_t(stream); }
+// Uniform [0,1) from the top 24 bits (exactly representable as float), in steps of 2^-24.
+constexpr float kUnitStep = 1.0f / 16777216.0f;
+constexpr float to_unit(uint32_t bits) { return float(bits >> 8) * kUnitStep; }
 // Uniform in the open interval (-1, 1), symmetric about 0 (23 bits, so that
 // the half-step offset stays exactly representable).
 constexpr float to_signed(uint32_t bits) { return (float(bits >> 9) + 0.5f) * (1.0f / 4194304.0f) - 1.0f; }
@@ -57,7 +64,7 @@ class RandomDraws {
   constexpr RandomDraws(uint64_t seed, uint32_t emitter, Stream stream, uint64_t index)
       : key_{uint32_t(seed), uint32_t(seed >> 32)},
         index_lo_(uint32_t(index)), index_hi_(uint32_t(index >> 32)),
-        tag_((emitter << 8) ^ uint32_t(stream)) {}
+        tag_(draw_tag(emitter, stream)) {}
 
   constexpr uint32_t bits(uint32_t draw) {
     const uint32_t block = draw >> 2;

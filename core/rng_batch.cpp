@@ -26,21 +26,21 @@ __attribute__((target("avx2"))) inline void split(const uint64_t* index, __m256i
 // philox4x32 of rng.h, round for round, on eight counters; returns where it stopped.
 __attribute__((target("avx2"))) size_t unit_draws_avx2(uint64_t seed, uint32_t emitter, Stream stream,
                                                        const uint64_t* index, uint32_t draw, float* out, size_t n) {
-  const __m256i mul0 = _mm256_set1_epi32(int(0xD2511F53u)), mul1 = _mm256_set1_epi32(int(0xCD9E8D57u));
+  const __m256i mul0 = _mm256_set1_epi32(int(kPhiloxMul0)), mul1 = _mm256_set1_epi32(int(kPhiloxMul1));
   const __m256i block = _mm256_set1_epi32(int(draw >> 2));
-  const __m256i tag = _mm256_set1_epi32(int((emitter << 8) ^ uint32_t(stream)));
-  __m256i key0[10], key1[10];
+  const __m256i tag = _mm256_set1_epi32(int(draw_tag(emitter, stream)));
+  __m256i key0[kPhiloxRounds], key1[kPhiloxRounds];
   uint32_t k0 = uint32_t(seed), k1 = uint32_t(seed >> 32);
-  for (int round = 0; round < 10; ++round, k0 += 0x9E3779B9u, k1 += 0xBB67AE85u)
+  for (int round = 0; round < kPhiloxRounds; ++round, k0 += kPhiloxWeyl0, k1 += kPhiloxWeyl1)
     key0[round] = _mm256_set1_epi32(int(k0)), key1[round] = _mm256_set1_epi32(int(k1));
-  const __m256 scale = _mm256_set1_ps(1.0f / 16777216.0f);
+  const __m256 scale = _mm256_set1_ps(kUnitStep);
   size_t i = 0;
   for (; i + 8 <= n; i += 8) {
     __m256i c[4];
     split(index + i, c[0], c[1]);
     c[2] = block;
     c[3] = tag;
-    for (int round = 0; round < 10; ++round) {
+    for (int round = 0; round < kPhiloxRounds; ++round) {
       const __m256i hi0 = mul_high(c[0], mul0), lo0 = _mm256_mullo_epi32(c[0], mul0);
       const __m256i hi1 = mul_high(c[2], mul1), lo1 = _mm256_mullo_epi32(c[2], mul1);
       c[0] = _mm256_xor_si256(_mm256_xor_si256(hi1, c[1]), key0[round]);
