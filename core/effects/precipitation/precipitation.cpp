@@ -198,13 +198,13 @@ void PrecipitationSystem::step(const StepContext& ctx) {
       for (size_t i = begin; i < end; ++i) store_.set_position(i, store_.position(i) + store_.velocity(i) * ctx.dt);
     }
     if (swaying) {
-      std::array<float, kChunk> delta;  // a cosine a flake, glibc's bits four at a time
-      for (size_t i = begin; i < end; ++i) delta[i - begin] = sway_mid + store_.phase[i];
-      glibc_cosf_array(delta.data(), delta.data(), end - begin);
-      for (size_t i = begin; i < end; ++i) delta[i - begin] = sway_gain * delta[i - begin];
+      std::array<float, kChunk> cosine;  // a cosine a flake, glibc's bits four at a time
+      for (size_t i = begin; i < end; ++i) cosine[i - begin] = sway_mid + store_.phase[i];
+      glibc_cosf_array(cosine.data(), cosine.data(), end - begin);
       for (size_t i = begin; i < end; ++i) {
-        store_.px[i] = store_.px[i] + store_.sway_x[i] * delta[i - begin];
-        store_.pz[i] = store_.pz[i] + store_.sway_z[i] * delta[i - begin];
+        const float delta = sway_gain * cosine[i - begin];
+        store_.px[i] = store_.px[i] + store_.sway_x[i] * delta;
+        store_.pz[i] = store_.pz[i] + store_.sway_z[i] * delta;
       }
     }
     // Which particles left the box or reached the ground (the region's axes: to_local's rows).
