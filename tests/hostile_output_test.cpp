@@ -24,6 +24,19 @@ const std::string kSmall = " --width 48 --height 27 --quiet ";
 
 int count_lines(const std::string& text) { return int(std::count(text.begin(), text.end(), '\n')); }
 
+// Starts `fxsim render <arguments>` in the background, waits (polling, up to
+// `seconds`) until `file` exists, runs `then` (fxsim's process id is in $pid),
+// and returns the status of the script, which exits with fxsim's. The script
+// is written to `script`, which the caller's folder listing must pass over.
+int render_and_when_written(const std::string& arguments, const fs::path& file, int seconds, const std::string& then,
+                            const fs::path& script) {
+  std::ostringstream text;
+  text << "'" << FXSIM_EXE << "' render " << arguments << " & pid=$!\nfor i in $(seq 1 " << seconds * 20
+       << "); do [ -e '" << file.string() << "' ] && break; sleep 0.05; done\n" << then << "\nwait $pid\nexit $?\n";
+  write_text_file(script, text.str());
+  return std::system(("bash '" + script.string() + "'").c_str());
+}
+
 }  // namespace
 
 TEST(HostileOutput, AnOutputThatIsADirectoryIsNotReplaced) {
@@ -100,13 +113,10 @@ TEST(HostileOutput, AFolderThatVanishesStopsTheRenderWith73) {
   TempDir dir("out_vanish");
   // The folder is removed once the second frame is on disk; the render must
   // not recreate it and carry on as if nothing happened.
-  std::ostringstream script;
-  script << "'" << FXSIM_EXE << "' render '" << FXSIM_SOURCE_DIR << "/scenes/fountain-ring.json' --width 48 "
-         << "--height 27 --quiet -o '" << (dir / "out/f_####.png").string() << "' 2>'" << (dir / "err").string()
-         << "' & pid=$!\nfor i in $(seq 1 600); do [ -e '" << (dir / "out/f_0002.png").string()
-         << "' ] && break; sleep 0.05; done\nrm -rf '" << (dir / "out").string() << "'\nwait $pid\nexit $?\n";
-  write_text_file(dir / "vanish.sh", script.str());
-  const int status = std::system(("bash '" + (dir / "vanish.sh").string() + "'").c_str());
+  const int status = render_and_when_written(
+      "'" FXSIM_SOURCE_DIR "/scenes/fountain-ring.json' --width 48 --height 27 --quiet -o '" +
+          (dir / "out/f_####.png").string() + "' 2>'" + (dir / "err").string() + "'",
+      dir / "out/f_0002.png", 30, "rm -rf '" + (dir / "out").string() + "'", dir / "vanish.sh");
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 73) << read_text_file(dir / "err");
   EXPECT_NE(read_text_file(dir / "err").find("the output folder no longer exists"), std::string::npos)
@@ -124,14 +134,10 @@ TEST_P(Interrupt, KeepsWholeFramesAndTheirStatisticsAndHashes) {
   // statistics and hashes must have a line for exactly the frames written.
   const int signal = GetParam();
   TempDir dir("interrupt");
-  std::ostringstream script;
-  script << "'" << FXSIM_EXE << "' render '" << FXSIM_SOURCE_DIR << "/scenes/fountain-ring.json' --quiet -o '"
-         << (dir / "f_####.png").string() << "' --stats '" << (dir / "s.jsonl").string() << "' --state-hashes '"
-         << (dir / "h.txt").string() << "' & pid=$!\nfor i in $(seq 1 1200); do [ -e '"
-         << (dir / "f_0001.png").string() << "' ] && break; sleep 0.05; done\nkill -" << signal
-         << " $pid\nwait $pid\nexit $?\n";
-  write_text_file(dir / "interrupt.sh", script.str());
-  const int status = std::system(("bash '" + (dir / "interrupt.sh").string() + "'").c_str());
+  const int status = render_and_when_written(
+      "'" FXSIM_SOURCE_DIR "/scenes/fountain-ring.json' --quiet -o '" + (dir / "f_####.png").string() +
+          "' --stats '" + (dir / "s.jsonl").string() + "' --state-hashes '" + (dir / "h.txt").string() + "'",
+      dir / "f_0001.png", 60, "kill -" + std::to_string(signal) + " $pid", dir / "interrupt.sh");
   ASSERT_TRUE(WIFEXITED(status)) << status;
   EXPECT_EQ(WEXITSTATUS(status), 128 + signal);
   int frames = 0;
