@@ -1,9 +1,10 @@
 #pragma once
 // cos of floats, bit for bit as glibc's cosf computes them on a CPU with FMA
 // (__cosf_fma, the variant glibc 2.28 and later pick on every x86-64 CPU with
-// AVX2 and FMA; elsewhere these are still that variant's bits), so that a loop over many can be vectorised without changing a
-// single result: the snow step's sway takes one cosine a flake, and the state
-// hashes were made with glibc's.
+// AVX2 and FMA; elsewhere these are still that variant's bits), so that a
+// loop over many can be vectorised without changing a single result: the
+// snow step's sway takes one cosine a flake, and the state hashes were made
+// with glibc's.
 //
 // The algorithm is glibc's (sysdeps/ieee754/flt-32/s_cosf.c, from Arm's
 // optimized-routines): the argument in double, reduced by a multiple n of π/2
