@@ -89,21 +89,37 @@ TEST(ComputeRasteriser, RepeatedRunsWriteTheSameBytes) {
 
 TEST(ComputeRasteriser, ASpriteReachingThroughTheNearPlaneIsDrawnAsGlClipsIt) { expect_near_sprite_drawn("compute"); }
 
-TEST(ComputeRasteriser, TilesListingMoreSpritesThanAPassAreDrawnWhole) {
-  TempDir dir("compute-deep");
-  // 4000 faint flakes in a few pixels: each tile lists more sprites than
-  // one pass walks on llvmpipe (1024), and no pixel turns opaque early.
-  write_text_file(dir / "deep.json", R"({"fxsim": 1, "seed": 5, "output": {"width": 32, "height": 32, "frames": 1, "background": "#000000"},
-    "camera": {"position": [0, 2, 10], "target": [0, 2, 0], "fov": 30},
-    "environment": {"ground": null},
-    "emitters": [{"type": "snow", "max_particles": 4000, "size": 0.4, "opacity": 0.002, "color": "#ffffff",
+namespace {
+// 4000 white flakes of `opacity` in a few pixels: each tile lists more
+// sprites than one pass walks on llvmpipe (1024). The compute rasteriser
+// draws them as GL does; returns its frame.
+Image expect_deep_tiles_drawn(const std::string& name, double opacity) {
+  TempDir dir(name);
+  write_text_file(dir / "deep.json", fmt::format(R"({{"fxsim": 1, "seed": 5, "output": {{"width": 32, "height": 32, "frames": 1, "background": "#000000"}},
+    "camera": {{"position": [0, 2, 10], "target": [0, 2, 0], "fov": 30}},
+    "environment": {{"ground": null}},
+    "emitters": [{{"type": "snow", "max_particles": 4000, "size": 0.4, "opacity": {}, "color": "#ffffff",
       "motion": "constant", "velocity": [0, 0, 0], "velocity_variation": [0, 0, 0], "sway": null,
-      "region": {"center": [0, 2, 0], "size": [1, 1, 1]}}]})");
+      "region": {{"center": [0, 2, 0], "size": [1, 1, 1]}}}}]}})", opacity));
   const Image gl = render_with(dir, dir / "deep.json", "gl", 1, "");
   const Image compute = render_with(dir, dir / "deep.json", "compute", 1, "");
   const ImageComparison c = compare_images(gl, compute, kGoldenTolerance);
   EXPECT_NE(c.verdict, CompareVerdict::failure) << c.fail_percent() << " % of pixels over 3/255, max " << c.max * 255;
+  return compute;
+}
+}  // namespace
+
+TEST(ComputeRasteriser, TilesListingMoreSpritesThanAPassAreDrawnWhole) {
+  // Faint: no pixel turns opaque early.
+  const Image compute = expect_deep_tiles_drawn("compute-deep", 0.002);
   EXPECT_GT(compute.rgba[(16 * 32 + 16) * 4], 60);  // the middle: 4000 × 0.002 of white, mostly there
+}
+
+TEST(ComputeRasteriser, TilesWhoseFrontTurnsOpaqueAreDrawnWhole) {
+  // Half opaque: the middle pixels turn opaque within their tiles' front
+  // segment; what the segments behind it hold adds (almost) nothing there.
+  const Image compute = expect_deep_tiles_drawn("compute-opaque", 0.5);
+  EXPECT_GT(compute.rgba[(16 * 32 + 16) * 4], 200);  // (GL: 218; a flake is soft at its rim)
 }
 
 TEST(ComputeRasteriser, AnUnknownRasteriserIsAUsageError) {
