@@ -66,4 +66,13 @@ CliResult run_command(const std::string& command_line, const std::string& standa
   return result;
 }
 
+int render_and_when_written(const std::string& arguments, const fs::path& file, int seconds, const std::string& then,
+                            const fs::path& script) {
+  std::ostringstream text;
+  text << "'" << FXSIM_EXE << "' render " << arguments << " & pid=$!\nfor i in $(seq 1 " << seconds * 20
+       << "); do [ -e '" << file.string() << "' ] && break; sleep 0.05; done\n" << then << "\nwait $pid\nexit $?\n";
+  write_text_file(script, text.str());
+  return std::system(("bash '" + script.string() + "'").c_str());
+}
+
 }  // namespace fxsim::test

@@ -19,6 +19,13 @@ CliResult run_fxsim(const std::string& arguments, const std::string& prefix = ""
 CliResult run_command(const std::string& command_line, const std::string& standard_input = "/dev/null",
                       const std::string& label = "");
 
+// Starts `fxsim render <arguments>` in the background, waits (polling, up to
+// `seconds`) until `file` exists, runs `then` (fxsim's process id is in $pid),
+// and returns the status of the script, which exits with fxsim's. The script
+// is written to `script`, which the caller's folder listing must pass over.
+int render_and_when_written(const std::string& arguments, const std::filesystem::path& file, int seconds,
+                            const std::string& then, const std::filesystem::path& script);
+
 // A fresh, empty temporary folder for one test, removed when it goes out of scope.
 class TempDir {
  public:

@@ -24,18 +24,6 @@ const std::string kSmall = " --width 48 --height 27 --quiet ";
 
 int count_lines(const std::string& text) { return int(std::count(text.begin(), text.end(), '\n')); }
 
-// Starts `fxsim render <arguments>` in the background, waits (polling, up to
-// `seconds`) until `file` exists, runs `then` (fxsim's process id is in $pid),
-// and returns the status of the script, which exits with fxsim's. The script
-// is written to `script`, which the caller's folder listing must pass over.
-int render_and_when_written(const std::string& arguments, const fs::path& file, int seconds, const std::string& then,
-                            const fs::path& script) {
-  std::ostringstream text;
-  text << "'" << FXSIM_EXE << "' render " << arguments << " & pid=$!\nfor i in $(seq 1 " << seconds * 20
-       << "); do [ -e '" << file.string() << "' ] && break; sleep 0.05; done\n" << then << "\nwait $pid\nexit $?\n";
-  write_text_file(script, text.str());
-  return std::system(("bash '" + script.string() + "'").c_str());
-}
 
 }  // namespace
 

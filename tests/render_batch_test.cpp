@@ -145,12 +145,13 @@ TEST(RenderBatch, ThreadsCapsEveryThreadFxsimStartsLlvmpipesToo) {
   // The process's threads, counted while it renders: with --threads 1 the
   // simulation, the encoders and llvmpipe (LP_NUM_THREADS) get one each.
   const auto tasks_while_rendering = [](int threads) {
+    // (Once its first frame is written: every pool has started.)
     TempDir dir("threads");
-    const std::string command = fmt::format(
-        "'{}' render '{}/scenes/fountain-ring.json' -q --threads {} -o '{}' & pid=$!; sleep 2; "
-        "ls /proc/$pid/task | wc -l > '{}'; kill $pid; wait $pid",
-        FXSIM_EXE, FXSIM_SOURCE_DIR, threads, (dir / "f_####.png").string(), (dir / "tasks").string());
-    std::system(command.c_str());
+    render_and_when_written(fmt::format("'{}/scenes/fountain-ring.json' -q --threads {} -o '{}'", FXSIM_SOURCE_DIR,
+                                        threads, (dir / "f_####.png").string()),
+                            dir / "f_0001.png", 60,
+                            fmt::format("ls /proc/$pid/task | wc -l > '{}'; kill $pid", (dir / "tasks").string()),
+                            dir / "count.sh");  // (its status: killed)
     return std::stoi(read_text_file(dir / "tasks"));
   };
   const int one = tasks_while_rendering(1), eight = tasks_while_rendering(8);
