@@ -60,11 +60,12 @@ void DeviceBuffer::download(void* data, size_t bytes, size_t offset) const {
   glGetBufferSubData(GL_COPY_READ_BUFFER, GLintptr(offset), GLsizeiptr(bytes), data);
 }
 
-void DeviceBuffer::copy_from(const DeviceBuffer& source, size_t bytes) {
+void DeviceBuffer::copy_from(const DeviceBuffer& source, size_t bytes, size_t source_offset, size_t offset) {
   glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
   glBindBuffer(GL_COPY_READ_BUFFER, source.buffer_.get());
   glBindBuffer(GL_COPY_WRITE_BUFFER, buffer_.get());
-  glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0, GLsizeiptr(bytes));
+  glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, GLintptr(source_offset), GLintptr(offset),
+                      GLsizeiptr(bytes));
 }
 
 void DeviceBuffer::fill(uint32_t word, size_t offset, size_t bytes) {

@@ -66,9 +66,12 @@ class DeviceBuffer {
   }
   // Copies bytes [offset, offset + bytes) to the host once the kernels that wrote them have finished.
   void download(void* data, size_t bytes, size_t offset = 0) const;
-  // Copies the first `bytes` of `source` on the GPU (after the kernels that wrote
-  // them), without waiting: a later download() of this copy does not stall.
-  void copy_from(const DeviceBuffer& source, size_t bytes);
+  // Copies `bytes` of `source` from `source_offset` to `offset` here on the GPU
+  // (after the kernels that wrote them), without waiting: a later download()
+  // of this copy does not stall, and where this buffer is for the host to
+  // read (Use::host_reads) the download is quick (H200: a few bytes of a
+  // large buffer kernels write take NVIDIA's driver about 1.4 ms to read).
+  void copy_from(const DeviceBuffer& source, size_t bytes, size_t source_offset = 0, size_t offset = 0);
   // Sets the 32-bit words of [offset, offset + bytes) to `word`.
   void fill(uint32_t word, size_t offset, size_t bytes);
   void fill(uint32_t word) { fill(word, 0, bytes_); }

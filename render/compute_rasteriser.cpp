@@ -591,8 +591,16 @@ std::optional<size_t> ComputeRasteriser::draw_part(const DeviceBuffer& instances
   setup_.dispatch(count);
   scan_.exclusive(offsets_, count + 1);
   scan_.exclusive(near_places_, count + 1);
-  offsets_.download(&pairs, 4, count * 4);
-  near_places_.download(&near, 4, count * 4);
+  // The pairs' and the near sprites' totals, read through a buffer made for
+  // reading (H200, 5 M fountain slots: 2.8 ms a batch read straight from
+  // the scanned counts, 0.04 ms so).
+  counts_read_.reserve(8, DeviceBuffer::Use::host_reads, "the compute rasteriser's totals");
+  counts_read_.copy_from(offsets_, 4, count * 4, 0);
+  counts_read_.copy_from(near_places_, 4, count * 4, 4);
+  uint32_t totals[2];
+  counts_read_.download(totals, 8);
+  pairs = totals[0];
+  near = totals[1];
   clock.mark(1);
   // Drawn by GL after this part's tiles (or alone, when nothing else is).
   const auto finish = [&] {
@@ -648,7 +656,9 @@ std::optional<size_t> ComputeRasteriser::draw_part(const DeviceBuffer& instances
   blend.bind(8, boxes_);
   // Each tile's list cut into segments, front (newest) first.
   std::vector<glm::uvec2> ranges(tile_count);
-  tile_ranges_.download(ranges.data(), tile_count * 8);
+  ranges_read_.reserve(tile_count * 8, DeviceBuffer::Use::host_reads, "the compute rasteriser's tile ranges");
+  ranges_read_.copy_from(tile_ranges_, tile_count * 8);
+  ranges_read_.download(ranges.data(), tile_count * 8);
   const uint32_t length =
       limited_loops_ ? kLimitedSegmentLength
                      : std::max<uint32_t>(kSegmentLength, uint32_t((size_t(pairs) + kMaxSegments - 1) / kMaxSegments));

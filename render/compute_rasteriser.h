@@ -104,6 +104,7 @@ class ComputeRasteriser {
   DeviceSort sort_;
   DeviceBuffer prepared_, offsets_, keys_, values_, tile_ranges_, near_places_, near_, bounds_, boxes_;
   DeviceBuffer segments_, split_tiles_, partials_;
+  DeviceBuffer counts_read_, ranges_read_;  // what the host reads, copied where it reads it quickly
   FrameLayer layer_;
   bool profiling_ = false;
   ComputeStageTimes stage_times_;
