@@ -8,7 +8,6 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -23,7 +22,6 @@ const std::string kScene = FXSIM_SOURCE_DIR "/scenes/snow.json";
 const std::string kSmall = " --width 48 --height 27 --quiet ";
 
 int count_lines(const std::string& text) { return int(std::count(text.begin(), text.end(), '\n')); }
-
 
 }  // namespace
 
