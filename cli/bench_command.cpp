@@ -197,9 +197,12 @@ int run_bench(const BenchOptions& o) {
                forced_gl.software ? "; never on a software GL" : "");
     if (stages && stages->draws > 0) {
       const double profiled = kProfiledFrames + 1;  // and time_frames' warm-up frame
-      fmt::print("    compute rasteriser, a frame: setup {:.2f} ms, tile lists {:.2f} ms, blend {:.2f} ms, "
-                 "composite {:.2f} ms; {:.3g} M sprites in {:.3g} M (tile, sprite) pairs\n",
-                 stages->setup / profiled * 1e3, stages->lists / profiled * 1e3, stages->blend / profiled * 1e3,
+      fmt::print("    compute rasteriser, a frame: setup {:.2f} ms, tile lists {:.2f} ms (pairs {:.2f}, sort {:.2f}, "
+                 "ranges {:.2f}), blend {:.2f} ms, composite {:.2f} ms; {:.3g} M sprites in {:.3g} M (tile, sprite) "
+                 "pairs\n",
+                 stages->setup / profiled * 1e3, stages->lists() / profiled * 1e3,
+                 stages->pairs_time / profiled * 1e3, stages->sort / profiled * 1e3,
+                 stages->ranges / profiled * 1e3, stages->blend / profiled * 1e3,
                  stages->composite / profiled * 1e3, double(stages->sprites) / profiled / 1e6,
                  double(stages->pairs) / profiled / 1e6);
     }

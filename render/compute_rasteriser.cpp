@@ -482,7 +482,7 @@ class StageClock {
 
  private:
   bool on_;
-  std::array<GLuint, 5> queries_{};
+  std::array<GLuint, 7> queries_{};
   size_t marked_ = 0;
 };
 
@@ -552,9 +552,11 @@ std::optional<size_t> ComputeRasteriser::draw_part(const DeviceBuffer& instances
     if (!profiling_) return;
     const std::vector<double> s = clock.intervals();
     stage_times_.setup += s[0];
-    stage_times_.lists += s[1];
-    stage_times_.blend += s[2];
-    stage_times_.composite += s[3];
+    stage_times_.pairs_time += s[1];
+    stage_times_.sort += s[2];
+    stage_times_.ranges += s[3];
+    stage_times_.blend += s[4];
+    stage_times_.composite += s[5];
     stage_times_.sprites += count;
     stage_times_.pairs += pairs;
     ++stage_times_.draws;
@@ -627,7 +629,9 @@ std::optional<size_t> ComputeRasteriser::draw_part(const DeviceBuffer& instances
   duplicate_.bind(3, keys_);
   duplicate_.bind(4, values_);
   duplicate_.dispatch(count);
+  clock.mark(2);
   sort_.sort_pairs(keys_, values_, pairs, key_bits(tile_count));
+  clock.mark(3);
   tile_ranges_.reserve(tile_count * 8, DeviceBuffer::Use::kernels, "the compute rasteriser's tile ranges");
   tile_ranges_.fill(0, 0, tile_count * 8);
   ranges_.set_params(1, tiles);
@@ -638,7 +642,7 @@ std::optional<size_t> ComputeRasteriser::draw_part(const DeviceBuffer& instances
   boxes_.reserve(size_t(pairs) * 4, DeviceBuffer::Use::kernels, "the compute rasteriser's tile boxes");
   ranges_.bind(2, boxes_);
   ranges_.dispatch(pairs);
-  clock.mark(2);
+  clock.mark(4);
 
   const GLuint layer = layer_.texture(width, height);
   blend_program(samples);
@@ -697,12 +701,12 @@ std::optional<size_t> ComputeRasteriser::draw_part(const DeviceBuffer& instances
     merge.bind(7, partials_);
     dispatch_in_rows(merge, split_tiles.size());
   }
-  clock.mark(3);
+  clock.mark(5);
   glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT);
 
   // 5. The tiles' light over the frame: colour + transmittance × what is there.
   layer_.composite_over_frame();
-  clock.mark(4);
+  clock.mark(6);
   finish();
   record();
   return pairs;
