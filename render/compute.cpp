@@ -47,6 +47,12 @@ void DeviceBuffer::reserve(size_t bytes, Use use, const std::string& what) {
   bytes_ = bytes;
 }
 
+void DeviceBuffer::reserve_growing(size_t bytes, Use use, const std::string& what) {
+  if (buffer_.get() && bytes <= bytes_) return;
+  const size_t block = compute_limits().max_storage_block_bytes;
+  reserve(bytes <= block ? std::min(bytes + bytes / 32 * 4, block) : bytes, use, what);
+}
+
 void DeviceBuffer::assign(const void* data, size_t bytes, Use use) {
   if (!buffer_.get()) buffer_ = GlBuffer(gl_gen(glGenBuffers));
   glBindBuffer(GL_COPY_WRITE_BUFFER, buffer_.get());

@@ -564,8 +564,8 @@ std::optional<size_t> ComputeRasteriser::draw_part(const DeviceBuffer& instances
   const int samples = int(frame.positions.size());
   const TileParams tiles{glm::uvec2((width + kTile - 1) / kTile, (height + kTile - 1) / kTile)};
   const size_t tile_count = size_t(tiles.u_tiles.x) * tiles.u_tiles.y;
-  prepared_.reserve(count * kPreparedBytes, DeviceBuffer::Use::kernels, "the compute rasteriser's sprites");
-  offsets_.reserve((count + 1) * 4, DeviceBuffer::Use::kernels, "the compute rasteriser's tile counts");
+  prepared_.reserve_growing(count * kPreparedBytes, DeviceBuffer::Use::kernels, "the compute rasteriser's sprites");
+  offsets_.reserve_growing((count + 1) * 4, DeviceBuffer::Use::kernels, "the compute rasteriser's tile counts");
   offsets_.fill(0, count * 4, 4);
   // kOccludersGlsl's uniforms, for the setup and the blend.
   const glm::vec4 ground = occluders.ground_height
@@ -585,10 +585,11 @@ std::optional<size_t> ComputeRasteriser::draw_part(const DeviceBuffer& instances
   setup_.bind_range(0, instances, first * sizeof(SpriteInstance), count * sizeof(SpriteInstance));
   setup_.bind(1, prepared_);
   setup_.bind(2, offsets_);
-  near_places_.reserve((count + 1) * 4, DeviceBuffer::Use::kernels, "the compute rasteriser's near-plane flags");
+  near_places_.reserve_growing((count + 1) * 4, DeviceBuffer::Use::kernels,
+                               "the compute rasteriser's near-plane flags");
   near_places_.fill(0, count * 4, 4);
   setup_.bind(3, near_places_);
-  bounds_.reserve(count * 16, DeviceBuffer::Use::kernels, "the compute rasteriser's sprite bounds");
+  bounds_.reserve_growing(count * 16, DeviceBuffer::Use::kernels, "the compute rasteriser's sprite bounds");
   setup_.bind(8, bounds_);
   setup_.dispatch(count);
   scan_.exclusive(offsets_, count + 1);
@@ -607,7 +608,8 @@ std::optional<size_t> ComputeRasteriser::draw_part(const DeviceBuffer& instances
   // Drawn by GL after this part's tiles (or alone, when nothing else is).
   const auto finish = [&] {
     if (near == 0) return;
-    near_.reserve(size_t(near) * sizeof(SpriteInstance), DeviceBuffer::Use::kernels, "sprites at the near plane");
+    near_.reserve_growing(size_t(near) * sizeof(SpriteInstance), DeviceBuffer::Use::kernels,
+                          "sprites at the near plane");
     gather_near_.bind_range(0, instances, first * sizeof(SpriteInstance), count * sizeof(SpriteInstance));
     gather_near_.bind(3, near_places_);
     gather_near_.bind(6, near_);
@@ -621,8 +623,8 @@ std::optional<size_t> ComputeRasteriser::draw_part(const DeviceBuffer& instances
   }
   if (size_t(pairs) * 4 > compute_limits().max_storage_block_bytes || pairs >= (1u << 31)) return std::nullopt;
 
-  keys_.reserve(size_t(pairs) * 4, DeviceBuffer::Use::kernels, "the compute rasteriser's tile keys");
-  values_.reserve(size_t(pairs) * 4, DeviceBuffer::Use::kernels, "the compute rasteriser's tile lists");
+  keys_.reserve_growing(size_t(pairs) * 4, DeviceBuffer::Use::kernels, "the compute rasteriser's tile keys");
+  values_.reserve_growing(size_t(pairs) * 4, DeviceBuffer::Use::kernels, "the compute rasteriser's tile lists");
   duplicate_.set_params(1, tiles);
   duplicate_.bind(1, prepared_);
   duplicate_.bind(2, offsets_);
@@ -639,7 +641,7 @@ std::optional<size_t> ComputeRasteriser::draw_part(const DeviceBuffer& instances
   ranges_.bind(4, values_);
   ranges_.bind(5, tile_ranges_);
   ranges_.bind(8, bounds_);
-  boxes_.reserve(size_t(pairs) * 4, DeviceBuffer::Use::kernels, "the compute rasteriser's tile boxes");
+  boxes_.reserve_growing(size_t(pairs) * 4, DeviceBuffer::Use::kernels, "the compute rasteriser's tile boxes");
   ranges_.bind(2, boxes_);
   ranges_.dispatch(pairs);
   clock.mark(4);
@@ -684,8 +686,8 @@ std::optional<size_t> ComputeRasteriser::draw_part(const DeviceBuffer& instances
   const size_t partial_bytes = size_t(slots) * size_t(kTile * kTile) * size_t(samples) * 16;
   if (partial_bytes > compute_limits().max_storage_block_bytes) return std::nullopt;
   segments_.assign(segments, DeviceBuffer::Use::host_writes);
-  partials_.reserve(std::max<size_t>(partial_bytes, 16), DeviceBuffer::Use::kernels,
-                    "the compute rasteriser's partial tiles");
+  partials_.reserve_growing(std::max<size_t>(partial_bytes, 16), DeviceBuffer::Use::kernels,
+                            "the compute rasteriser's partial tiles");
   blend.bind(6, segments_);
   blend.bind(7, partials_);
   dispatch_in_rows(blend, segments.size());

@@ -78,7 +78,7 @@ void DeviceScan::exclusive(DeviceBuffer& values, size_t count, size_t level) {
   const size_t blocks = (count + kBlock - 1) / kBlock;
   while (sums_.size() <= level) sums_.push_back(std::make_unique<DeviceBuffer>());
   DeviceBuffer& sums = *sums_[level];
-  sums.reserve(blocks * sizeof(uint32_t), DeviceBuffer::Use::kernels, "prefix sums");
+  sums.reserve_growing(blocks * sizeof(uint32_t), DeviceBuffer::Use::kernels, "prefix sums");
   if (blocks == 1) {
     sums.fill(0, 0, sizeof(uint32_t));
   } else {

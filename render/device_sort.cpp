@@ -83,9 +83,9 @@ DeviceSort::DeviceSort() : count_(kCount), scatter_(kScatter) {}
 void DeviceSort::sort_pairs(DeviceBuffer& keys, DeviceBuffer& values, size_t count, int key_bits) {
   if (count < 2) return;
   const size_t blocks = (count + kBlock - 1) / kBlock, groups = std::min<size_t>(blocks, 65535);
-  histogram_.reserve(256 * blocks * sizeof(uint32_t), DeviceBuffer::Use::kernels, "the sort's digit counts");
-  spare_keys_.reserve(count * sizeof(uint32_t), DeviceBuffer::Use::kernels, "sorted keys");
-  spare_values_.reserve(count * sizeof(uint32_t), DeviceBuffer::Use::kernels, "sorted values");
+  histogram_.reserve_growing(256 * blocks * sizeof(uint32_t), DeviceBuffer::Use::kernels, "the sort's digit counts");
+  spare_keys_.reserve_growing(count * sizeof(uint32_t), DeviceBuffer::Use::kernels, "sorted keys");
+  spare_values_.reserve_growing(count * sizeof(uint32_t), DeviceBuffer::Use::kernels, "sorted values");
   for (int shift = 0; shift < key_bits; shift += 8) {
     const SortParams params{uint32_t(shift)};
     count_.set_params(0, params);

@@ -395,8 +395,8 @@ void GpuKernels::add_sprite_batches(const GpuStore& store, size_t count, const S
 
 void GpuKernels::build_sprites(const GpuStore& store, size_t page, size_t count, const SpriteBuild& how,
                                DeviceInstances& instances, const PreviousFrame& previous) {
-  instances.buffer.reserve(std::max<size_t>(count, 1) * sizeof(SpriteInstance), DeviceBuffer::Use::kernels,
-                          "GPU sprite buffers");
+  instances.buffer.reserve_growing(std::max<size_t>(count, 1) * sizeof(SpriteInstance), DeviceBuffer::Use::kernels,
+                                  "GPU sprite buffers");
   store.bind(sprites_, 'P', 0, page);
   sprites_.bind(1, instances.buffer);
   SpriteParams params;
@@ -417,7 +417,8 @@ void GpuKernels::build_sprites(const GpuStore& store, size_t page, size_t count,
 
   instances.has_previous = previous.positions && previous.positions->remembered;
   if (!instances.has_previous) return;
-  instances.previous.reserve(std::max<size_t>(count, 1) * 16, DeviceBuffer::Use::kernels, "GPU previous positions");
+  instances.previous.reserve_growing(std::max<size_t>(count, 1) * 16, DeviceBuffer::Use::kernels,
+                                    "GPU previous positions");
   RememberParams remembered;
   remembered.u_wrap_axes = GpuMat3(previous.box.axes);
   remembered.u_wrap_half = glm::min(previous.box.half, glm::vec3(3.0e38f));  // GLSL has no infinity literal

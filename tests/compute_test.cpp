@@ -76,6 +76,28 @@ TEST_F(ComputeTest, FillAndDownloadWorkOnARange) {
   EXPECT_EQ(one, 9u);
 }
 
+// Sizes creeping up call after call keep the buffer they have until an
+// eighth more than the size it grew to is used up; reserve() stays exact.
+TEST_F(ComputeTest, AGrowingReserveLeavesRoomSoSmallIncreasesKeepTheBuffer) {
+  DeviceBuffer buffer;
+  buffer.reserve_growing(8000, DeviceBuffer::Use::kernels, "test buffer");
+  EXPECT_EQ(buffer.bytes(), 9000u);
+  const GLuint name = buffer.gl_name();
+  buffer.reserve_growing(8800, DeviceBuffer::Use::kernels, "test buffer");
+  buffer.reserve_growing(9000, DeviceBuffer::Use::kernels, "test buffer");
+  EXPECT_EQ(buffer.bytes(), 9000u);
+  EXPECT_EQ(buffer.gl_name(), name);
+  buffer.fill(7);  // the whole buffer is there to use
+  uint32_t last = 0;
+  buffer.download(&last, 4, 8996);
+  EXPECT_EQ(last, 7u);
+  buffer.reserve_growing(9004, DeviceBuffer::Use::kernels, "test buffer");
+  EXPECT_EQ(buffer.bytes(), 9004u + 1124u);  // an eighth, in whole words
+  DeviceBuffer exact;
+  exact.reserve(8000, DeviceBuffer::Use::kernels, "test buffer");
+  EXPECT_EQ(exact.bytes(), 8000u);
+}
+
 TEST_F(ComputeTest, AKernelThatDoesNotCompileIsAnInternalErrorWithTheDriversLog) {
   try {
     ComputeKernel kernel("#version 430\nlayout(local_size_x = 1) in;\nvoid main() { undeclared = 1; }\n");
