@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "core/scene.h"
+#include <glm/vec4.hpp>
+
 #include "render/gl_objects.h"
 #include "render/grade_pass.h"
 #include "core/image.h"
@@ -77,6 +79,10 @@ class FrameTarget {
               const FrameGrading& grading = {});
   ~FrameTarget();
   void bind_for_drawing() const;
+  // Sets every sample of the bound frame to `colour` (premultiplied, linear)
+  // and its depth to the far plane's.
+  void clear(const glm::vec4& colour);
+  bool clears_with_kernel() const { return color_texture_.get() != 0; }
   void start_read();
   size_t reads_pending() const { return pending_.size(); }
   // The oldest started read's frame (top row first). Refuses (no_gl) an
@@ -99,7 +105,12 @@ class FrameTarget {
   int width_, height_;
   TargetFormat format_;
   bool opaque_;
+  int samples_;
   GlRenderbuffer color_, depth_, resolved_;
+  // A float frame's colour where kernels can write it (instead of color_):
+  // clear() fills it with a kernel.
+  GlTexture color_texture_;
+  GlProgram clear_program_;
   GlTexture resolved_texture_;  // instead of resolved_ when graded on the GPU
   GlFramebuffer draw_fbo_, resolve_fbo_;
   FrameGrading grading_;

@@ -55,10 +55,7 @@ void Renderer::draw(Simulation& simulation) {
   target_.bind_for_drawing();
   const glm::vec4 background = scene_.output.background.linear();
   // Premultiplied, as blending keeps the frame: a transparent background is (0, 0, 0, 0).
-  glClearColor(background.r * background.a, background.g * background.a, background.b * background.a, background.a);
-  glClearDepth(1.0);
-  glDepthMask(GL_TRUE);
-  glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+  target_.clear(glm::vec4(glm::vec3(background) * background.a, background.a));
   const Environment& environment = scene_.environment;
   if (environment.sky) sky_.draw(*environment.sky, camera, aspect, environment.fog);
   if (!scene_.output.plate.empty()) {

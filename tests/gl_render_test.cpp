@@ -47,6 +47,23 @@ TEST_F(GlTest, BackgroundComesOutAsTheSrgbBytesWritten) {
     }
 }
 
+// Where the GL has compute shaders a float frame is cleared by a kernel
+// writing each sample: every one of them holds the colour, as glClear's would.
+TEST_F(GlTest, AFloatFrameIsClearedToTheColourAtEverySample) {
+  FrameTarget target(40, 24, 4, TargetFormat::float32, false);
+  EXPECT_EQ(target.clears_with_kernel(), epoxy_gl_version() >= 43);
+  target.bind_for_drawing();
+  target.clear(glm::vec4(0.5f, 0.25f, 0.125f, 1.0f));
+  target.clear(glm::vec4(0.1f, 0.2f, 0.3f, 0.75f));  // every sample, not only those not yet written
+  target.start_read();
+  const RenderedFrame frame = target.finish_read();
+  ASSERT_TRUE(frame.linear);
+  const float expected[4] = {0.1f, 0.2f, 0.3f, 0.75f};
+  size_t wrong = 0;
+  for (size_t i = 0; i < frame.linear->rgba.size(); ++i) wrong += frame.linear->rgba[i] != expected[i % 4];
+  EXPECT_EQ(wrong, 0u);
+}
+
 TEST_F(GlTest, BlendingHappensInLinearLight) {
   // A solid white sprite at 50 % opacity over black is 0.5 in linear light: sRGB byte 188.
   FrameTarget target(16, 16, 1);
