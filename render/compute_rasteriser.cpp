@@ -28,18 +28,24 @@ constexpr size_t kPreparedBytes = 96;  // GLSL Prepared
 // associative): a fountain's jet lists hundreds of thousands of sprites in a
 // few tiles, which one work group each walked alone while the rest of the
 // GPU idled (H200, 5 M fountain slots: 115 of the blend's 126 ms were that
-// walk). Segments hold at least kSegmentLength sprites, more where the pairs
+// walk). A tile of one segment is blended straight into the layer, as before
+// segments. Each cut costs a partial result and its merge, so only lists far
+// longer than the mean over the tiles (kStragglerLists times) are cut short, in
+// segments of kStragglerSegmentLength sprites, and the rest only where longer
+// than kSegmentLength: the jet's longest segment sets the fountain's blend,
+// while cutting evenly filled lists (rain) is slower. Measured on the H200 at
+// 1080p with one length for every tile: the 5 M fountain's blend and end to end
+// a frame, segments of 8192: 34.2 and 50.3 ms; 4096: 26.9, 42.9; 2048: 28.4,
+// 43.8; 1024: 32.4, 47.4; rain and snow 10 M the same at 4096 and 8192, slower
+// at 2048 and 1024; rain 100 M 1564 ms at 4096, 847 at 8192; rain 10 M with
+// its lists cut in two 168 ms, uncut 83. Segments are longer where the pairs
 // would make more than kMaxSegments; where loops are limited (llvmpipe: 65535
 // turns of all loops of an invocation; a sprite costs one, plus one per
-// light) exactly kLimitedSegmentLength. A tile of one segment is blended
-// straight into the layer, as before segments: cutting evenly filled lists
-// (rain) in two and merging them was measured slower (rain, 10 M: 83 → 168 ms).
-// The jet's longest segment sets the blend's time (H200, 1080p, 5 M fountain
-// slots, blend and end to end a frame, segments of 8192: 34.2 and 50.3 ms;
-// 4096: 26.9, 42.9; 2048: 28.4, 43.8; 1024: 32.4, 47.4; rain and snow 10 M
-// the same at 4096, slower at 2048 and 1024).
+// light) exactly kLimitedSegmentLength.
 constexpr uint32_t kLimitedSegmentLength = 1024;
-constexpr uint32_t kSegmentLength = 4096;
+constexpr uint32_t kSegmentLength = 8192;
+constexpr uint32_t kStragglerSegmentLength = 4096;
+constexpr uint32_t kStragglerLists = 4;
 constexpr size_t kMaxSegments = 32768;
 
 #define FXSIM_TILE_PARAMS(X) X(glm::uvec2, u_tiles) /* tiles across and down */
@@ -665,14 +671,16 @@ std::optional<size_t> ComputeRasteriser::draw_part(const DeviceBuffer& instances
   ranges_read_.reserve(tile_count * 8, DeviceBuffer::Use::host_reads, "the compute rasteriser's tile ranges");
   ranges_read_.copy_from(tile_ranges_, tile_count * 8);
   ranges_read_.download(ranges.data(), tile_count * 8);
-  const uint32_t length =
-      limited_loops_ ? kLimitedSegmentLength
-                     : std::max<uint32_t>(kSegmentLength, uint32_t((size_t(pairs) + kMaxSegments - 1) / kMaxSegments));
+  const uint32_t fewest = uint32_t((size_t(pairs) + kMaxSegments - 1) / kMaxSegments);
+  const uint32_t even_length = limited_loops_ ? kLimitedSegmentLength : std::max(kSegmentLength, fewest);
+  const uint32_t straggler_length = limited_loops_ ? kLimitedSegmentLength : std::max(kStragglerSegmentLength, fewest);
+  const size_t straggler = size_t(kStragglerLists) * size_t(pairs) / tile_count;  // times the mean list
   std::vector<glm::uvec4> segments;     // every tile at least one, drawing even an empty tile's pixels clear
   std::vector<glm::uvec4> split_tiles;  // tiles of several segments: tile, first partial slot, count
   uint32_t slots = 0;
   for (size_t t = 0; t < tile_count; ++t) {
     const uint32_t bottom = ranges[t].x, end = ranges[t].y;
+    const uint32_t length = end - bottom > straggler ? straggler_length : even_length;
     if (end - bottom <= length) {
       segments.push_back({uint32_t(t), bottom, end, 0});
       continue;
