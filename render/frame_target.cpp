@@ -30,11 +30,12 @@ void check_image_size(int width, int height) {
 }
 
 namespace {
-// A kernel can write the frame's colour: a float format (image stores have no
-// sRGB) where the GL has compute shaders and multisampled images of as many
-// samples.
+// A kernel can write the frame's colour: a multisampled float format (image
+// stores have no sRGB; a frame of one sample stays a renderbuffer, which
+// llvmpipe resolved without the kernel's values) where the GL has compute
+// shaders and multisampled images of as many samples.
 bool kernels_can_clear(TargetFormat format, int samples) {
-  if (format != TargetFormat::float32 || epoxy_gl_version() < 43) return false;
+  if (format != TargetFormat::float32 || samples < 2 || epoxy_gl_version() < 43) return false;
   GLint image_samples = 0;
   glGetIntegerv(GL_MAX_IMAGE_SAMPLES, &image_samples);
   return image_samples >= samples;

@@ -47,21 +47,25 @@ TEST_F(GlTest, BackgroundComesOutAsTheSrgbBytesWritten) {
     }
 }
 
-// Where the GL has compute shaders a float frame is cleared by a kernel
-// writing each sample: every one of them holds the colour, as glClear's would.
+// Where the GL has compute shaders a multisampled float frame is cleared by a
+// kernel writing each sample: every one of them holds the colour, as
+// glClear's would (which clears a frame of one sample).
 TEST_F(GlTest, AFloatFrameIsClearedToTheColourAtEverySample) {
-  FrameTarget target(40, 24, 4, TargetFormat::float32, false);
-  EXPECT_EQ(target.clears_with_kernel(), epoxy_gl_version() >= 43);
-  target.bind_for_drawing();
-  target.clear(glm::vec4(0.5f, 0.25f, 0.125f, 1.0f));
-  target.clear(glm::vec4(0.1f, 0.2f, 0.3f, 0.75f));  // every sample, not only those not yet written
-  target.start_read();
-  const RenderedFrame frame = target.finish_read();
-  ASSERT_TRUE(frame.linear);
-  const float expected[4] = {0.1f, 0.2f, 0.3f, 0.75f};
-  size_t wrong = 0;
-  for (size_t i = 0; i < frame.linear->rgba.size(); ++i) wrong += frame.linear->rgba[i] != expected[i % 4];
-  EXPECT_EQ(wrong, 0u);
+  for (const int samples : {4, 1}) {
+    SCOPED_TRACE(samples);
+    FrameTarget target(40, 24, samples, TargetFormat::float32, false);
+    EXPECT_EQ(target.clears_with_kernel(), samples > 1 && epoxy_gl_version() >= 43);
+    target.bind_for_drawing();
+    target.clear(glm::vec4(0.5f, 0.25f, 0.125f, 1.0f));
+    target.clear(glm::vec4(0.1f, 0.2f, 0.3f, 0.75f));  // every sample, not only those not yet written
+    target.start_read();
+    const RenderedFrame frame = target.finish_read();
+    ASSERT_TRUE(frame.linear);
+    const float expected[4] = {0.1f, 0.2f, 0.3f, 0.75f};
+    size_t wrong = 0;
+    for (size_t i = 0; i < frame.linear->rgba.size(); ++i) wrong += frame.linear->rgba[i] != expected[i % 4];
+    EXPECT_EQ(wrong, 0u);
+  }
 }
 
 TEST_F(GlTest, BlendingHappensInLinearLight) {
