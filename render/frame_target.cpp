@@ -41,6 +41,16 @@ bool kernels_can_clear(TargetFormat format, int samples) {
   return image_samples >= samples;
 }
 
+// An image too large in bytes for the GL: the scene's size is the problem, not the GL.
+FxError image_too_large(int width, int height, int samples, TargetFormat format, const std::string& how) {
+  const size_t sample_bytes = (format == TargetFormat::float32 ? 16 : 4) + 4;  // colour and depth
+  return FxError(ExitCode::invalid_scene,
+                 fmt::format("the GL cannot make a {}×{} image with {} samples per pixel ({} MB; {}): lower the image "
+                             "size or output.samples",
+                             width, height, samples,
+                             size_t(width) * size_t(height) * size_t(samples) * sample_bytes / 1000000, how));
+}
+
 // Every sample of the frame's colour to u_colour.
 constexpr const char* kClearKernel = R"(#version 430
 layout(local_size_x = 16, local_size_y = 16) in;
@@ -72,6 +82,10 @@ FrameTarget::FrameTarget(int width, int height, int samples, TargetFormat format
     glBindTexture(GL_TEXTURE_2D_MULTISAMPLE, color_texture_.get());
     glTexStorage2DMultisample(GL_TEXTURE_2D_MULTISAMPLE, samples, color_format, width, height, GL_TRUE);
     glBindTexture(GL_TEXTURE_2D_MULTISAMPLE, 0);
+    // (Where a renderbuffer's storage leaves the framebuffer incomplete, a
+    // texture's is refused at once: llvmpipe, 16384×16384 with 4 samples.)
+    if (const GLenum error = glGetError(); error == GL_OUT_OF_MEMORY || error == GL_INVALID_VALUE)
+      throw image_too_large(width, height, samples, format, fmt::format("GL error 0x{:x}", error));
   } else {
     color_ = GlRenderbuffer(gl_gen(glGenRenderbuffers));
     glBindRenderbuffer(GL_RENDERBUFFER, color_.get());
@@ -91,11 +105,7 @@ FrameTarget::FrameTarget(int width, int height, int samples, TargetFormat format
   // Within the size limits a GL can still refuse a buffer that is too large in
   // bytes (llvmpipe: 16384×16384 with 4 samples is 4 GiB): the image, not the GL, is the problem.
   if (const GLenum status = glCheckFramebufferStatus(GL_FRAMEBUFFER); status != GL_FRAMEBUFFER_COMPLETE)
-    throw FxError(ExitCode::invalid_scene,
-                  fmt::format("the GL cannot make a {}×{} image with {} samples per pixel ({} MB; framebuffer status "
-                              "0x{:x}, incomplete): lower the image size or output.samples",
-                              width, height, samples, size_t(width) * size_t(height) * size_t(samples) * 8 / 1000000,
-                              status));
+    throw image_too_large(width, height, samples, format, fmt::format("framebuffer status 0x{:x}, incomplete", status));
 
   resolve_fbo_ = GlFramebuffer(gl_gen(glGenFramebuffers));
   if (grading.on_gpu()) {  // the grading samples the resolved frame: a texture
