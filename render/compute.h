@@ -57,9 +57,9 @@ class DeviceBuffer {
   // Makes the buffer at least `bytes` long (contents are lost when it grows).
   void reserve(size_t bytes, Use use, const std::string& what);
   // reserve() for sizes that change from call to call (a frame's sprites or
-  // tile lists): growing, it takes an eighth more, in whole words (within a storage block
-  // where `bytes` is), so that counts creeping up frame after frame do not
-  // reallocate every frame. (H200, 1080p, 5 M fountain slots: the mist's
+  // tile lists): growing, it takes an eighth more, in whole words (within a
+  // storage block where `bytes` is), so that counts creeping up frame after
+  // frame do not reallocate every frame. (H200, 1080p, 5 M fountain slots: the mist's
   // pairs grew a little each frame, and the compute rasteriser's tile lists
   // took 7.1-7.7 ms a frame reallocating, 1.6 ms with room to grow.)
   void reserve_growing(size_t bytes, Use use, const std::string& what);

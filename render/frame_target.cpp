@@ -82,10 +82,15 @@ FrameTarget::FrameTarget(int width, int height, int samples, TargetFormat format
     glBindTexture(GL_TEXTURE_2D_MULTISAMPLE, color_texture_.get());
     glTexStorage2DMultisample(GL_TEXTURE_2D_MULTISAMPLE, samples, color_format, width, height, GL_TRUE);
     glBindTexture(GL_TEXTURE_2D_MULTISAMPLE, 0);
-    // (Where a renderbuffer's storage leaves the framebuffer incomplete, a
-    // texture's is refused at once: llvmpipe, 16384×16384 with 4 samples.)
-    if (const GLenum error = glGetError(); error == GL_OUT_OF_MEMORY || error == GL_INVALID_VALUE)
-      throw image_too_large(width, height, samples, format, fmt::format("GL error 0x{:x}", error));
+    // Where a renderbuffer's storage leaves the framebuffer incomplete, a
+    // texture's is refused at once as out of memory (llvmpipe, 16384×16384
+    // with 4 samples): the image's message, not check_gl's general one.
+    try {
+      check_gl("allocating the frame's colour");
+    } catch (const FxError& error) {
+      if (error.code() != ExitCode::invalid_scene) throw;
+      throw image_too_large(width, height, samples, format, "the GL ran out of memory");
+    }
   } else {
     color_ = GlRenderbuffer(gl_gen(glGenRenderbuffers));
     glBindRenderbuffer(GL_RENDERBUFFER, color_.get());
@@ -147,11 +152,10 @@ void FrameTarget::clear(const glm::vec4& colour) {
   }
   glClear(GL_DEPTH_BUFFER_BIT);
   if (!clear_program_.get()) clear_program_ = link_compute_program(kClearKernel);
-  const GLuint program = clear_program_.get();
-  glUseProgram(program);
-  glUniform4f(glGetUniformLocation(program, "u_colour"), colour.r, colour.g, colour.b, colour.a);
-  glUniform2i(glGetUniformLocation(program, "u_size"), width_, height_);
-  glUniform1i(glGetUniformLocation(program, "u_samples"), samples_);
+  glUseProgram(clear_program_.get());
+  glUniform4f(uniform(clear_program_, "u_colour"), colour.r, colour.g, colour.b, colour.a);
+  glUniform2i(uniform(clear_program_, "u_size"), width_, height_);
+  glUniform1i(uniform(clear_program_, "u_samples"), samples_);
   glBindImageTexture(0, color_texture_.get(), 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RGBA32F);
   glDispatchCompute(GLuint((width_ + 15) / 16), GLuint((height_ + 15) / 16), 1);
   glMemoryBarrier(GL_FRAMEBUFFER_BARRIER_BIT);
