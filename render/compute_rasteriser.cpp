@@ -29,24 +29,23 @@ constexpr size_t kPreparedBytes = 96;  // GLSL Prepared
 // few tiles, which one work group each walked alone while the rest of the
 // GPU idled (H200, 5 M fountain slots: 115 of the blend's 126 ms were that
 // walk). A tile of one segment is blended straight into the layer, as before
-// segments. Each cut costs a partial result and its merge, so only lists far
-// longer than the mean over the tiles (kStragglerLists times) are cut short, in
-// segments of kStragglerSegmentLength sprites, and the rest only where longer
-// than kSegmentLength: the jet's longest segment sets the fountain's blend,
-// while cutting evenly filled lists (rain) is slower. Measured on the H200 at
-// 1080p with one length for every tile: the 5 M fountain's blend and end to end
-// a frame, segments of 8192: 34.2 and 50.3 ms; 4096: 26.9, 42.9; 2048: 28.4,
-// 43.8; 1024: 32.4, 47.4; rain and snow 10 M the same at 4096 and 8192, slower
-// at 2048 and 1024; rain 100 M 1564 ms at 4096, 847 at 8192; rain 10 M with
-// its lists cut in two 168 ms, uncut 83. Segments are longer where the pairs
-// would make more than kMaxSegments; where loops are limited (llvmpipe: 65535
-// turns of all loops of an invocation; a sprite costs one, plus one per
-// light) exactly kLimitedSegmentLength.
+// segments. Each cut costs a partial result and its merge, and the segments
+// behind a tile's front one cannot stop where its pixels turn opaque, so a
+// draw's lists are cut in segments of its pairs / kSegmentsWanted sprites
+// (enough work groups to fill the GPU many times over; no fewer than
+// kMinSegmentLength): a few long lists among short ones (the jet) are cut
+// short, evenly filled lists (100 M rain streaks) not at all. Measured on the
+// H200 at 1080p: the 5 M fountain's blend, segments of 8192: 34.2 ms; 4096:
+// 26.9 (then 27.0); 2048: 28.4; 1024: 32.4; cut at 4096 only where longer than
+// four times the mean list, else at 8192 (the mist's lists of 8192 to 19 000
+// then cut in two, not four): 29.6; rain 100 M (18 750 pairs a tile) 1564 ms
+// at 4096, 847 and 872 at 8192, 787 at 16 384 and uncut; rain and snow 10 M
+// the same at 4096 and 8192. Where loops are limited (llvmpipe: 65535 turns of
+// all loops of an invocation; a sprite costs one, plus one per light) exactly
+// kLimitedSegmentLength.
 constexpr uint32_t kLimitedSegmentLength = 1024;
-constexpr uint32_t kSegmentLength = 8192;
-constexpr uint32_t kStragglerSegmentLength = 4096;
-constexpr uint32_t kStragglerLists = 4;
-constexpr size_t kMaxSegments = 32768;
+constexpr uint32_t kMinSegmentLength = 4096;
+constexpr size_t kSegmentsWanted = 4096;
 
 #define FXSIM_TILE_PARAMS(X) X(glm::uvec2, u_tiles) /* tiles across and down */
 FXSIM_GPU_PARAMS(TileParams, FXSIM_TILE_PARAMS);
@@ -671,16 +670,14 @@ std::optional<size_t> ComputeRasteriser::draw_part(const DeviceBuffer& instances
   ranges_read_.reserve(tile_count * 8, DeviceBuffer::Use::host_reads, "the compute rasteriser's tile ranges");
   ranges_read_.copy_from(tile_ranges_, tile_count * 8);
   ranges_read_.download(ranges.data(), tile_count * 8);
-  const uint32_t fewest = uint32_t((size_t(pairs) + kMaxSegments - 1) / kMaxSegments);
-  const uint32_t even_length = limited_loops_ ? kLimitedSegmentLength : std::max(kSegmentLength, fewest);
-  const uint32_t straggler_length = limited_loops_ ? kLimitedSegmentLength : std::max(kStragglerSegmentLength, fewest);
-  const size_t straggler = size_t(kStragglerLists) * size_t(pairs) / tile_count;  // times the mean list
+  const uint32_t length =
+      limited_loops_ ? kLimitedSegmentLength
+                     : std::max(kMinSegmentLength, uint32_t((size_t(pairs) + kSegmentsWanted - 1) / kSegmentsWanted));
   std::vector<glm::uvec4> segments;     // every tile at least one, drawing even an empty tile's pixels clear
   std::vector<glm::uvec4> split_tiles;  // tiles of several segments: tile, first partial slot, count
   uint32_t slots = 0;
   for (size_t t = 0; t < tile_count; ++t) {
     const uint32_t bottom = ranges[t].x, end = ranges[t].y;
-    const uint32_t length = end - bottom > straggler ? straggler_length : even_length;
     if (end - bottom <= length) {
       segments.push_back({uint32_t(t), bottom, end, 0});
       continue;

@@ -20,9 +20,10 @@
 //                pixel centre per triangle (shade_sprite, with the mip level
 //                the GL would pick), colour and transmittance kept per
 //                sample. A pixel stops once less than 1/4096 of the light
-//                behind gets through. Lists longer than 8192 sprites (1024
-//                where the GL limits loops: llvmpipe) are walked in segments
-//                by work groups of their own, merged front to back per sample.
+//                behind gets through. Lists longer than a draw's pairs / 4096
+//                (at least 4096 sprites; 1024 where the GL limits loops:
+//                llvmpipe) are walked in segments by work groups of their
+//                own, merged front to back per sample.
 //   5. composite the samples' mean (colour, 1 − transmittance) over the
 //                frame: premultiplied "over", so alpha and additive batches
 //                compose as the GL path's blending does.
