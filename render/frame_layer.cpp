@@ -23,8 +23,15 @@ BoundFrameSamples bound_frame_samples() {
   return frame;
 }
 
-FrameLayer::FrameLayer()
-    : composite_(link_program(kFullScreenTriangleVertex, kLayerFragment)), empty_vao_(gl_gen(glGenVertexArrays)) {}
+namespace {
+// Each pixel's texel of the layer (the size of the frame's viewport).
+constexpr const char* kLayerTexel = R"(
+uniform sampler2D u_layer;
+vec4 layer_colour(vec2 centre) { return texelFetch(u_layer, ivec2(centre), 0); }
+)";
+}  // namespace
+
+FrameLayer::FrameLayer() : over_(kLayerTexel) {}
 
 GLuint FrameLayer::texture(int width, int height) {
   if (width != width_ || height != height_) {
@@ -38,11 +45,11 @@ GLuint FrameLayer::texture(int width, int height) {
 }
 
 void FrameLayer::composite_over_frame() {
-  glUseProgram(composite_.get());
-  glActiveTexture(GL_TEXTURE0);
-  glBindTexture(GL_TEXTURE_2D, texture_.get());
-  glUniform1i(glGetUniformLocation(composite_.get(), "u_layer"), 0);
-  composite_over_viewport(empty_vao_.get());
+  over_.composite([&](const GlProgram& program) {
+    glActiveTexture(GL_TEXTURE0);
+    glBindTexture(GL_TEXTURE_2D, texture_.get());
+    glUniform1i(uniform(program, "u_layer"), 0);
+  });
 }
 
 }  // namespace fxsim

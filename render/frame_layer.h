@@ -8,6 +8,7 @@
 #include <glm/vec2.hpp>
 
 #include "render/gl_objects.h"
+#include "render/over_frame.h"
 
 namespace fxsim {
 
@@ -30,8 +31,7 @@ class FrameLayer {
  private:
   GlTexture texture_;
   int width_ = 0, height_ = 0;
-  GlProgram composite_;
-  GlVertexArray empty_vao_;
+  OverFrame over_;
 };
 
 }  // namespace fxsim

@@ -11,21 +11,20 @@ namespace fxsim {
 namespace {
 // Depth is compared in metres along the view: texels whose occluders lie
 // within 5 % of the pixel's depth are the same surface (or the same sky).
-constexpr const char* kUpsampleFragment = R"(#version 330 core
+constexpr const char* kUpsample = R"(
 uniform sampler2D u_low;         // premultiplied light, alpha = coverage
 uniform sampler2D u_low_depth;   // the occluders' depth where the half-size texels were drawn
 uniform sampler2D u_depth;       // the occluders' depth at full size
 uniform vec2 u_scale;            // half-size texels per frame pixel
 uniform vec2 u_near_far;
-out vec4 out_color;
 float metres(float d) {
   float n = u_near_far.x, f = u_near_far.y;
   return 2.0 * n * f / (f + n - (2.0 * d - 1.0) * (f - n));
 }
-void main() {
+vec4 layer_colour(vec2 centre) {
   ivec2 size = textureSize(u_low, 0);
-  float z = metres(texelFetch(u_depth, ivec2(gl_FragCoord.xy), 0).r);
-  vec2 t = gl_FragCoord.xy * u_scale - 0.5;
+  float z = metres(texelFetch(u_depth, ivec2(centre), 0).r);
+  vec2 t = centre * u_scale - 0.5;
   ivec2 base = ivec2(floor(t));
   vec2 f = t - floor(t);
   vec4 light[4];
@@ -40,7 +39,7 @@ void main() {
     same = same && gap[k] <= 0.05 * z;
     if (gap[k] < gap[nearest]) nearest = k;
   }
-  out_color = same ? light[0] * weight[0] + light[1] * weight[1] + light[2] * weight[2] + light[3] * weight[3]
+  return same ? light[0] * weight[0] + light[1] * weight[1] + light[2] * weight[2] + light[3] * weight[3]
                    : light[nearest];
 }
 )";
@@ -63,7 +62,7 @@ void check_complete(const char* what) {
 }  // namespace
 
 ReducedResolutionTarget::ReducedResolutionTarget()
-    : composite_(link_program(kFullScreenTriangleVertex, kUpsampleFragment)), empty_vao_(gl_gen(glGenVertexArrays)) {}
+    : over_(kUpsample) {}
 
 void ReducedResolutionTarget::allocate(int width, int height) {
   width_ = width;
@@ -108,20 +107,20 @@ void ReducedResolutionTarget::begin(GLuint frame, int width, int height) {
 void ReducedResolutionTarget::composite(GLuint frame, float near_plane, float far_plane) {
   glBindFramebuffer(GL_FRAMEBUFFER, frame);
   glViewport(0, 0, width_, height_);
-  glUseProgram(composite_.get());
-  const auto bind = [&](GLuint unit, const GlTexture& texture, const char* name) {
-    glActiveTexture(GL_TEXTURE0 + unit);
-    glBindTexture(GL_TEXTURE_2D, texture.get());
-    glUniform1i(uniform(composite_, name), GLint(unit));
-  };
-  bind(0, low_colour_, "u_low");
-  bind(1, low_depth_, "u_low_depth");
-  bind(2, depth_, "u_depth");
-  glActiveTexture(GL_TEXTURE0);
-  glUniform2f(uniform(composite_, "u_scale"), float(reduced(width_)) / float(width_),
-              float(reduced(height_)) / float(height_));
-  glUniform2f(uniform(composite_, "u_near_far"), near_plane, far_plane);
-  composite_over_viewport(empty_vao_.get());
+  over_.composite([&](const GlProgram& program) {
+    const auto bind = [&](GLuint unit, const GlTexture& texture, const char* name) {
+      glActiveTexture(GL_TEXTURE0 + unit);
+      glBindTexture(GL_TEXTURE_2D, texture.get());
+      glUniform1i(uniform(program, name), GLint(unit));
+    };
+    bind(0, low_colour_, "u_low");
+    bind(1, low_depth_, "u_low_depth");
+    bind(2, depth_, "u_depth");
+    glActiveTexture(GL_TEXTURE0);
+    glUniform2f(uniform(program, "u_scale"), float(reduced(width_)) / float(width_),
+                float(reduced(height_)) / float(height_));
+    glUniform2f(uniform(program, "u_near_far"), near_plane, far_plane);
+  });
   check_gl("compositing the half-size sprites");
 }
 

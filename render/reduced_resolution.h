@@ -15,6 +15,7 @@
 // their occluders' depth matches the pixel's, else the texel of nearest depth,
 // so a puff behind an edge does not bleed across it.
 #include "render/gl_objects.h"
+#include "render/over_frame.h"
 
 namespace fxsim {
 
@@ -37,8 +38,7 @@ class ReducedResolutionTarget {
   GlTexture depth_;                      // the frame's occluders, full size (single-sampled)
   GlTexture low_colour_, low_depth_;     // the half-size target
   GlFramebuffer depth_fbo_, low_fbo_;
-  GlProgram composite_;
-  GlVertexArray empty_vao_;
+  OverFrame over_;
 };
 
 }  // namespace fxsim

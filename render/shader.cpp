@@ -58,14 +58,4 @@ GlProgram link_compute_program(std::string_view source) { return link({compile(G
 
 GLint uniform(const GlProgram& program, const char* name) { return glGetUniformLocation(program.get(), name); }
 
-void composite_over_viewport(GLuint empty_vertex_array) {
-  glDisable(GL_DEPTH_TEST);
-  glEnable(GL_BLEND);
-  glBlendFunc(GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
-  glBindVertexArray(empty_vertex_array);
-  glDrawArrays(GL_TRIANGLES, 0, 3);
-  glBindVertexArray(0);
-  glDisable(GL_BLEND);
-}
-
 }  // namespace fxsim

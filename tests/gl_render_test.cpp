@@ -10,6 +10,7 @@
 #include "core/exit_codes.h"
 #include "render/egl_context.h"
 #include "tests/gl_context_fixture.h"
+#include "render/frame_layer.h"
 #include "render/frame_target.h"
 #include "render/gpu_kernels.h"
 #include "render/gpu_params.h"
@@ -64,6 +65,41 @@ TEST_F(GlTest, AFloatFrameIsClearedToTheColourAtEverySample) {
     const float expected[4] = {0.1f, 0.2f, 0.3f, 0.75f};
     size_t wrong = 0;
     for (size_t i = 0; i < frame.linear->rgba.size(); ++i) wrong += frame.linear->rgba[i] != expected[i % 4];
+    EXPECT_EQ(wrong, 0u);
+  }
+}
+
+TEST_F(GlTest, ALayerIsPutOverEverySampleOfTheFrameAsGlBlendingPutsIt) {
+  constexpr int kWidth = 40, kHeight = 24;
+  const glm::vec4 behind(0.1f, 0.2f, 0.3f, 0.75f);
+  std::vector<float> light(size_t(kWidth) * kHeight * 4);  // premultiplied, coverage from 0 to 1
+  for (int y = 0; y < kHeight; ++y)
+    for (int x = 0; x < kWidth; ++x) {
+      const float a = float(x) / float(kWidth - 1);
+      const float l[4] = {a * 0.9f, a * float(y) / kHeight, 0.7f * a, a};
+      std::copy(l, l + 4, light.begin() + (size_t(y) * kWidth + x) * 4);
+    }
+  for (const int samples : {4, 1}) {
+    SCOPED_TRACE(samples);
+    FrameTarget target(kWidth, kHeight, samples, TargetFormat::float32, false);
+    target.bind_for_drawing();
+    target.clear(behind);
+    // The kernel where kernels can write the frame (4 samples), GL blending otherwise.
+    EXPECT_EQ(OverFrame::uses_kernel(), target.clears_with_kernel());
+    FrameLayer layer;
+    glBindTexture(GL_TEXTURE_2D, layer.texture(kWidth, kHeight));
+    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, kWidth, kHeight, GL_RGBA, GL_FLOAT, light.data());
+    layer.composite_over_frame();
+    target.start_read();
+    const RenderedFrame frame = target.finish_read();
+    ASSERT_TRUE(frame.linear);
+    size_t wrong = 0;
+    for (size_t i = 0; i < light.size(); ++i) {
+      const size_t row = i / 4 / kWidth, at = (size_t(kHeight) - 1 - row) * kWidth * 4 + i % (kWidth * 4);  // read top row first
+      const float a = light[at / 4 * 4 + 3];
+      const float product = behind[int(i % 4)] * (1.0f - a);  // rounded before the sum, as GL blends
+      wrong += frame.linear->rgba[i] != light[at] + product;
+    }
     EXPECT_EQ(wrong, 0u);
   }
 }
