@@ -33,16 +33,19 @@ constexpr size_t kPreparedBytes = 96;  // GLSL Prepared
 // behind a tile's front one cannot stop where its pixels turn opaque, so a
 // draw's lists are cut in segments of its pairs / kSegmentsWanted sprites
 // (enough work groups to fill the GPU many times over; no fewer than
-// kMinSegmentLength): a few long lists among short ones (the jet) are cut
-// short, evenly filled lists (100 M rain streaks) not at all. Measured on the
+// kMinSegmentLength): the jet's lists are cut short, and a draw of many
+// pairs is cut only where its lists are far longer. Measured on the
 // H200 at 1080p: the 5 M fountain's blend, segments of 8192: 34.2 ms; 4096:
 // 26.9 (then 27.0); 2048: 28.4; 1024: 32.4; cut at 4096 only where longer than
 // four times the mean list, else at 8192 (the mist's lists of 8192 to 19 000
-// then cut in two, not four): 29.6; rain 100 M (18 750 pairs a tile) 1564 ms
-// at 4096, 847 and 872 at 8192, 787 at 16 384 and uncut; rain and snow 10 M
-// the same at 4096 and 8192. Where loops are limited (llvmpipe: 65535 turns of
-// all loops of an invocation; a sprite costs one, plus one per light) exactly
-// kLimitedSegmentLength.
+// then cut in two, not four): 29.6; this rule (the mist's 9.9 M pairs over
+// 2040 tiles and the drops' 7.1 M over 8160 both cut at 4096): 26.9. Rain 100 M
+// (drawn in parts of about 16 M pairs over 8160 tiles): 1564 ms with every
+// list cut at 4096, 787 uncut or at 16 384, 866 with this rule, 788 with
+// pairs / 2048 (7900), which would cut the mist at 4838 (not measured). Rain
+// and snow 10 M the same at 4096 and 8192. Where loops are limited (llvmpipe:
+// 65535 turns of all loops of an invocation; a sprite costs one, plus one per
+// light) exactly kLimitedSegmentLength.
 constexpr uint32_t kLimitedSegmentLength = 1024;
 constexpr uint32_t kMinSegmentLength = 4096;
 constexpr size_t kSegmentsWanted = 4096;
