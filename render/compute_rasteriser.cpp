@@ -40,9 +40,10 @@ constexpr size_t kPreparedBytes = 96;  // GLSL Prepared
 // four times the mean list, else at 8192 (the mist's lists of 8192 to 19 000
 // then cut in two, not four): 29.6; this rule (the mist's 9.9 M pairs over
 // 2040 tiles and the drops' 7.1 M over 8160 both cut at 4096): 26.9. Rain 100 M
-// (drawn in parts of about 16 M pairs over 8160 tiles): 1564 ms with every
-// list cut at 4096, 787 uncut or at 16 384, 866 with this rule, 788 with
-// pairs / 2048 (7900), which would cut the mist at 4838 (not measured). Rain
+// (drawn in parts of about 16 M pairs over 8160 tiles, so this rule cuts its
+// lists at 4096 too): 866 ms, 787 uncut or at 16 384, 788 at pairs / 2048
+// (7900; it would cut the mist at 4838, not measured); 1564 ms with every
+// list cut at 4096 at bafcd86 (the same cut: that gap is not understood). Rain
 // and snow 10 M the same at 4096 and 8192. Where loops are limited (llvmpipe:
 // 65535 turns of all loops of an invocation; a sprite costs one, plus one per
 // light) exactly kLimitedSegmentLength.

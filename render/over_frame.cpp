@@ -78,6 +78,7 @@ void OverFrame::composite(const std::function<void(const GlProgram&)>& set_unifo
     glUniform4iv(uniform(kernel_, "u_viewport"), 1, viewport.data());
     glUniform1i(uniform(kernel_, "u_samples"), frame->samples);
     glBindImageTexture(0, frame->texture, 0, GL_FALSE, 0, GL_READ_WRITE, GL_RGBA32F);
+    glMemoryBarrier(GL_SHADER_IMAGE_ACCESS_BARRIER_BIT);  // after image stores to the frame (FrameTarget's clear)
     glDispatchCompute(GLuint((viewport[2] + 15) / 16), GLuint((viewport[3] + 15) / 16), 1);
     // What reads the frame next: drawing and blits, kernels' image loads.
     glMemoryBarrier(GL_FRAMEBUFFER_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT | GL_TEXTURE_FETCH_BARRIER_BIT);

@@ -4,9 +4,10 @@
 // frame (the compute rasteriser's layer, the half-size sprites) join it.
 // Where the frame's colour is a multisampled float texture that kernels can
 // write (render/frame_target.h), a kernel blends every sample at memory speed
-// (H200, 1080p with 4 float samples: the GL's blending of a full-screen
-// triangle runs at about 1 G samples/s, 1.2 ms a pass); elsewhere a
-// full-screen triangle is blended by the GL.
+// (H200, 1080p with 4 float samples: the half-size mist's upsample 1.23 ->
+// 0.18 ms, a compute-rasterised layer 0.44 -> 0.13 ms, against the GL
+// blending a full-screen triangle); elsewhere the GL blends a full-screen
+// triangle.
 #include <functional>
 #include <string>
 

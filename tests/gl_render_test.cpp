@@ -106,6 +106,52 @@ TEST_F(GlTest, ALayerIsPutOverEverySampleOfTheFrameAsGlBlendingPutsIt) {
   }
 }
 
+TEST_F(GlTest, ALayerGoesOverEachSampleOfTheFrameAsItIs) {
+  // Samples 1 and 3 of every pixel get a colour of their own (varying with
+  // the pixel), 0 and 2 keep the background: a composite that read another
+  // pixel, or one sample for all, gives other means.
+  constexpr int kWidth = 40, kHeight = 24;
+  const glm::vec4 behind(0.1f, 0.2f, 0.3f, 0.75f), light(0.2f, 0.1f, 0.05f, 0.25f);
+  FrameTarget target(kWidth, kHeight, 4, TargetFormat::float32, false);
+  target.bind_for_drawing();
+  target.clear(behind);
+  const GlProgram pattern = link_program(kFullScreenTriangleVertex, R"(#version 330 core
+out vec4 out_color;
+void main() { out_color = vec4(floor(gl_FragCoord.x) / 64.0, floor(gl_FragCoord.y) / 32.0, 0.25, 0.5); }
+)");
+  const GlVertexArray vao(gl_gen(glGenVertexArrays));
+  glUseProgram(pattern.get());
+  glBindVertexArray(vao.get());
+  glDisable(GL_DEPTH_TEST);
+  glEnable(GL_SAMPLE_MASK);
+  glSampleMaski(0, 0b1010);
+  glDrawArrays(GL_TRIANGLES, 0, 3);
+  glDisable(GL_SAMPLE_MASK);
+  glBindVertexArray(0);
+  FrameLayer layer;
+  glBindTexture(GL_TEXTURE_2D, layer.texture(kWidth, kHeight));
+  const std::vector<float> texels = [&] {
+    std::vector<float> t;
+    for (int i = 0; i < kWidth * kHeight; ++i) t.insert(t.end(), {light.r, light.g, light.b, light.a});
+    return t;
+  }();
+  glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, kWidth, kHeight, GL_RGBA, GL_FLOAT, texels.data());
+  layer.composite_over_frame();
+  target.start_read();
+  const RenderedFrame frame = target.finish_read();
+  ASSERT_TRUE(frame.linear);
+  size_t wrong = 0;
+  for (int row = 0; row < kHeight; ++row)
+    for (int x = 0; x < kWidth; ++x) {
+      const int y = kHeight - 1 - row;  // read top row first
+      const glm::vec4 own(float(x) / 64.0f, float(y) / 32.0f, 0.25f, 0.5f);
+      const glm::vec4 expected = light + (behind + own) * 0.5f * (1.0f - light.a);
+      for (int c = 0; c < 4; ++c)
+        wrong += std::abs(frame.linear->rgba[(size_t(row) * kWidth + x) * 4 + c] - expected[c]) > 1e-6f;
+    }
+  EXPECT_EQ(wrong, 0u);
+}
+
 TEST_F(GlTest, BlendingHappensInLinearLight) {
   // A solid white sprite at 50 % opacity over black is 0.5 in linear light: sRGB byte 188.
   FrameTarget target(16, 16, 1);
