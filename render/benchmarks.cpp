@@ -118,6 +118,7 @@ void main() {
 }
 FrameTimes time_frames(Simulation& simulation, Renderer& renderer, int frames, bool gpu, const PngSettings& png) {
   const int first = simulation.frame();
+  renderer.sprite_pass().count_compute_samples(true);
   renderer.render(simulation);  // warm up: shader compilation, first upload
   FrameTimes times;
   GLuint query = 0;
@@ -129,6 +130,7 @@ FrameTimes time_frames(Simulation& simulation, Renderer& renderer, int frames, b
     times.step += seconds_since(t);
     t = Clock::now();
     const size_t cpu_before = renderer.sprite_pass().draw_counts().cpu_samples;
+    const uint64_t compute_before = renderer.sprite_pass().compute_samples();
     glBeginQuery(GL_SAMPLES_PASSED, query);
     renderer.draw(simulation);
     glEndQuery(GL_SAMPLES_PASSED);
@@ -136,7 +138,8 @@ FrameTimes time_frames(Simulation& simulation, Renderer& renderer, int frames, b
     times.draw += seconds_since(t);
     GLuint64 samples = 0;
     glGetQueryObjectui64v(query, GL_QUERY_RESULT, &samples);
-    times.samples += double(samples) + double(renderer.sprite_pass().draw_counts().cpu_samples - cpu_before);
+    times.samples += double(samples) + double(renderer.sprite_pass().draw_counts().cpu_samples - cpu_before) +
+                     double(renderer.sprite_pass().compute_samples() - compute_before);
     t = Clock::now();
     const Image image = renderer.take_frame().image;
     times.read += seconds_since(t);

@@ -37,8 +37,9 @@ double cpu_triad_bandwidth(size_t bytes, int threads = 1);
 // encoding it as a PNG on one thread.
 struct FrameTimes {
   double step = 0, draw = 0, read = 0, encode = 0;
-  // Samples a frame's drawing wrote (every GL pass: sky, ground, particles,
-  // grading; and the CPU rasteriser's sprites; not the compute rasteriser's), mean.
+  // Samples a frame's drawing wrote (every GL raster pass: sky, ground,
+  // particles, grading; and the samples the CPU and compute rasterisers'
+  // sprites blended; not the layers' composites done by a kernel), mean.
   double samples = 0;
   size_t png_bytes = 0;  // the last frame's PNG
 };

@@ -281,8 +281,10 @@ void main() {
 }
 
 // 4. A tile's pixels: its sprites front to back, per sample.
-std::string blend_source(const std::string& defines, int samples) {
-  return kernel_header(defines + fmt::format("#define FXSIM_SAMPLES {}\n", samples)) + kSpriteGeometryGlsl +
+std::string blend_source(const std::string& defines, int samples, bool counting) {
+  return kernel_header(defines + fmt::format("#define FXSIM_SAMPLES {}\n", samples) +
+                       (counting ? "#define FXSIM_COUNT_SAMPLES\n" : "")) +
+         kSpriteGeometryGlsl +
          kFogGlsl + kLightingGlsl + kSpriteShadingGlsl + kOccludersGlsl + kPixelSamplesGlsl + kGroupRowsGlsl + R"(
 layout(local_size_x = FXSIM_TILE, local_size_y = FXSIM_TILE) in;
 layout(std430, binding = 1) readonly buffer Sprites { Prepared sprites[]; };
@@ -296,7 +298,25 @@ uniform bool u_clamp;          // the frame is fixed point: GL clamps each fragm
 layout(std430, binding = 6) readonly buffer Segments { uvec4 segments[]; };  // one a work group
 // Per partial slot, pixel of its tile and sample: colour, transmittance.
 layout(std430, binding = 7) writeonly buffer Partials { vec4 partials[]; };
-
+#ifdef FXSIM_COUNT_SAMPLES
+// The samples blended (bench's fill line): an invocation's, summed in shared
+// memory, then one atomic add a work group to a 64-bit total (low, high).
+layout(std430, binding = 9) buffer Blended { uint blended[2]; };
+uint g_blended = 0u;
+shared uint s_blended;
+void count_blended() {  // in uniform control flow: every invocation of the group
+  if (gl_LocalInvocationIndex == 0u) s_blended = 0u;
+  memoryBarrierShared();
+  barrier();
+  if (g_blended > 0u) atomicAdd(s_blended, g_blended);
+  memoryBarrierShared();
+  barrier();
+  if (gl_LocalInvocationIndex == 0u && s_blended > 0u) {
+    uint before = atomicAdd(blended[0], s_blended);
+    if (before + s_blended < before) atomicAdd(blended[1], 1u);
+  }
+}
+#endif
 
 vec2 g_dx = vec2(0.0), g_dy = vec2(0.0);  // the uv's change per pixel, as the GL rasteriser's derivatives
 vec4 sample_shape(vec3 uv_layer, float lod_bias) {
@@ -370,6 +390,9 @@ void draw_triangle(Prepared p, vec2 a, vec2 b, vec2 c, vec3 w, vec2 uva, vec2 uv
       if (hidden(unproject(q, at), at, q)) mask &= ~(1u << k);
     }
   if (mask == 0u) return;
+#ifdef FXSIM_COUNT_SAMPLES
+  g_blended += uint(bitCount(mask));
+#endif
   vec3 world = unproject(centre, depth);
   // The GL path gives a streak's corners its tail's and head's world
   // positions (not the corners' own): interpolated, they run along uv.y.
@@ -426,6 +449,9 @@ void main() {
   if (inside)  // the segment's share of the tile's list, newest first
     for (uint e = s.z; e > s.y; --e)
       if (draw_entry(e - 1u, vec2(pixel), mine)) break;
+#ifdef FXSIM_COUNT_SAMPLES
+  count_blended();
+#endif
   if (s.w == 0u) {  // the whole tile
     if (inside) store_mean(pixel);
     return;
@@ -523,9 +549,16 @@ ComputeKernel& ComputeRasteriser::merge_kernel(int samples) {
 }
 
 const GlProgram& ComputeRasteriser::blend_program(int samples) {
-  auto& kernel = blend_[samples];
-  if (!kernel) kernel = std::make_unique<ComputeKernel>(blend_source(defines_, samples));
+  auto& kernel = blend_[samples * 2 + counting_];
+  if (!kernel) kernel = std::make_unique<ComputeKernel>(blend_source(defines_, samples, counting_));
   return kernel->program();
+}
+
+uint64_t ComputeRasteriser::samples_blended() const {
+  if (blended_.bytes() < 8) return 0;
+  uint32_t words[2] = {0, 0};
+  blended_.download(words, 8);
+  return uint64_t(words[1]) << 32 | words[0];
 }
 
 bool ComputeRasteriser::draw(const DeviceBuffer& instances, size_t count, int width, int height, int samples,
@@ -657,7 +690,7 @@ std::optional<size_t> ComputeRasteriser::draw_part(const DeviceBuffer& instances
 
   const GLuint layer = layer_.texture(width, height);
   blend_program(samples);
-  ComputeKernel& blend = *blend_[samples];
+  ComputeKernel& blend = *blend_[samples * 2 + counting_];
   const GLuint program = blend.program().get();
   glUseProgram(program);
   glUniform2fv(glGetUniformLocation(program, "u_sample_positions"), samples, glm::value_ptr(frame.positions[0]));
@@ -699,6 +732,13 @@ std::optional<size_t> ComputeRasteriser::draw_part(const DeviceBuffer& instances
                             "the compute rasteriser's partial tiles");
   blend.bind(6, segments_);
   blend.bind(7, partials_);
+  if (counting_) {
+    if (blended_.bytes() < 8) {
+      blended_.reserve(8, DeviceBuffer::Use::kernels, "the compute rasteriser's sample count");
+      blended_.fill(0, 0, 8);
+    }
+    blend.bind(9, blended_);
+  }
   dispatch_in_rows(blend, segments.size());
   if (!split_tiles.empty()) {
     split_tiles_.assign(split_tiles, DeviceBuffer::Use::host_writes);

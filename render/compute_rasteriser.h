@@ -90,6 +90,11 @@ class ComputeRasteriser {
             const CameraPose& camera, const SpriteOccluders& occluders, const NearDrawer& draw_near);
   // Profiling (bench): each draw then waits for the GPU and adds its stages' times.
   void set_profiling(bool on) { profiling_ = on; }
+  // Counting (bench): the blend adds the samples it blends (covered and not
+  // hidden; a pixel stops counting where it stops blending) on the GPU;
+  // samples_blended() reads the total since counting began (waits for the GPU).
+  void set_counting(bool on) { counting_ = on; }
+  uint64_t samples_blended() const;
   const ComputeStageTimes& stage_times() const { return stage_times_; }
 
  private:
@@ -103,14 +108,15 @@ class ComputeRasteriser {
 
   bool limited_loops_;  // llvmpipe: segments of exactly kLimitedSegmentLength
   ComputeKernel setup_, duplicate_, ranges_, gather_near_;
-  std::map<int, std::unique_ptr<ComputeKernel>> blend_, merge_;  // by samples per pixel
+  std::map<int, std::unique_ptr<ComputeKernel>> blend_, merge_;  // by samples per pixel (blend_: × 2, + 1 counting)
   DeviceScan scan_;
   DeviceSort sort_;
   DeviceBuffer prepared_, offsets_, keys_, values_, tile_ranges_, near_places_, near_, bounds_, boxes_;
   DeviceBuffer segments_, split_tiles_, partials_;
   DeviceBuffer counts_read_, ranges_read_;  // what the host reads, copied where it reads it quickly
+  DeviceBuffer blended_;                    // counting: samples blended, 64 bits as two words (low, high)
   FrameLayer layer_;
-  bool profiling_ = false;
+  bool profiling_ = false, counting_ = false;
   ComputeStageTimes stage_times_;
 };
 

@@ -161,6 +161,13 @@ void SpritePass::profile_compute(bool on) {
   if (compute_) compute_->set_profiling(on);
 }
 
+void SpritePass::count_compute_samples(bool on) {
+  count_compute_samples_ = on;
+  if (compute_) compute_->set_counting(on);
+}
+
+uint64_t SpritePass::compute_samples() const { return compute_ ? compute_->samples_blended() : 0; }
+
 std::optional<ComputeStageTimes> SpritePass::compute_stage_times() const {
   if (!compute_) return std::nullopt;
   return compute_->stage_times();
@@ -353,6 +360,7 @@ bool SpritePass::draw_with_compute(const SpriteBatch& batch, const EmitterSettin
   if (!compute_) {
     compute_ = std::make_unique<ComputeRasteriser>(defines_, choice_.software);
     compute_->set_profiling(profile_compute_);
+    compute_->set_counting(count_compute_samples_);
   }
   const size_t count = batch.device_instances ? batch.device_count : batch.sprites.size();
   const DeviceBuffer& instances = instances_of(batch);

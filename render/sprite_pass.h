@@ -91,6 +91,10 @@ class SpritePass {
   // bench: time the compute rasteriser's stages (render/compute_rasteriser.h); empty until it has drawn.
   void profile_compute(bool on);
   std::optional<ComputeStageTimes> compute_stage_times() const;
+  // bench: count the samples the compute rasteriser blends (GL's occlusion
+  // queries do not see them); the total since counting began (waits for the GPU).
+  void count_compute_samples(bool on);
+  uint64_t compute_samples() const;
   // Colour draws of batches so far, and how many of them at half size.
   struct DrawCounts {
     size_t batches = 0, reduced = 0;
@@ -146,7 +150,7 @@ class SpritePass {
   const SpriteBatch* uploaded_batch_ = nullptr;  // whose they are, during a draw
   DrawCounts counts_;
   std::string defines_;
-  bool profile_compute_ = false;
+  bool profile_compute_ = false, count_compute_samples_ = false;
 };
 
 }  // namespace fxsim

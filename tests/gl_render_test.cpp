@@ -5,6 +5,7 @@
 #include <cstddef>
 
 #include "core/color.h"
+#include "core/rng.h"
 #include "core/scene_parser.h"
 #include "core/simulation.h"
 #include "core/exit_codes.h"
@@ -150,6 +151,49 @@ void main() { out_color = vec4(floor(gl_FragCoord.x) / 64.0, floor(gl_FragCoord.
         wrong += std::abs(frame.linear->rgba[(size_t(row) * kWidth + x) * 4 + c] - expected[c]) > 1e-6f;
     }
   EXPECT_EQ(wrong, 0u);
+}
+
+namespace {
+class ComputeGlTest : public GlContextTest<4, 3> {};
+}  // namespace
+
+TEST_F(ComputeGlTest, TheComputeRasteriserCountsTheSamplesItBlendsAsGlCountsThem) {
+  // bench's fill line: 300 faint 6-pixel sprites (nothing turns opaque) into
+  // 4 samples a pixel; GL's occlusion query against the compute rasteriser's count.
+  const Scene scene = parse_scene_text(R"({"fxsim": 1, "emitters": [{"type": "snow", "max_particles": 0}]})",
+                                       "s.json", ".");
+  SpriteBatch batch;
+  for (size_t i = 0; i < 300; ++i) {
+    RandomDraws draws(1, 0, Stream::birth, i);
+    batch.sprites.push_back({{draws.unit(0) * 5.0f - 2.5f, draws.unit(1) * 2.6f - 1.3f, 0}, 0.3f, glm::vec3(0), 0.01f, 0, 0});
+  }
+  const GlTexture texture = make_texture_array({Image{4, 4, std::vector<uint8_t>(64, 255)}});
+  const CameraPose camera{{0, 0, 5}, {0, 0, 0}, {0, 1, 0}, 50, 0.1f, 100};
+  uint64_t counted[2] = {0, 0};
+  for (const SpriteRasteriser rasteriser : {SpriteRasteriser::gl, SpriteRasteriser::compute}) {
+    RasteriserChoice choice;
+    choice.rasteriser = rasteriser;
+    choice.fill = FillResolution::full;
+    choice.compute_shaders = true;
+    SpritePass pass(scene, choice);
+    pass.count_compute_samples(true);
+    FrameTarget target(160, 90, 4, TargetFormat::float32);
+    target.bind_for_drawing();
+    target.clear(glm::vec4(0, 0, 0, 1));
+    pass.begin_frame(camera, 160, 90);
+    GLuint query = 0;
+    glGenQueries(1, &query);
+    glBeginQuery(GL_SAMPLES_PASSED, query);
+    pass.draw(batch, EmitterSettings{}, texture);
+    glEndQuery(GL_SAMPLES_PASSED);
+    GLuint64 passed = 0;
+    glGetQueryObjectui64v(query, GL_QUERY_RESULT, &passed);
+    glDeleteQueries(1, &query);
+    counted[rasteriser == SpriteRasteriser::compute] = passed + pass.compute_samples();
+    if (rasteriser == SpriteRasteriser::gl) EXPECT_EQ(pass.compute_samples(), 0u);
+  }
+  ASSERT_GT(counted[0], 10000u);  // about 300 × 28 pixels × 4 samples
+  EXPECT_NEAR(double(counted[1]), double(counted[0]), 0.01 * double(counted[0]));
 }
 
 TEST_F(GlTest, BlendingHappensInLinearLight) {
