@@ -70,6 +70,18 @@ TEST_F(GlTest, AFloatFrameIsClearedToTheColourAtEverySample) {
   }
 }
 
+namespace {
+// `texels` (RGBA floats, bottom row first) as a layer over the bound `target`, then its frame read back (top row first).
+RenderedFrame composite_and_read(FrameTarget& target, const std::vector<float>& texels) {
+  FrameLayer layer;
+  glBindTexture(GL_TEXTURE_2D, layer.texture(target.width(), target.height()));
+  glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, target.width(), target.height(), GL_RGBA, GL_FLOAT, texels.data());
+  layer.composite_over_frame();
+  target.start_read();
+  return target.finish_read();
+}
+}  // namespace
+
 TEST_F(GlTest, ALayerIsPutOverEverySampleOfTheFrameAsGlBlendingPutsIt) {
   constexpr int kWidth = 40, kHeight = 24;
   const glm::vec4 behind(0.1f, 0.2f, 0.3f, 0.75f);
@@ -87,12 +99,7 @@ TEST_F(GlTest, ALayerIsPutOverEverySampleOfTheFrameAsGlBlendingPutsIt) {
     target.clear(behind);
     // The kernel where kernels can write the frame (4 samples), GL blending otherwise.
     EXPECT_EQ(OverFrame::uses_kernel(), target.clears_with_kernel());
-    FrameLayer layer;
-    glBindTexture(GL_TEXTURE_2D, layer.texture(kWidth, kHeight));
-    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, kWidth, kHeight, GL_RGBA, GL_FLOAT, light.data());
-    layer.composite_over_frame();
-    target.start_read();
-    const RenderedFrame frame = target.finish_read();
+    const RenderedFrame frame = composite_and_read(target, light);
     ASSERT_TRUE(frame.linear);
     size_t wrong = 0;
     for (size_t i = 0; i < light.size(); ++i) {
@@ -129,17 +136,9 @@ void main() { out_color = vec4(floor(gl_FragCoord.x) / 64.0, floor(gl_FragCoord.
   glDrawArrays(GL_TRIANGLES, 0, 3);
   glDisable(GL_SAMPLE_MASK);
   glBindVertexArray(0);
-  FrameLayer layer;
-  glBindTexture(GL_TEXTURE_2D, layer.texture(kWidth, kHeight));
-  const std::vector<float> texels = [&] {
-    std::vector<float> t;
-    for (int i = 0; i < kWidth * kHeight; ++i) t.insert(t.end(), {light.r, light.g, light.b, light.a});
-    return t;
-  }();
-  glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, kWidth, kHeight, GL_RGBA, GL_FLOAT, texels.data());
-  layer.composite_over_frame();
-  target.start_read();
-  const RenderedFrame frame = target.finish_read();
+  std::vector<float> texels;
+  for (int i = 0; i < kWidth * kHeight; ++i) texels.insert(texels.end(), {light.r, light.g, light.b, light.a});
+  const RenderedFrame frame = composite_and_read(target, texels);
   ASSERT_TRUE(frame.linear);
   size_t wrong = 0;
   for (int row = 0; row < kHeight; ++row)
