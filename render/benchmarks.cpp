@@ -123,6 +123,7 @@ FrameTimes time_frames(Simulation& simulation, Renderer& renderer, int frames, b
   FrameTimes times;
   GLuint query = 0;
   glGenQueries(1, &query);
+  uint64_t compute_before = renderer.sprite_pass().compute_samples();  // read once a frame: it waits for the GPU
   for (int f = first + 1; f <= first + frames; ++f) {
     auto t = Clock::now();
     simulation.advance_to_frame(f);
@@ -130,7 +131,6 @@ FrameTimes time_frames(Simulation& simulation, Renderer& renderer, int frames, b
     times.step += seconds_since(t);
     t = Clock::now();
     const size_t cpu_before = renderer.sprite_pass().draw_counts().cpu_samples;
-    const uint64_t compute_before = renderer.sprite_pass().compute_samples();
     glBeginQuery(GL_SAMPLES_PASSED, query);
     renderer.draw(simulation);
     glEndQuery(GL_SAMPLES_PASSED);
@@ -138,8 +138,10 @@ FrameTimes time_frames(Simulation& simulation, Renderer& renderer, int frames, b
     times.draw += seconds_since(t);
     GLuint64 samples = 0;
     glGetQueryObjectui64v(query, GL_QUERY_RESULT, &samples);
+    const uint64_t compute_after = renderer.sprite_pass().compute_samples();
     times.samples += double(samples) + double(renderer.sprite_pass().draw_counts().cpu_samples - cpu_before) +
-                     double(renderer.sprite_pass().compute_samples() - compute_before);
+                     double(compute_after - compute_before);
+    compute_before = compute_after;
     t = Clock::now();
     const Image image = renderer.take_frame().image;
     times.read += seconds_since(t);

@@ -548,11 +548,13 @@ ComputeKernel& ComputeRasteriser::merge_kernel(int samples) {
   return *kernel;
 }
 
-const GlProgram& ComputeRasteriser::blend_program(int samples) {
+ComputeKernel& ComputeRasteriser::blend_kernel(int samples) {
   auto& kernel = blend_[samples * 2 + counting_];
   if (!kernel) kernel = std::make_unique<ComputeKernel>(blend_source(defines_, samples, counting_));
-  return kernel->program();
+  return *kernel;
 }
+
+const GlProgram& ComputeRasteriser::blend_program(int samples) { return blend_kernel(samples).program(); }
 
 uint64_t ComputeRasteriser::samples_blended() const {
   if (blended_.bytes() < 8) return 0;
@@ -689,8 +691,7 @@ std::optional<size_t> ComputeRasteriser::draw_part(const DeviceBuffer& instances
   clock.mark(4);
 
   const GLuint layer = layer_.texture(width, height);
-  blend_program(samples);
-  ComputeKernel& blend = *blend_[samples * 2 + counting_];
+  ComputeKernel& blend = blend_kernel(samples);
   const GLuint program = blend.program().get();
   glUseProgram(program);
   glUniform2fv(glGetUniformLocation(program, "u_sample_positions"), samples, glm::value_ptr(frame.positions[0]));

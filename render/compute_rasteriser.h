@@ -104,6 +104,7 @@ class ComputeRasteriser {
                                   const SpriteOccluders& occluders, const NearDrawer& draw_near);
 
   std::string defines_;
+  ComputeKernel& blend_kernel(int samples);  // for the counting_ in force
   ComputeKernel& merge_kernel(int samples);
 
   bool limited_loops_;  // llvmpipe: segments of exactly kLimitedSegmentLength
