@@ -189,7 +189,9 @@ TEST_F(ComputeGlTest, TheComputeRasteriserCountsTheSamplesItBlendsAsGlCountsThem
     glGetQueryObjectui64v(query, GL_QUERY_RESULT, &passed);
     glDeleteQueries(1, &query);
     counted[rasteriser == SpriteRasteriser::compute] = passed + pass.compute_samples();
-    if (rasteriser == SpriteRasteriser::gl) EXPECT_EQ(pass.compute_samples(), 0u);
+    if (rasteriser == SpriteRasteriser::gl) {
+      EXPECT_EQ(pass.compute_samples(), 0u);
+    }
   }
   ASSERT_GT(counted[0], 10000u);  // about 300 × 28 pixels × 4 samples
   EXPECT_NEAR(double(counted[1]), double(counted[0]), 0.01 * double(counted[0]));
