@@ -464,10 +464,11 @@ void main() {
   uint mine = (1u << local.x) | (1u << (16 + local.y));
   clear_samples();
   bool inside = pixel.x < int(u_viewport.x) && pixel.y < int(u_viewport.y);
-  find_occluders(vec2(pixel));
-  if (inside)  // the segment's share of the tile's list, newest first
+  if (inside && s.z > s.y) {  // the segment's share of the tile's list, newest first
+    find_occluders(vec2(pixel));
     for (uint e = s.z; e > s.y; --e)
       if (draw_entry(e - 1u, vec2(pixel), mine)) break;
+  }
 #ifdef FXSIM_COUNT_SAMPLES
   count_blended();
 #endif
