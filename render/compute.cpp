@@ -145,6 +145,14 @@ void ComputeKernel::dispatch_groups(size_t groups_x, size_t groups_y) {
   glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
 }
 
+void ComputeKernel::dispatch_indirect(const DeviceBuffer& groups, size_t offset) {
+  prepare();
+  glBindBuffer(GL_DISPATCH_INDIRECT_BUFFER, groups.gl_name());
+  glDispatchComputeIndirect(GLintptr(offset));
+  glBindBuffer(GL_DISPATCH_INDIRECT_BUFFER, 0);
+  glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
+}
+
 void ComputeKernel::prepare() {
   glUseProgram(program_.get());
   size_t member = 0;

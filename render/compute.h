@@ -128,6 +128,9 @@ class ComputeKernel {
   void dispatch(size_t count, size_t groups = 0);
   // Runs exactly groups_x × groups_y work groups (kernels over an image's tiles).
   void dispatch_groups(size_t groups_x, size_t groups_y);
+  // Runs the work groups a kernel wrote into `groups` at byte `offset`
+  // (x, y, z: three words), with no wait for the host to read them.
+  void dispatch_indirect(const DeviceBuffer& groups, size_t offset);
   // The program, for kernels that also read plain uniforms shared with drawing programs (the sprites' look).
   const GlProgram& program() const { return program_; }
 

@@ -92,10 +92,11 @@ ivec2 tile_origin(uint tile) { return ivec2(uvec2(tile % u_tiles.x, tile / u_til
 
 // Work groups numbered across rows (dispatch_in_rows): group_index() is this
 // group's number, or u_groups and beyond for the padding of the last row.
+// Kernels dispatched indirectly (cut_write_source wrote the groups): in rows
+// of the most a dimension allows on every driver; launch.w the groups wanted.
 constexpr const char* kGroupRowsGlsl = R"(
-uniform uint u_groups;
-uniform uint u_groups_across;
-uint group_index() { return gl_WorkGroupID.y * u_groups_across + gl_WorkGroupID.x; }
+layout(std430, binding = 10) readonly buffer Launch { uvec4 launch; };  // groups x, y, z; groups wanted
+uint group_index() { return gl_WorkGroupID.y * 65535u + gl_WorkGroupID.x; }
 )";
 
 // A pixel's samples as the blend and the merge keep them, front to back: the
@@ -281,6 +282,68 @@ void main() {
 }
 
 // 4. A tile's pixels: its sprites front to back, per sample.
+// 4a. Each tile's list cut in segments of u_length, front (newest) first;
+// every tile at least one, drawing even an empty tile's pixels clear. First
+// each tile's partial slots (its segments where it has several, else 0)
+// and whether it is split; their scans then place everything.
+std::string cut_count_source(const std::string& defines) {
+  return kernel_header(defines) + R"(
+layout(local_size_x = 256) in;
+layout(std430, binding = 5) readonly buffer Ranges { uvec2 ranges[]; };
+layout(std430, binding = 2) writeonly buffer Slots { uint slots[]; };
+layout(std430, binding = 3) writeonly buffer Splits { uint splits[]; };
+uniform uint u_length;
+void main() {
+  uint stride = gl_NumWorkGroups.x * 256u;
+  for (uint t = gl_GlobalInvocationID.x; t < u_count; t += stride) {
+    uint length = ranges[t].y - ranges[t].x;
+    bool split = length > u_length;
+    slots[t] = split ? (length + u_length - 1u) / u_length : 0u;
+    splits[t] = split ? 1u : 0u;
+  }
+}
+)";
+}
+
+// Then, from the scanned counts, the segments (tile, first entry, end entry,
+// partial slot + 1 or 0), the split tiles (tile, first slot, count) in tile
+// order, and the blend's and the merge's work groups (launch[0], launch[16]).
+std::string cut_write_source(const std::string& defines) {
+  return kernel_header(defines) + R"(
+layout(local_size_x = 256) in;
+layout(std430, binding = 5) readonly buffer Ranges { uvec2 ranges[]; };
+layout(std430, binding = 2) readonly buffer Slots { uint slots[]; };    // exclusive scans, one more than tiles
+layout(std430, binding = 3) readonly buffer Splits { uint splits[]; };
+layout(std430, binding = 6) writeonly buffer Segments { uvec4 segments[]; };
+layout(std430, binding = 7) writeonly buffer SplitTiles { uvec4 split_tiles[]; };
+layout(std430, binding = 10) writeonly buffer Launch { uvec4 launch[]; };
+uniform uint u_length;
+uvec4 groups(uint wanted) { return uvec4(min(wanted, 65535u), (wanted + 65534u) / 65535u, 1u, wanted); }
+void main() {
+  if (gl_GlobalInvocationID.x == 0u) {
+    uint split_tiles = splits[u_count];
+    launch[0] = groups(slots[u_count] + u_count - split_tiles);
+    launch[16] = groups(split_tiles);
+  }
+  uint stride = gl_NumWorkGroups.x * 256u;
+  for (uint t = gl_GlobalInvocationID.x; t < u_count; t += stride) {
+    uint bottom = ranges[t].x, end = ranges[t].y, slot = slots[t], split = splits[t];
+    uint first = slot + t - split;  // the segments of the tiles before: their slots, one each for the others
+    uint count = slots[t + 1u] - slot;
+    if (count == 0u) {
+      segments[first] = uvec4(t, bottom, end, 0u);
+      continue;
+    }
+    split_tiles[split] = uvec4(t, slot, count, 0u);
+    for (uint j = 0u; j < count; ++j) {
+      uint top = end - j * u_length;
+      segments[first + j] = uvec4(t, top - min(u_length, top - bottom), top, slot + j + 1u);
+    }
+  }
+}
+)";
+}
+
 std::string blend_source(const std::string& defines, int samples, bool counting) {
   return kernel_header(defines + fmt::format("#define FXSIM_SAMPLES {}\n", samples) +
                        (counting ? "#define FXSIM_COUNT_SAMPLES\n" : "")) +
@@ -458,7 +521,7 @@ bool draw_entry(uint e, vec2 pixel, uint mine) {
 // 865 → 887 ms; fountain 5 M 26.0 → 26.1 and 25.7 ms).
 void main() {
   uint segment = group_index();
-  if (segment >= u_groups) return;
+  if (segment >= launch.w) return;
   uvec4 s = segments[segment];
   ivec2 local = tile_pixel(gl_LocalInvocationIndex);
   ivec2 pixel = tile_origin(s.x) + local;
@@ -493,7 +556,7 @@ layout(std430, binding = 7) readonly buffer Partials { vec4 partials[]; };
 uniform vec2 u_viewport;
 void main() {
   uint index = group_index();
-  if (index >= u_groups) return;
+  if (index >= launch.w) return;
   uvec4 list = split_tiles[index];
   ivec2 pixel = tile_origin(list.x) + tile_pixel(gl_LocalInvocationIndex);
   if (pixel.x >= int(u_viewport.x) || pixel.y >= int(u_viewport.y)) return;
@@ -542,16 +605,6 @@ class StageClock {
   size_t marked_ = 0;
 };
 
-// `count` work groups of `kernel` in rows of the most a dimension allows on
-// every driver, numbered for kGroupRowsGlsl.
-void dispatch_in_rows(ComputeKernel& kernel, size_t count) {
-  constexpr size_t kAcross = 65535;
-  const GLuint program = kernel.program().get();
-  glProgramUniform1ui(program, glGetUniformLocation(program, "u_groups"), GLuint(count));
-  glProgramUniform1ui(program, glGetUniformLocation(program, "u_groups_across"), GLuint(kAcross));
-  kernel.dispatch_groups(std::min(count, kAcross), (count + kAcross - 1) / kAcross);
-}
-
 int key_bits(size_t tiles) { return std::max(1, int(std::bit_width(tiles - 1))); }
 }  // namespace
 
@@ -561,6 +614,8 @@ ComputeRasteriser::ComputeRasteriser(const std::string& defines, bool limited_lo
       setup_(setup_source(defines)),
       duplicate_(duplicate_source(defines)),
       ranges_(ranges_source(defines)),
+      cut_count_(cut_count_source(defines)),
+      cut_write_(cut_write_source(defines)),
       gather_near_(gather_near_source(defines)) {}
 
 ComputeKernel& ComputeRasteriser::merge_kernel(int samples) {
@@ -709,6 +764,43 @@ std::optional<size_t> ComputeRasteriser::draw_part(const DeviceBuffer& instances
   boxes_.reserve_growing(size_t(pairs) * 4, DeviceBuffer::Use::kernels, "the compute rasteriser's tile boxes");
   ranges_.bind(2, boxes_);
   ranges_.dispatch(pairs);
+
+  // The lists cut in segments on the GPU (no wait for the ranges). The
+  // partial slots are at most pairs / length + the split tiles (each has
+  // more than length entries), so at most twice pairs / length.
+  const uint32_t length =
+      limited_loops_ ? kLimitedSegmentLength
+                     : std::max(kMinSegmentLength, uint32_t((size_t(pairs) + kSegmentsWanted - 1) / kSegmentsWanted));
+  const size_t most_split = std::min(tile_count, size_t(pairs) / length);
+  const size_t most_slots = size_t(pairs) / length + most_split;
+  const size_t partial_bytes = most_slots * size_t(kTile * kTile) * size_t(samples) * 16;
+  if (partial_bytes > compute_limits().max_storage_block_bytes) return std::nullopt;
+  partials_.reserve_growing(std::max<size_t>(partial_bytes, 16), DeviceBuffer::Use::kernels,
+                            "the compute rasteriser's partial tiles");
+  slot_offsets_.reserve_growing((tile_count + 1) * 4, DeviceBuffer::Use::kernels, "the compute rasteriser's tile slots");
+  split_offsets_.reserve_growing((tile_count + 1) * 4, DeviceBuffer::Use::kernels, "the compute rasteriser's split tiles");
+  slot_offsets_.fill(0, tile_count * 4, 4);
+  split_offsets_.fill(0, tile_count * 4, 4);
+  segments_.reserve_growing((tile_count + most_slots) * 16, DeviceBuffer::Use::kernels, "the compute rasteriser's segments");
+  split_tiles_.reserve_growing(std::max<size_t>(most_split, 1) * 16, DeviceBuffer::Use::kernels,
+                               "the compute rasteriser's split tiles");
+  launch_.reserve(512, DeviceBuffer::Use::kernels, "the compute rasteriser's work groups");
+  for (ComputeKernel* cut : {&cut_count_, &cut_write_})
+    glProgramUniform1ui(cut->program().get(), glGetUniformLocation(cut->program().get(), "u_length"), length);
+  cut_count_.bind(5, tile_ranges_);
+  cut_count_.bind(2, slot_offsets_);
+  cut_count_.bind(3, split_offsets_);
+  cut_count_.dispatch(tile_count);
+  scan_.exclusive(slot_offsets_, tile_count + 1);
+  scan_.exclusive(split_offsets_, tile_count + 1);
+  cut_write_.bind(5, tile_ranges_);
+  cut_write_.bind(2, slot_offsets_);
+  cut_write_.bind(3, split_offsets_);
+  cut_write_.bind(6, segments_);
+  cut_write_.bind(7, split_tiles_);
+  cut_write_.bind(10, launch_);
+  cut_write_.dispatch(tile_count);
+  glMemoryBarrier(GL_COMMAND_BARRIER_BIT);  // the launch sizes, read by the indirect dispatches
   clock.mark(4);
 
   const GLuint layer = layer_.texture(width, height);
@@ -724,36 +816,9 @@ std::optional<size_t> ComputeRasteriser::draw_part(const DeviceBuffer& instances
   blend.bind(1, prepared_);
   blend.bind(4, values_);
   blend.bind(8, boxes_);
-  // Each tile's list cut into segments, front (newest) first.
-  std::vector<glm::uvec2> ranges(tile_count);
-  ranges_read_.reserve(tile_count * 8, DeviceBuffer::Use::host_reads, "the compute rasteriser's tile ranges");
-  ranges_read_.copy_from(tile_ranges_, tile_count * 8);
-  ranges_read_.download(ranges.data(), tile_count * 8);
-  const uint32_t length =
-      limited_loops_ ? kLimitedSegmentLength
-                     : std::max(kMinSegmentLength, uint32_t((size_t(pairs) + kSegmentsWanted - 1) / kSegmentsWanted));
-  std::vector<glm::uvec4> segments;     // every tile at least one, drawing even an empty tile's pixels clear
-  std::vector<glm::uvec4> split_tiles;  // tiles of several segments: tile, first partial slot, count
-  uint32_t slots = 0;
-  for (size_t t = 0; t < tile_count; ++t) {
-    const uint32_t bottom = ranges[t].x, end = ranges[t].y;
-    if (end - bottom <= length) {
-      segments.push_back({uint32_t(t), bottom, end, 0});
-      continue;
-    }
-    split_tiles.push_back({uint32_t(t), slots, 0, 0});
-    for (uint32_t top = end; top > bottom; top -= std::min(length, top - bottom)) {
-      segments.push_back({uint32_t(t), top - std::min(length, top - bottom), top, ++slots});
-      ++split_tiles.back().z;
-    }
-  }
-  const size_t partial_bytes = size_t(slots) * size_t(kTile * kTile) * size_t(samples) * 16;
-  if (partial_bytes > compute_limits().max_storage_block_bytes) return std::nullopt;
-  segments_.assign(segments, DeviceBuffer::Use::host_writes);
-  partials_.reserve_growing(std::max<size_t>(partial_bytes, 16), DeviceBuffer::Use::kernels,
-                            "the compute rasteriser's partial tiles");
   blend.bind(6, segments_);
   blend.bind(7, partials_);
+  blend.bind_range(10, launch_, 0, 16);
   if (counting_) {
     if (blended_.bytes() < 8) {
       blended_.reserve(8, DeviceBuffer::Use::kernels, "the compute rasteriser's sample count");
@@ -761,19 +826,17 @@ std::optional<size_t> ComputeRasteriser::draw_part(const DeviceBuffer& instances
     }
     blend.bind(9, blended_);
   }
-  dispatch_in_rows(blend, segments.size());
-  if (!split_tiles.empty()) {
-    split_tiles_.assign(split_tiles, DeviceBuffer::Use::host_writes);
-    ComputeKernel& merge = merge_kernel(samples);
-    const GLuint merging = merge.program().get();
-    glUseProgram(merging);
-    glUniform2f(glGetUniformLocation(merging, "u_viewport"), float(width), float(height));
-    glBindImageTexture(0, layer, 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RGBA32F);
-    merge.set_params(1, tiles);
-    merge.bind(5, split_tiles_);
-    merge.bind(7, partials_);
-    dispatch_in_rows(merge, split_tiles.size());
-  }
+  blend.dispatch_indirect(launch_, 0);
+  ComputeKernel& merge = merge_kernel(samples);
+  const GLuint merging = merge.program().get();
+  glUseProgram(merging);
+  glUniform2f(glGetUniformLocation(merging, "u_viewport"), float(width), float(height));
+  glBindImageTexture(0, layer, 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RGBA32F);
+  merge.set_params(1, tiles);
+  merge.bind(5, split_tiles_);
+  merge.bind(7, partials_);
+  merge.bind_range(10, launch_, 256, 16);
+  merge.dispatch_indirect(launch_, 256);
   clock.mark(5);
   glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT);
 

@@ -108,13 +108,14 @@ class ComputeRasteriser {
   ComputeKernel& merge_kernel(int samples);
 
   bool limited_loops_;  // llvmpipe: segments of exactly kLimitedSegmentLength
-  ComputeKernel setup_, duplicate_, ranges_, gather_near_;
+  ComputeKernel setup_, duplicate_, ranges_, cut_count_, cut_write_, gather_near_;
   std::map<int, std::unique_ptr<ComputeKernel>> blend_, merge_;  // by samples per pixel (blend_: × 2, + 1 counting)
   DeviceScan scan_;
   DeviceSort sort_;
   DeviceBuffer prepared_, offsets_, keys_, values_, tile_ranges_, near_places_, near_, bounds_, boxes_;
-  DeviceBuffer segments_, split_tiles_, partials_;
-  DeviceBuffer counts_read_, ranges_read_;  // what the host reads, copied where it reads it quickly
+  DeviceBuffer slot_offsets_, split_offsets_, segments_, split_tiles_, partials_;
+  DeviceBuffer launch_;       // the blend's and the merge's work groups (indirect dispatch), at bytes 0 and 256
+  DeviceBuffer counts_read_;  // what the host reads, copied where it reads it quickly
   DeviceBuffer blended_;                    // counting: samples blended, 64 bits as two words (low, high)
   FrameLayer layer_;
   bool profiling_ = false, counting_ = false;
