@@ -411,9 +411,11 @@ uint coverage(vec2 a, vec2 b, vec2 c, vec2 pixel) {
 }
 
 // Per sample of this invocation's pixel, the view depth beyond which a
-// sprite is hidden: the far plane, the ground's square where the sample's
-// ray meets it, the plate's geometry. The same for every sprite, so found once.
-float g_hidden_beyond[FXSIM_SAMPLES];
+// sprite is hidden (the far plane, the ground's square where the sample's
+// ray meets it, the plate's geometry), kept as its reciprocal: a sample's
+// weights sum to 1 / depth, so the test compares sums and divides nothing.
+// The same for every sprite, so found once.
+float g_hidden_below_sum[FXSIM_SAMPLES];
 void find_occluders(vec2 pixel) {
   for (int k = 0; k < FXSIM_SAMPLES; ++k) {
     vec2 q = pixel + u_sample_positions[k];
@@ -432,7 +434,7 @@ void find_occluders(vec2 pixel) {
       float plate = plate_depth_at(q);  // 0 or beyond 3e38: nothing there
       if (plate > 0.0) beyond = min(beyond, plate);
     }
-    g_hidden_beyond[k] = beyond;
+    g_hidden_below_sum[k] = 1.0 / beyond;
   }
 }
 
@@ -460,13 +462,16 @@ void draw_triangle(Prepared p, vec2 a, vec2 b, vec2 c, vec3 w, vec2 uva, vec2 uv
   g_dy = (along + uva * ky.x + uvb * ky.y + uvc * ky.z) / (sum + sy) - uv;
   // The depth test is per sample, as the GL's: the ground or the plate may
   // hide part of a pixel (a drop meeting the ground). Not for a sprite
-  // nothing can hide (setup's head.w).
+  // nothing can hide (setup's head.w). On the sums, not depths: a division
+  // a covered sample less (H200, 5 M fountain blend 23.7 -> 23.0 ms, rain 10
+  // and 100 M unchanged); a sample whose sum is not positive (behind the
+  // eye, or not a number) is hidden.
   if (p.head.w == 0.0) {
     for (int k = 0; k < FXSIM_SAMPLES; ++k)
       if ((mask & (1u << k)) != 0u) {
         vec2 o = u_sample_positions[k] - 0.5;
-        float at = 1.0 / (sum + sx * o.x + sy * o.y);
-        if (at < u_near || at > g_hidden_beyond[k]) mask &= ~(1u << k);
+        float at_sum = sum + sx * o.x + sy * o.y;  // 1 / the sample's depth
+        if (!(at_sum > 0.0) || at_sum * u_near > 1.0 || at_sum < g_hidden_below_sum[k]) mask &= ~(1u << k);
       }
   }
   if (mask == 0u) return;
