@@ -1,6 +1,7 @@
 #include "render/compute.h"
 
 #include <algorithm>
+#include <stdexcept>
 #include <fmt/format.h>
 
 #include "core/exit_codes.h"
@@ -138,14 +139,11 @@ void ComputeKernel::dispatch(size_t count, size_t groups) {
   glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_VERTEX_ATTRIB_ARRAY_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
 }
 
-void ComputeKernel::dispatch_groups(size_t groups_x, size_t groups_y) {
-  if (groups_x == 0 || groups_y == 0) return;
-  prepare();
-  glDispatchCompute(GLuint(groups_x), GLuint(groups_y), 1);
-  glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
-}
-
 void ComputeKernel::dispatch_indirect(const DeviceBuffer& groups, size_t offset) {
+  if (offset % 4 != 0) throw std::invalid_argument("dispatch_indirect: the offset must be a multiple of 4");
+  // The group counts may have been written by a kernel: the command barrier
+  // makes them visible to the dispatch itself (the storage barrier does not).
+  glMemoryBarrier(GL_COMMAND_BARRIER_BIT);
   prepare();
   glBindBuffer(GL_DISPATCH_INDIRECT_BUFFER, groups.gl_name());
   glDispatchComputeIndirect(GLintptr(offset));

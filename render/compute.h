@@ -126,10 +126,9 @@ class ComputeKernel {
   // H200: one invocation per item (2^31 groups allowed there) made the
   // 100M-drop rain step slower, 2.51 ms against 2.17.
   void dispatch(size_t count, size_t groups = 0);
-  // Runs exactly groups_x × groups_y work groups (kernels over an image's tiles).
-  void dispatch_groups(size_t groups_x, size_t groups_y);
-  // Runs the work groups a kernel wrote into `groups` at byte `offset`
-  // (x, y, z: three words), with no wait for the host to read them.
+  // Runs the work groups a kernel wrote into `groups` at byte `offset` (a
+  // multiple of 4; x, y, z: three words, each at most 65535 on every
+  // driver), with no wait for the host to read them.
   void dispatch_indirect(const DeviceBuffer& groups, size_t offset);
   // The program, for kernels that also read plain uniforms shared with drawing programs (the sprites' look).
   const GlProgram& program() const { return program_; }

@@ -45,8 +45,9 @@ constexpr size_t kPreparedBytes = 96;  // GLSL Prepared
 // (7900; it would cut the mist at 4838, not measured); 1564 ms with every
 // list cut at 4096 at bafcd86 (the same cut: that gap is not understood). Rain
 // and snow 10 M the same at 4096 and 8192. Cut on the GPU (draw_part) since
-// 9c71901: the fountain's blend 26.1 -> 23.7 ms, rain 100 M's 868 -> 899 ms,
-// 10 M's 88.2 -> 89.0. Where loops are limited (llvmpipe:
+// 9c71901 (measured on 2 December 2026 against the binary before, alternating
+// in one session): the fountain's blend 26.1 -> 23.7 ms, rain 100 M's 868 ->
+// 899 ms, 10 M's 88.2 -> 89.0. Where loops are limited (llvmpipe:
 // 65535 turns of all loops of an invocation; a sprite costs one, plus one per
 // light) exactly kLimitedSegmentLength.
 constexpr uint32_t kLimitedSegmentLength = 1024;
@@ -92,10 +93,9 @@ ivec2 tile_pixel(uint index) {
 ivec2 tile_origin(uint tile) { return ivec2(uvec2(tile % u_tiles.x, tile / u_tiles.x) * uint(FXSIM_TILE)); }
 )";
 
-// Work groups numbered across rows (dispatch_in_rows): group_index() is this
-// group's number, or u_groups and beyond for the padding of the last row.
-// Kernels dispatched indirectly (cut_write_source wrote the groups): in rows
-// of the most a dimension allows on every driver; launch.w the groups wanted.
+// Kernels dispatched indirectly (cut_write_source wrote their groups) in rows
+// of the most a dimension allows on every driver: group_index() is this
+// group's number, launch.w the groups wanted (those beyond pad the last row).
 constexpr const char* kGroupRowsGlsl = R"(
 layout(std430, binding = 10) readonly buffer Launch { uvec4 launch; };  // groups x, y, z; groups wanted
 uint group_index() { return gl_WorkGroupID.y * 65535u + gl_WorkGroupID.x; }
@@ -772,20 +772,22 @@ std::optional<size_t> ComputeRasteriser::draw_part(const DeviceBuffer& instances
   ranges_.bind(2, boxes_);
   ranges_.dispatch(pairs);
 
-  // The lists cut in segments on the GPU (no wait for the ranges). The
-  // partial slots are at most pairs / length + the split tiles (each has
-  // more than length entries), so at most twice pairs / length.
+  // The lists cut in segments on the GPU (no wait for the ranges). A split
+  // tile has more than length entries, so there are at most pairs /
+  // (length + 1) of them, and its ceil(entries / length) partial slots are
+  // fewer than entries / length + 1: at most pairs / length + the split tiles.
   const uint32_t length =
       limited_loops_ ? kLimitedSegmentLength
                      : std::max(kMinSegmentLength, uint32_t((size_t(pairs) + kSegmentsWanted - 1) / kSegmentsWanted));
-  const size_t most_split = std::min(tile_count, size_t(pairs) / length);
+  const size_t most_split = std::min(tile_count, size_t(pairs) / (size_t(length) + 1));
   const size_t most_slots = size_t(pairs) / length + most_split;
   const size_t partial_bytes = most_slots * size_t(kTile * kTile) * size_t(samples) * 16;
   if (partial_bytes > compute_limits().max_storage_block_bytes) return std::nullopt;
   partials_.reserve_growing(std::max<size_t>(partial_bytes, 16), DeviceBuffer::Use::kernels,
                             "the compute rasteriser's partial tiles");
   slot_offsets_.reserve_growing((tile_count + 1) * 4, DeviceBuffer::Use::kernels, "the compute rasteriser's tile slots");
-  split_offsets_.reserve_growing((tile_count + 1) * 4, DeviceBuffer::Use::kernels, "the compute rasteriser's split tiles");
+  split_offsets_.reserve_growing((tile_count + 1) * 4, DeviceBuffer::Use::kernels,
+                                 "the compute rasteriser's split-tile offsets");
   slot_offsets_.fill(0, tile_count * 4, 4);
   split_offsets_.fill(0, tile_count * 4, 4);
   segments_.reserve_growing((tile_count + most_slots) * 16, DeviceBuffer::Use::kernels, "the compute rasteriser's segments");
@@ -807,7 +809,6 @@ std::optional<size_t> ComputeRasteriser::draw_part(const DeviceBuffer& instances
   cut_write_.bind(7, split_tiles_);
   cut_write_.bind(10, launch_);
   cut_write_.dispatch(tile_count);
-  glMemoryBarrier(GL_COMMAND_BARRIER_BIT);  // the launch sizes, read by the indirect dispatches
   clock.mark(4);
 
   const GLuint layer = layer_.texture(width, height);

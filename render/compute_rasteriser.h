@@ -63,7 +63,7 @@ struct ComputeStageTimes {
   double setup = 0;       // corners, bounds and tile counts; the scans; the count read back
   double pairs_time = 0;  // the tile lists: the (tile, sprite) pairs,
   double sort = 0;        // their sort by tile,
-  double ranges = 0;      // and the tiles' ranges and the pairs' boxes
+  double ranges = 0;      // and the tiles' ranges and the pairs' boxes, and the lists cut in segments
   double lists() const { return pairs_time + sort + ranges; }
   double blend = 0;       // the tiles' pixels
   double composite = 0;   // over the frame
