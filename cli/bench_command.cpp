@@ -122,15 +122,28 @@ int run_bench(const BenchOptions& o) {
   const int start = o.scene.empty() ? steady_frame(scene) : 0;
   const PngSettings png{o.png_level};
   FrameTimes times;
+  constexpr int kProfiledFrames = 2;  // timed again, stage by stage, with the compute rasteriser
+  // Where the compute rasteriser's time goes, on further frames of `staged` (the GPU waited for at each stage).
+  const auto profile_stages = [&](Simulation& staged, Renderer& drawing) {
+    drawing.sprite_pass().profile_compute(true);
+    time_frames(staged, drawing, kProfiledFrames, gpu, png);
+    const std::optional<ComputeStageTimes> stages = drawing.sprite_pass().compute_stage_times();
+    drawing.sprite_pass().profile_compute(false);
+    return stages;
+  };
+  std::optional<ComputeStageTimes> stages;
   {
     Simulation staged(scene, o.threads, factory);
     staged.advance_to_frame(start);
     times = time_frames(staged, renderer, o.frames, gpu, png);
+    // A rasteriser chosen with --rasteriser is not compared with the other
+    // (unless asked): profiled here when it is the compute rasteriser.
+    if (o.rasteriser == "compute" && !o.compare_rasterisers) stages = profile_stages(staged, renderer);
   }
   // End to end: the frame loop of `render`, writing every frame as a PNG file
   // with its encoder threads, and the GPU reading back while drawing the next.
-  Simulation sim(scene, o.threads, factory);
-  sim.advance_to_frame(start);
+  std::optional<Simulation> sim(std::in_place, scene, o.threads, factory);
+  sim->advance_to_frame(start);
   const auto folder = std::filesystem::temp_directory_path() / fmt::format("fxsim-bench-{}", getpid());
   const int first = start + 1;
   const FrameSelection frames{{{first, first + o.frames - 1}}};
@@ -149,14 +162,26 @@ int run_bench(const BenchOptions& o) {
   std::vector<double> committed;
   const auto total = Clock::now();
   loop.on_committed = [&](const FrameRecord&) { committed.push_back(seconds_since(total)); };
-  const FrameLoopReport looped = run_frame_loop(sim, renderer, frames, {&pngs}, loop);
+  const FrameLoopReport looped = run_frame_loop(*sim, renderer, frames, {&pngs}, loop);
   const double all = seconds_since(total) / o.frames;
+  sim.reset();  // its memory back before the side-by-side runs' simulations (1 000 M particles fill a GPU)
   const size_t in_flight = loop.frames_in_flight();
   const size_t enough = in_flight + 5;
   const bool flows = committed.size() >= enough;
   const double flowing =
       flows ? (committed.back() - committed[in_flight]) / double(committed.size() - 1 - in_flight) : all;
   std::filesystem::remove_all(folder);
+  const auto print_stages = [&] {
+    if (!stages || stages->draws == 0) return;
+    const double profiled = kProfiledFrames + 1;  // and time_frames' warm-up frame
+    fmt::print("    compute rasteriser, a frame: setup {:.2f} ms, tile lists {:.2f} ms (pairs {:.2f}, sort {:.2f}, "
+               "ranges {:.2f}), blend {:.2f} ms, composite {:.2f} ms; {:.3g} M sprites in {:.3g} M (tile, sprite) "
+               "pairs\n",
+               stages->setup / profiled * 1e3, stages->lists() / profiled * 1e3, stages->pairs_time / profiled * 1e3,
+               stages->sort / profiled * 1e3, stages->ranges / profiled * 1e3, stages->blend / profiled * 1e3,
+               stages->composite / profiled * 1e3, double(stages->sprites) / profiled / 1e6,
+               double(stages->pairs) / profiled / 1e6);
+  };
   const double made = times.step + times.draw + times.read;
   fmt::print("  frame at {}x{}, {} live particles, stage by stage (GL drained between stages):\n", o.width, o.height,
              looped.peak_particles);
@@ -170,14 +195,16 @@ int run_bench(const BenchOptions& o) {
   fmt::print("    draw wrote {:.3g} M samples ({:.3g} G samples/s) against a blended fill rate of {:.3g} G samples/s "
              "measured on the same target: {:.3g} % of it\n",
              times.samples / 1e6, times.samples / times.draw / 1e9, fill / 1e9, times.samples / times.draw / fill * 100);
-  constexpr int kProfiledFrames = 2;  // timed again, stage by stage, with the compute rasteriser
   // The two rasterisers side by side on the same frames (where the GL has
-  // compute shaders; on a software GL only when asked: it is slow there).
+  // compute shaders; on a software GL only when asked: it is slow there),
+  // unless --rasteriser chose one (then only when asked: at 1 000 M
+  // particles on an H200 GL's frames alone take minutes).
+  const bool side_by_side = o.rasteriser == "auto" || o.compare_rasterisers;
   const RasteriserChoice forced_gl = sprite_rasteriser("gl", gl->context());
   if (const RasteriserChoice automatic = sprite_rasteriser("auto", gl->context());
-      automatic.rasteriser != SpriteRasteriser::gl && (!automatic.software || o.compare_rasterisers)) {
+      side_by_side && automatic.rasteriser != SpriteRasteriser::gl &&
+      (!automatic.software || o.compare_rasterisers)) {
     double draw[2] = {0, 0};
-    std::optional<ComputeStageTimes> stages;
     for (const bool compute : {false, true}) {
       RasteriserChoice choice = forced_gl;
       if (compute) choice.rasteriser = SpriteRasteriser::compute;
@@ -185,31 +212,17 @@ int run_bench(const BenchOptions& o) {
       Simulation staged(scene, o.threads, factory);
       staged.advance_to_frame(start);
       draw[compute] = time_frames(staged, side, o.frames, gpu, png).draw;
-      if (compute) {  // then where its time goes, on further frames (the GPU waited for at each stage)
-        side.sprite_pass().profile_compute(true);
-        time_frames(staged, side, kProfiledFrames, gpu, png);
-        stages = side.sprite_pass().compute_stage_times();
-      }
+      if (compute) stages = profile_stages(staged, side);
     }
     fmt::print("    sprites drawn by the GL rasteriser {:8.2f} ms, by the compute rasteriser {:8.2f} ms: compute takes "
                "{:.3g}x GL's time (auto picks compute for batches of {} sprites or more{})\n",
                draw[0] * 1e3, draw[1] * 1e3, draw[1] / draw[0], kComputeRasteriserMinSprites,
                forced_gl.software ? "; never on a software GL" : "");
-    if (stages && stages->draws > 0) {
-      const double profiled = kProfiledFrames + 1;  // and time_frames' warm-up frame
-      fmt::print("    compute rasteriser, a frame: setup {:.2f} ms, tile lists {:.2f} ms (pairs {:.2f}, sort {:.2f}, "
-                 "ranges {:.2f}), blend {:.2f} ms, composite {:.2f} ms; {:.3g} M sprites in {:.3g} M (tile, sprite) "
-                 "pairs\n",
-                 stages->setup / profiled * 1e3, stages->lists() / profiled * 1e3,
-                 stages->pairs_time / profiled * 1e3, stages->sort / profiled * 1e3,
-                 stages->ranges / profiled * 1e3, stages->blend / profiled * 1e3,
-                 stages->composite / profiled * 1e3, double(stages->sprites) / profiled / 1e6,
-                 double(stages->pairs) / profiled / 1e6);
-    }
   }
+  print_stages();
   // On a software GL, the CPU rasteriser against GL's on the same frames:
   // every batch by each, and auto's choice per batch.
-  if (forced_gl.software) {
+  if (side_by_side && forced_gl.software) {
     double draw[3] = {0, 0, 0};
     const char* names[] = {"gl", "cpu", "auto"};
     for (int i = 0; i < 3; ++i) {
@@ -224,9 +237,9 @@ int run_bench(const BenchOptions& o) {
                kCpuRasteriserMaxMeanPixels);
   }
   // Fill-bound batches at half size (auto's choice, measured) against every
-  // batch at full size, on the same frames.
+  // batch at full size, on the same frames; not when --fill-resolution chose.
   if (const RasteriserChoice automatic = sprite_rasteriser(o.rasteriser, gl->context(), "auto");
-      automatic.compute_shaders) {
+      o.fill_resolution == "auto" && automatic.compute_shaders) {
     double draw[2] = {0, 0};
     SpritePass::DrawCounts counts;
     for (const bool reduced : {false, true}) {

@@ -186,7 +186,8 @@ int main(int argc, char** argv) {
   bench_cmd->add_option("--fill-resolution", bench.fill_resolution, kFillResolutionHelp)
       ->check(CLI::IsMember({"auto", "full", "half"}));
   bench_cmd->add_flag("--compare-rasterisers", bench.compare_rasterisers,
-                      "also time the frames with each rasteriser (always on a hardware GPU; slow on llvmpipe)");
+                      "also time the frames with each rasteriser (without it: on a hardware GPU when --rasteriser is auto; slow on "
+                      "llvmpipe)");
   bench_cmd->add_option("--device", bench.device, "EGL device index (see `fxsim info`)");
   bench_cmd->add_option("--encoders", bench.encoders, "PNG encoder threads for the end-to-end figure (default: as render)")
       ->check(CLI::Range(1, 64));

@@ -38,3 +38,21 @@ TEST(BenchCommand, PrintsEveryFigureBesideItsBaselineOnBothBackends) {
     EXPECT_NE(r.out.find("end to end with PNG files"), std::string::npos) << r.out;
   }
 }
+
+// A rasteriser and a fill resolution chosen on the command line are measured
+// alone (no side-by-side runs, which at a billion particles take minutes on a
+// GPU), and the compute rasteriser's stages are still printed.
+TEST(BenchCommand, ARasteriserChosenIsMeasuredAloneWithItsStages) {
+  const CliResult r = run_fxsim(
+      "bench --effect snow --particles 2000 --steps 1 --frames 2 --width 64 --height 36 --rasteriser compute "
+      "--fill-resolution full");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(r.out, m, std::regex(R"(compute rasteriser, a frame: setup ([0-9.]+) ms[^\n]* blend ([0-9.]+) ms[^\n]*; ([0-9.e+-]+) M sprites)")))
+      << r.out;
+  EXPECT_GT(std::stod(m[2]), 0.0);
+  EXPECT_GT(std::stod(m[3]), 0.0);
+  EXPECT_EQ(r.out.find("sprites drawn by the GL rasteriser"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("fill-bound batches at half size"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("end to end with PNG files"), std::string::npos) << r.out;
+}
