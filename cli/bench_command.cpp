@@ -171,17 +171,6 @@ int run_bench(const BenchOptions& o) {
   const double flowing =
       flows ? (committed.back() - committed[in_flight]) / double(committed.size() - 1 - in_flight) : all;
   std::filesystem::remove_all(folder);
-  const auto print_stages = [&] {
-    if (!stages || stages->draws == 0) return;
-    const double profiled = kProfiledFrames + 1;  // and time_frames' warm-up frame
-    fmt::print("    compute rasteriser, a frame: setup {:.2f} ms, tile lists {:.2f} ms (pairs {:.2f}, sort {:.2f}, "
-               "ranges {:.2f}), blend {:.2f} ms, composite {:.2f} ms; {:.3g} M sprites in {:.3g} M (tile, sprite) "
-               "pairs\n",
-               stages->setup / profiled * 1e3, stages->lists() / profiled * 1e3, stages->pairs_time / profiled * 1e3,
-               stages->sort / profiled * 1e3, stages->ranges / profiled * 1e3, stages->blend / profiled * 1e3,
-               stages->composite / profiled * 1e3, double(stages->sprites) / profiled / 1e6,
-               double(stages->pairs) / profiled / 1e6);
-  };
   const double made = times.step + times.draw + times.read;
   fmt::print("  frame at {}x{}, {} live particles, stage by stage (GL drained between stages):\n", o.width, o.height,
              looped.peak_particles);
@@ -219,7 +208,16 @@ int run_bench(const BenchOptions& o) {
                draw[0] * 1e3, draw[1] * 1e3, draw[1] / draw[0], kComputeRasteriserMinSprites,
                forced_gl.software ? "; never on a software GL" : "");
   }
-  print_stages();
+  if (stages && stages->draws > 0) {  // from the side-by-side runs, or from a --rasteriser compute run's frames
+    const double profiled = kProfiledFrames + 1;  // and time_frames' warm-up frame
+    fmt::print("    compute rasteriser, a frame: setup {:.2f} ms, tile lists {:.2f} ms (pairs {:.2f}, sort {:.2f}, "
+               "ranges {:.2f}), blend {:.2f} ms, composite {:.2f} ms; {:.3g} M sprites in {:.3g} M (tile, sprite) "
+               "pairs\n",
+               stages->setup / profiled * 1e3, stages->lists() / profiled * 1e3, stages->pairs_time / profiled * 1e3,
+               stages->sort / profiled * 1e3, stages->ranges / profiled * 1e3, stages->blend / profiled * 1e3,
+               stages->composite / profiled * 1e3, double(stages->sprites) / profiled / 1e6,
+               double(stages->pairs) / profiled / 1e6);
+  }
   // On a software GL, the CPU rasteriser against GL's on the same frames:
   // every batch by each, and auto's choice per batch.
   if (side_by_side && forced_gl.software) {

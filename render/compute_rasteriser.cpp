@@ -56,6 +56,16 @@ constexpr size_t kSegmentsWanted = 4096;
 
 #define FXSIM_TILE_PARAMS(X) X(glm::uvec2, u_tiles) /* tiles across and down */
 FXSIM_GPU_PARAMS(TileParams, FXSIM_TILE_PARAMS);
+#define FXSIM_CUT_PARAMS(X) X(uint32_t, u_length) /* the most entries a segment holds */
+FXSIM_GPU_PARAMS(CutParams, FXSIM_CUT_PARAMS);
+
+// Indirect dispatches (the blend, the merge) in rows of the most work groups
+// a dimension allows on every driver; cut_write_source writes the rows and
+// group_index() reads them back, both from FXSIM_GROUPS_ACROSS.
+constexpr uint32_t kGroupsAcross = 65535;
+// Where the launch buffer holds the merge's groups (the blend's at byte 0):
+// an offset every driver accepts for binding a range of a storage buffer.
+constexpr size_t kMergeLaunchOffset = 256;
 
 // A sprite ready for the tiles: its quad's corners in pixels (window
 // coordinates, y up) and their clip w (the view distance), and its look.
@@ -98,7 +108,7 @@ ivec2 tile_origin(uint tile) { return ivec2(uvec2(tile % u_tiles.x, tile / u_til
 // group's number, launch.w the groups wanted (those beyond pad the last row).
 constexpr const char* kGroupRowsGlsl = R"(
 layout(std430, binding = 10) readonly buffer Launch { uvec4 launch; };  // groups x, y, z; groups wanted
-uint group_index() { return gl_WorkGroupID.y * 65535u + gl_WorkGroupID.x; }
+uint group_index() { return gl_WorkGroupID.y * FXSIM_GROUPS_ACROSS + gl_WorkGroupID.x; }
 )";
 
 // A pixel's samples as the blend and the merge keep them, front to back: the
@@ -146,8 +156,10 @@ vec3 unproject(vec2 q, float depth) {
 )";
 
 std::string kernel_header(const std::string& defines) {
-  return "#version 430\n" + defines + fmt::format("#define FXSIM_TILE {}\n", kTile) + glsl_launch_block() +
-         TileParams::glsl(1) + kPreparedGlsl;
+  return "#version 430\n" + defines +
+         fmt::format("#define FXSIM_TILE {}\n#define FXSIM_GROUPS_ACROSS {}u\n#define FXSIM_MERGE_LAUNCH {}\n", kTile,
+                     kGroupsAcross, kMergeLaunchOffset / 16) +
+         glsl_launch_block() + TileParams::glsl(1) + kPreparedGlsl;
 }
 
 // 1. Each sprite's corners (the GL path's vertex code) and the tiles it touches.
@@ -289,12 +301,11 @@ void main() {
 // each tile's partial slots (its segments where it has several, else 0)
 // and whether it is split; their scans then place everything.
 std::string cut_count_source(const std::string& defines) {
-  return kernel_header(defines) + R"(
+  return kernel_header(defines) + CutParams::glsl(2) + R"(
 layout(local_size_x = 256) in;
 layout(std430, binding = 5) readonly buffer Ranges { uvec2 ranges[]; };
 layout(std430, binding = 2) writeonly buffer Slots { uint slots[]; };
 layout(std430, binding = 3) writeonly buffer Splits { uint splits[]; };
-uniform uint u_length;
 void main() {
   uint stride = gl_NumWorkGroups.x * 256u;
   for (uint t = gl_GlobalInvocationID.x; t < u_count; t += stride) {
@@ -309,9 +320,9 @@ void main() {
 
 // Then, from the scanned counts, the segments (tile, first entry, end entry,
 // partial slot + 1 or 0), the split tiles (tile, first slot, count) in tile
-// order, and the blend's and the merge's work groups (launch[0], launch[16]).
+// order, and the blend's and the merge's work groups (launch[0], launch[FXSIM_MERGE_LAUNCH]).
 std::string cut_write_source(const std::string& defines) {
-  return kernel_header(defines) + R"(
+  return kernel_header(defines) + CutParams::glsl(2) + R"(
 layout(local_size_x = 256) in;
 layout(std430, binding = 5) readonly buffer Ranges { uvec2 ranges[]; };
 layout(std430, binding = 2) readonly buffer Slots { uint slots[]; };    // exclusive scans, one more than tiles
@@ -319,13 +330,14 @@ layout(std430, binding = 3) readonly buffer Splits { uint splits[]; };
 layout(std430, binding = 6) writeonly buffer Segments { uvec4 segments[]; };
 layout(std430, binding = 7) writeonly buffer SplitTiles { uvec4 split_tiles[]; };
 layout(std430, binding = 10) writeonly buffer Launch { uvec4 launch[]; };
-uniform uint u_length;
-uvec4 groups(uint wanted) { return uvec4(min(wanted, 65535u), (wanted + 65534u) / 65535u, 1u, wanted); }
+uvec4 groups(uint wanted) {
+  return uvec4(min(wanted, FXSIM_GROUPS_ACROSS), (wanted + FXSIM_GROUPS_ACROSS - 1u) / FXSIM_GROUPS_ACROSS, 1u, wanted);
+}
 void main() {
   if (gl_GlobalInvocationID.x == 0u) {
     uint split_tiles = splits[u_count];
     launch[0] = groups(slots[u_count] + u_count - split_tiles);
-    launch[16] = groups(split_tiles);
+    launch[FXSIM_MERGE_LAUNCH] = groups(split_tiles);
   }
   uint stride = gl_NumWorkGroups.x * 256u;
   for (uint t = gl_GlobalInvocationID.x; t < u_count; t += stride) {
@@ -793,9 +805,10 @@ std::optional<size_t> ComputeRasteriser::draw_part(const DeviceBuffer& instances
   segments_.reserve_growing((tile_count + most_slots) * 16, DeviceBuffer::Use::kernels, "the compute rasteriser's segments");
   split_tiles_.reserve_growing(std::max<size_t>(most_split, 1) * 16, DeviceBuffer::Use::kernels,
                                "the compute rasteriser's split tiles");
-  launch_.reserve(512, DeviceBuffer::Use::kernels, "the compute rasteriser's work groups");
-  for (ComputeKernel* cut : {&cut_count_, &cut_write_})
-    glProgramUniform1ui(cut->program().get(), glGetUniformLocation(cut->program().get(), "u_length"), length);
+  launch_.reserve(kMergeLaunchOffset + 16, DeviceBuffer::Use::kernels, "the compute rasteriser's work groups");
+  const CutParams cut{length};
+  cut_count_.set_params(2, cut);
+  cut_write_.set_params(2, cut);
   cut_count_.bind(5, tile_ranges_);
   cut_count_.bind(2, slot_offsets_);
   cut_count_.bind(3, split_offsets_);
@@ -843,8 +856,8 @@ std::optional<size_t> ComputeRasteriser::draw_part(const DeviceBuffer& instances
   merge.set_params(1, tiles);
   merge.bind(5, split_tiles_);
   merge.bind(7, partials_);
-  merge.bind_range(10, launch_, 256, 16);
-  merge.dispatch_indirect(launch_, 256);
+  merge.bind_range(10, launch_, kMergeLaunchOffset, 16);
+  merge.dispatch_indirect(launch_, kMergeLaunchOffset);
   clock.mark(5);
   glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT);
 

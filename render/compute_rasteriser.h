@@ -114,7 +114,7 @@ class ComputeRasteriser {
   DeviceSort sort_;
   DeviceBuffer prepared_, offsets_, keys_, values_, tile_ranges_, near_places_, near_, bounds_, boxes_;
   DeviceBuffer slot_offsets_, split_offsets_, segments_, split_tiles_, partials_;
-  DeviceBuffer launch_;       // the blend's and the merge's work groups (indirect dispatch), at bytes 0 and 256
+  DeviceBuffer launch_;       // the blend's and the merge's work groups (indirect dispatch), at 0 and kMergeLaunchOffset
   DeviceBuffer counts_read_;  // what the host reads, copied where it reads it quickly
   DeviceBuffer blended_;                    // counting: samples blended, 64 bits as two words (low, high)
   FrameLayer layer_;
