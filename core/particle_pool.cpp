@@ -49,8 +49,8 @@ void ParticlePool::clear() {
   }
 }
 
-AgingStep::AgingStep(const StepContext& ctx, const WindField& wind, const PoolRules& rules)
-    : ctx_(ctx), turbulence_(rules.drag > 0 ? wind.turbulence_field(ctx.t0) : nullptr),
+AgingStep::AgingStep(const StepContext& ctx, const WindField& wind, const PoolRules& rules, ThreadPool* threads)
+    : ctx_(ctx), turbulence_(rules.drag > 0 ? wind.turbulence_field(ctx.t0, threads) : nullptr),
       motion_(ctx.gravity * rules.gravity_scale, rules.drag, ctx.dt), uniform_wind_(wind.uniform_part(ctx.t0)),
       lifetime_(rules.lifetime), ground_(rules.dies_on_landing && ctx.ground ? *ctx.ground : -1e30f) {}
 
@@ -95,7 +95,7 @@ void AgingStep::run(ParticleStore& store, size_t begin, size_t end, Result* resu
 }
 
 void ParticlePool::step(const StepContext& ctx, const WindField& wind) {
-  const AgingStep aging(ctx, wind, rules_);
+  const AgingStep aging(ctx, wind, rules_, &threads_);
   std::vector<int64_t> deaths(chunk_count(store_.capacity()), 0);
   for_chunks(threads_, store_.capacity(), [&](size_t begin, size_t end, size_t chunk) {
     std::array<AgingStep::Result, kChunk> results;

@@ -37,7 +37,8 @@ struct PoolRules {
 class AgingStep {
  public:
   enum Result { empty = 0, died = 1, lives = 2 };  // (run() computes them as numbers)
-  AgingStep(const StepContext& ctx, const WindField& wind, const PoolRules& rules);
+  // `threads` build the turbulence field if this step is its first use (the caller is not one of them).
+  AgingStep(const StepContext& ctx, const WindField& wind, const PoolRules& rules, ThreadPool* threads = nullptr);
   Result operator()(ParticleStore& store, size_t i) const;
   // The same for slots [begin, end), results[k] for slot begin + k: in a
   // steady wind as loops the compiler vectorises (the same results bit for bit).

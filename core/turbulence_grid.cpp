@@ -1,13 +1,16 @@
 #include "core/turbulence_grid.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 #endif
 
 #include "core/noise.h"
+#include "core/parallel.h"
 
 namespace fxsim {
 
@@ -61,11 +64,24 @@ inline glm::vec3 sample_grid(const float* v, float scale, glm::vec3 p) {
 }
 }  // namespace
 
-std::vector<float> turbulence_slice_grid(uint32_t slice_seed) {
+namespace {
+// Runs task(0) … task(count − 1) on `threads`, or here in order without them.
+void run_tasks(ThreadPool* threads, size_t count, const std::function<void(size_t)>& task) {
+  if (threads) {
+    threads->run(count, task);
+  } else {
+    for (size_t k = 0; k < count; ++k) task(k);
+  }
+}
+constexpr size_t kPlaneFloats = size_t(kSide) * kSide * kTurbulencePointFloats;
+}  // namespace
+
+std::vector<float> turbulence_slice_grid(uint32_t slice_seed, ThreadPool* threads) {
   std::vector<float> grid(kTurbulenceGridPoints * kTurbulencePointFloats, 0.0f);
   const float spacing = 1.0f / float(kTurbulenceSamplesPerCell);  // exact: a power of two
-  size_t n = 0;
-  for (int z = 0; z < kSide; ++z)
+  run_tasks(threads, kSide, [&](size_t plane) {
+    const int z = int(plane);
+    size_t n = plane * kPlaneFloats;
     for (int y = 0; y < kSide; ++y)
       for (int x = 0; x < kSide; ++x) {
         glm::vec3 g[3];  // gradients of the potential's components ψx, ψy, ψz
@@ -76,16 +92,24 @@ std::vector<float> turbulence_slice_grid(uint32_t slice_seed) {
         grid[n + 2] = g[1].x - g[0].y;
         n += kTurbulencePointFloats;
       }
+  });
   return grid;
 }
 
 TurbulenceField::TurbulenceField(const std::vector<float>& a, const std::vector<float>& b, float blend, float gain,
-                                 float scale)
-    : velocities_(a.size()), scale_(scale) {
-  for (size_t i = 0; i < a.size(); ++i) velocities_[i] = (a[i] + (b[i] - a[i]) * blend) * gain;
+                                 float scale, ThreadPool* threads)
+    : velocities_(std::make_unique_for_overwrite<float[]>(a.size())), scale_(scale) {
+  // Four planes a piece: the threads share 16 pieces of 256 KiB.
+  constexpr size_t kPieceFloats = 4 * kPlaneFloats;
+  const size_t pieces = (a.size() + kPieceFloats - 1) / kPieceFloats;
+  float* const out = velocities_.get();
+  run_tasks(threads, pieces, [&](size_t piece) {
+    const size_t end = std::min(a.size(), (piece + 1) * kPieceFloats);
+    for (size_t i = piece * kPieceFloats; i < end; ++i) out[i] = (a[i] + (b[i] - a[i]) * blend) * gain;
+  });
 }
 
-glm::vec3 TurbulenceField::at(glm::vec3 p) const { return sample_grid(velocities_.data(), scale_, p); }
+glm::vec3 TurbulenceField::at(glm::vec3 p) const { return sample_grid(velocities_.get(), scale_, p); }
 
 #if defined(__x86_64__) && defined(__GNUC__)
 // sample_grid for 8 particles at once with AVX2's gathers, where the CPU has
@@ -159,7 +183,7 @@ __attribute__((target("avx2"))) size_t sample_grid_avx2(const float* v, float sc
 #endif
 
 void TurbulenceField::sample(const float* const p[3], size_t begin, size_t end, float* const out[3]) const {
-  const float* v = velocities_.data();
+  const float* v = velocities_.get();
   size_t first = begin;
 #if defined(__x86_64__) && defined(__GNUC__)
   static const bool avx2 = __builtin_cpu_supports("avx2");

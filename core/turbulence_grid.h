@@ -12,11 +12,14 @@
 // (render/gpu_turbulence.h), with the same arithmetic.
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include <glm/vec3.hpp>
 
 namespace fxsim {
+
+class ThreadPool;
 
 constexpr int kTurbulencePeriodCells = 16;     // the pattern repeats every 16 features
 constexpr int kTurbulenceSamplesPerCell = 4;   // grid points per feature along an axis
@@ -29,25 +32,29 @@ static_assert((kTurbulenceGridSide & (kTurbulenceGridSide - 1)) == 0, "wrapping 
 constexpr int kTurbulencePointFloats = 4;
 
 // The raw curl of slice `slice_seed`'s periodic potential at every grid point:
-// x fastest, then y, then z; kTurbulencePointFloats floats a point.
-std::vector<float> turbulence_slice_grid(uint32_t slice_seed);
+// x fastest, then y, then z; kTurbulencePointFloats floats a point. With
+// `threads`, its planes are shared among them (the same values: each point is
+// computed on its own).
+std::vector<float> turbulence_slice_grid(uint32_t slice_seed, ThreadPool* threads = nullptr);
 
 // The turbulence velocity at one moment, in m/s, on the grid; `scale` is the
 // feature size in metres (the grid's spacing is scale / kTurbulenceSamplesPerCell).
 class TurbulenceField {
  public:
-  // (a + (b − a)·blend)·gain, float by float (render/gpu_turbulence.cpp's blend kernel computes the same).
-  TurbulenceField(const std::vector<float>& a, const std::vector<float>& b, float blend, float gain, float scale);
+  // (a + (b − a)·blend)·gain, float by float (render/gpu_turbulence.cpp's
+  // blend kernel computes the same), in pieces shared among `threads` if given.
+  TurbulenceField(const std::vector<float>& a, const std::vector<float>& b, float blend, float gain, float scale,
+                  ThreadPool* threads = nullptr);
 
   glm::vec3 at(glm::vec3 p) const;
   // at() for particles [begin, end) of position arrays (x, y, z each):
   // out[c][i − begin], bit for bit at()'s results.
   void sample(const float* const p[3], size_t begin, size_t end, float* const out[3]) const;
-  const std::vector<float>& velocities() const { return velocities_; }
   float scale() const { return scale_; }
 
  private:
-  std::vector<float> velocities_;
+  // Not zeroed first: the blend writes every float (4 MiB, a step).
+  std::unique_ptr<float[]> velocities_;
   float scale_;
 };
 

@@ -52,38 +52,39 @@ struct WindField::TurbulenceCache {
   static constexpr size_t kSlicesKept = 3, kFieldsKept = 4;
 };
 
-std::shared_ptr<const std::vector<float>> WindField::slice_grid(TurbulenceCache& cache, int64_t slice) const {
+std::shared_ptr<const std::vector<float>> WindField::slice_grid(TurbulenceCache& cache, int64_t slice,
+                                                                ThreadPool* threads) const {
   for (const auto& [index, grid] : cache.slices)
     if (index == slice) return grid;
   auto grid = std::make_shared<const std::vector<float>>(
-      turbulence_slice_grid(hash_u32(turbulence_seed_ ^ uint32_t(slice * 3))));
+      turbulence_slice_grid(hash_u32(turbulence_seed_ ^ uint32_t(slice * 3)), threads));
   if (cache.slices.size() == TurbulenceCache::kSlicesKept) cache.slices.pop_front();
   cache.slices.emplace_back(slice, grid);
   return grid;
 }
 
-WindField::TurbulenceMoment WindField::moment_locked(double t) const {
+WindField::TurbulenceMoment WindField::moment_locked(double t, ThreadPool* threads) const {
   const double phase = t / turbulence_period_;
   const double slice = std::floor(phase);
   float blend = float(phase - slice);
   blend = blend * blend * (3.0f - 2.0f * blend);
-  return {slice_grid(*cache_, int64_t(slice)), slice_grid(*cache_, int64_t(slice) + 1), blend,
+  return {slice_grid(*cache_, int64_t(slice), threads), slice_grid(*cache_, int64_t(slice) + 1, threads), blend,
           turbulence_strength_ * kCurlNormalisation};
 }
 
-WindField::TurbulenceMoment WindField::turbulence_moment(double t) const {
+WindField::TurbulenceMoment WindField::turbulence_moment(double t, ThreadPool* threads) const {
   if (turbulence_strength_ <= 0) return {};
   std::lock_guard lock(cache_->mutex);
-  return moment_locked(t);
+  return moment_locked(t, threads);
 }
 
-std::shared_ptr<const TurbulenceField> WindField::turbulence_field(double t) const {
+std::shared_ptr<const TurbulenceField> WindField::turbulence_field(double t, ThreadPool* threads) const {
   if (turbulence_strength_ <= 0) return nullptr;
   std::lock_guard lock(cache_->mutex);
   for (const auto& [time, field] : cache_->fields)
     if (time == t) return field;
-  const TurbulenceMoment m = moment_locked(t);
-  auto field = std::make_shared<const TurbulenceField>(*m.from, *m.to, m.blend, m.gain, turbulence_scale_);
+  const TurbulenceMoment m = moment_locked(t, threads);
+  auto field = std::make_shared<const TurbulenceField>(*m.from, *m.to, m.blend, m.gain, turbulence_scale_, threads);
   if (cache_->fields.size() == TurbulenceCache::kFieldsKept) cache_->fields.pop_front();
   cache_->fields.emplace_back(t, field);
   return field;

@@ -22,15 +22,16 @@ class WindField {
   glm::vec3 gust(double t) const;
   // The turbulence at time t (nullptr without turbulence). Fields are built on
   // first use and kept for the next calls at the same time; safe to call from
-  // several threads. A loop over particles takes the field once.
-  std::shared_ptr<const TurbulenceField> turbulence_field(double t) const;
+  // several threads. A loop over particles takes the field once. `threads`
+  // (when the caller is not one of them) build a new field and its slices.
+  std::shared_ptr<const TurbulenceField> turbulence_field(double t, ThreadPool* threads = nullptr) const;
   // What the field at time t is made of (for a GPU to blend it itself): the
   // grids of the two slices it lies between and TurbulenceField's blend and gain.
   struct TurbulenceMoment {
     std::shared_ptr<const std::vector<float>> from, to;
     float blend = 0, gain = 0;
   };
-  TurbulenceMoment turbulence_moment(double t) const;
+  TurbulenceMoment turbulence_moment(double t, ThreadPool* threads = nullptr) const;
   glm::vec3 turbulence(glm::vec3 p, double t) const;
   glm::vec3 at(glm::vec3 p, double t) const { return steady_ + gust(t) + turbulence(p, t); }
 
@@ -44,8 +45,9 @@ class WindField {
 
  private:
   struct TurbulenceCache;
-  std::shared_ptr<const std::vector<float>> slice_grid(TurbulenceCache& cache, int64_t slice) const;
-  TurbulenceMoment moment_locked(double t) const;  // with the cache's mutex held
+  std::shared_ptr<const std::vector<float>> slice_grid(TurbulenceCache& cache, int64_t slice,
+                                                       ThreadPool* threads) const;
+  TurbulenceMoment moment_locked(double t, ThreadPool* threads) const;  // with the cache's mutex held
 
   glm::vec3 steady_;
   glm::vec3 gust_amplitude_{0};

@@ -7,6 +7,7 @@
 #include <glm/geometric.hpp>
 
 #include "core/noise.h"
+#include "core/parallel.h"
 #include "core/rng.h"
 #include "core/turbulence_grid.h"
 #include "core/wind.h"
@@ -142,6 +143,24 @@ TEST(Wind, TurbulenceBatchSamplingIsThePointSamplingBitForBit) {
         ASSERT_EQ(std::memcmp(&out[c][i - begin], &one[c], 4), 0)
             << "particle " << i << " at (" << p[0][i] << ", " << p[1][i] << ", " << p[2][i] << "), component " << c;
     }
+  }
+}
+
+// Slices and fields built by a pool of threads are the serial ones bit for
+// bit, and a wind given threads serves the same field as one without.
+TEST(Wind, TurbulenceBuiltByThreadsIsTheSerialOneBitForBit) {
+  ThreadPool threads(3);
+  const std::vector<float> a = turbulence_slice_grid(21), b = turbulence_slice_grid(22);
+  ASSERT_EQ(std::memcmp(turbulence_slice_grid(21, &threads).data(), a.data(), a.size() * sizeof(float)), 0);
+  const TurbulenceField serial(a, b, 0.37f, 1.3f, 1.5f), shared(a, b, 0.37f, 1.3f, 1.5f, &threads);
+  const WindField by_threads(turbulent(2.0f, 3.0f), 5), alone(turbulent(2.0f, 3.0f), 5);
+  const auto field_by_threads = by_threads.turbulence_field(1.25, &threads), field_alone = alone.turbulence_field(1.25);
+  for (int i = 0; i < 2000; ++i) {
+    RandomDraws r(4, 0, Stream::birth, uint64_t(i));
+    const glm::vec3 p(r.unit(0) * 60 - 30, r.unit(1) * 60 - 30, r.unit(2) * 60 - 30);
+    const glm::vec3 s = serial.at(p), t = shared.at(p), u = field_by_threads->at(p), v = field_alone->at(p);
+    ASSERT_EQ(std::memcmp(&s, &t, sizeof s), 0) << i;
+    ASSERT_EQ(std::memcmp(&u, &v, sizeof u), 0) << i;
   }
 }
 

@@ -120,7 +120,7 @@ void FountainSystem::step(const StepContext& ctx) {
   if (first_step_ < 0) first_step_ = ctx.step;
   if (mist_) mist_->step(ctx, wind_);
 
-  const AgingStep aging(ctx, wind_, drop_rules(fountain_));
+  const AgingStep aging(ctx, wind_, drop_rules(fountain_), &threads_);
   std::vector<float> chance_of_mist(fountain_.nozzles.size(), 0.0f);
   bool misting = false;  // whether any drop may turn into mist this step
   for (size_t k = 0; k < chance_of_mist.size(); ++k) {

@@ -161,7 +161,7 @@ void PrecipitationSystem::step(const StepContext& ctx) {
   const glm::mat3 to_local = glm::transpose(frame.axes);
   const glm::vec3 wind_uniform = wind_.uniform_part(ctx.t0);
   // The turbulence at the step's start, where the particles move in the wind (null in a steady wind).
-  const auto turbulence = snow_.motion == Motion::wind ? wind_.turbulence_field(ctx.t0) : nullptr;
+  const auto turbulence = snow_.motion == Motion::wind ? wind_.turbulence_field(ctx.t0, &threads_) : nullptr;
   const glm::vec3 gravity = ctx.gravity * snow_.gravity_scale;
   const DragStep drag_step(gravity, snow_.drag, ctx.dt);
   // Sway displacement A·sin(ωt + φ) along the flake's direction; its change over
