@@ -29,7 +29,7 @@ struct GpuSystems {
   std::unique_ptr<ParticleSystem> operator()(const SnowParams&) const { return precipitation(); }
   std::unique_ptr<ParticleSystem> operator()(const RainParams&) const { return precipitation(); }
   std::unique_ptr<ParticleSystem> operator()(const FountainParams&) const {
-    return std::make_unique<GpuFountain>(e(), index, wind, scene.output, kernels);
+    return std::make_unique<GpuFountain>(e(), index, wind, scene.output, kernels, threads);
   }
   // Fire and explosions have no particles of their own: their sparks' pools are the GPU's.
   std::unique_ptr<ParticleSystem> operator()(const FireParams&) const {
@@ -42,7 +42,8 @@ struct GpuSystems {
   std::unique_ptr<ParticleSystem> operator()(const Other&) const { return nullptr; }
 
   std::unique_ptr<ParticleSystem> precipitation() const {
-    return std::make_unique<GpuPrecipitation>(e(), index, wind, scene.environment, scene.output.fps, kernels);
+    return std::make_unique<GpuPrecipitation>(e(), index, wind, scene.environment, scene.output.fps, kernels,
+                                              threads);
   }
 };
 

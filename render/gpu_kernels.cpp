@@ -308,7 +308,7 @@ int aging_step(uint i) {
 }
 
 void set_aging_params(ComputeKernel& kernel, const StepContext& ctx, const WindField& wind, const PoolRules& rules,
-                      GpuTurbulence& turbulence) {
+                      GpuTurbulence& turbulence, ThreadPool& threads) {
   const glm::vec3 gravity = ctx.gravity * rules.gravity_scale;
   const DragStep motion(gravity, rules.drag, ctx.dt);
   AgingParams params;
@@ -323,7 +323,7 @@ void set_aging_params(ComputeKernel& kernel, const StepContext& ctx, const WindF
   params.u_ground = rules.dies_on_landing && ctx.ground ? *ctx.ground : -1e30f;
   params.u_turbulent = gpu_bool(rules.drag > 0 && wind.has_turbulence());
   kernel.set_params(kAgingParamsBinding, params);
-  turbulence.bind(kernel, wind, ctx.t0, ctx.t0);  // no births here
+  turbulence.bind(kernel, wind, ctx.t0, ctx.t0, threads);  // no births here
 }
 
 GpuKernels::GpuKernels()

@@ -62,7 +62,7 @@ struct GpuStore {
 // set_aging_params.
 std::string glsl_aging_step();
 void set_aging_params(ComputeKernel& kernel, const StepContext& ctx, const WindField& wind, const PoolRules& rules,
-                      GpuTurbulence& turbulence);
+                      GpuTurbulence& turbulence, ThreadPool& threads);
 
 
 // Builds sprite instances (render's SpriteInstance layout) for slots [0, count)

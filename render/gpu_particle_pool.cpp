@@ -80,7 +80,7 @@ void GpuParticlePool::flush() {
 
 void GpuParticlePool::step(const StepContext& ctx, const WindField& wind) {
   flush();
-  gpu_.step(ctx, wind, kernels_.turbulence());
+  gpu_.step(ctx, wind, kernels_.turbulence(), threads_);
 }
 
 void GpuParticlePool::clear() {

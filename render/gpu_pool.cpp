@@ -26,9 +26,9 @@ GpuPool::GpuPool(const PoolRules& rules, size_t capacity, size_t page_capacity)
   store_.clear(-1.0f);
 }
 
-void GpuPool::step(const StepContext& ctx, const WindField& wind, GpuTurbulence& turbulence) {
+void GpuPool::step(const StepContext& ctx, const WindField& wind, GpuTurbulence& turbulence, ThreadPool& threads) {
   kernel_.bind(2, deaths_.buffer());
-  set_aging_params(kernel_, ctx, wind, rules_, turbulence);
+  set_aging_params(kernel_, ctx, wind, rules_, turbulence, threads);
   for (size_t page = 0; page < store_.page_count() && store_.capacity > 0; ++page) {
     store_.bind(kernel_, 'P', 0, page);
     kernel_.dispatch(store_.page_size(page));

@@ -8,7 +8,7 @@ namespace fxsim {
 class GpuPool {
  public:
   GpuPool(const PoolRules& rules, size_t capacity, size_t page_capacity);
-  void step(const StepContext& ctx, const WindField& wind, GpuTurbulence& turbulence);
+  void step(const StepContext& ctx, const WindField& wind, GpuTurbulence& turbulence, ThreadPool& threads);
   int64_t take_deaths();  // deaths counted on the GPU since the last call (a 4-byte readback)
   void clear() { store_.clear(-1.0f); }
 

@@ -151,13 +151,14 @@ GLuint GpuTurbulence::field(const WindField::TurbulenceMoment& moment) {
   return added.texture.get();
 }
 
-void GpuTurbulence::bind(ComputeKernel& kernel, const WindField& wind, double step_time, double birth_time) {
+void GpuTurbulence::bind(ComputeKernel& kernel, const WindField& wind, double step_time, double birth_time,
+                         ThreadPool& threads) {
   TurbulenceParams params;
   params.u_turbulence_strength = wind.has_turbulence() ? wind.turbulence_strength() : 0.0f;
   params.u_turbulence_scale = wind.turbulence_scale();
   kernel.set_params(kTurbulenceParamsBinding, params);
-  const GLuint at_step = wind.has_turbulence() ? field(wind.turbulence_moment(step_time)) : none_.get();
-  const GLuint at_birth = wind.has_turbulence() ? field(wind.turbulence_moment(birth_time)) : none_.get();
+  const GLuint at_step = wind.has_turbulence() ? field(wind.turbulence_moment(step_time, &threads)) : none_.get();
+  const GLuint at_birth = wind.has_turbulence() ? field(wind.turbulence_moment(birth_time, &threads)) : none_.get();
   // Texture units of their own: nothing else binds them between here and the dispatch.
   glActiveTexture(GL_TEXTURE0 + kTurbulenceAtStepUnit);
   glBindTexture(GL_TEXTURE_3D, at_step);

@@ -29,8 +29,10 @@ class GpuTurbulence {
  public:
   GpuTurbulence();
   // Sets the kernel's turbulence parameters and binds the wind's fields at
-  // the two times (a small placeholder where the wind has no turbulence).
-  void bind(ComputeKernel& kernel, const WindField& wind, double step_time, double birth_time);
+  // the two times (a small placeholder where the wind has no turbulence);
+  // `threads` build the slices a new field needs (on the host, for parity
+  // with the CPU's: about 40 ms of one core a slice).
+  void bind(ComputeKernel& kernel, const WindField& wind, double step_time, double birth_time, ThreadPool& threads);
 
  private:
   const DeviceBuffer& slice(const std::shared_ptr<const std::vector<float>>& grid);

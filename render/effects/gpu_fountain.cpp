@@ -155,8 +155,9 @@ void main() {
 }  // namespace
 
 GpuFountain::GpuFountain(const EmitterSettings& settings, size_t emitter_index, const WindField& wind,
-                         const OutputSettings& output, GpuKernels& kernels)
+                         const OutputSettings& output, GpuKernels& kernels, ThreadPool& threads)
     : settings_(settings), fountain_(settings.as<FountainParams>()), emitter_index_(uint32_t(emitter_index)), wind_(wind),
+      threads_(threads),
       steps_per_second_(output.fps * output.substeps), exposure_(float(fountain_.shutter / output.fps)),
       drop_rules_(FountainSystem::drop_rules(settings.as<FountainParams>())),
       kernels_(kernels),
@@ -247,7 +248,7 @@ void GpuFountain::end() {
 
 void GpuFountain::step(const StepContext& ctx) {
   if (first_step_ < 0) first_step_ = ctx.step;
-  if (mist_) mist_->step(ctx, wind_, kernels_.turbulence());
+  if (mist_) mist_->step(ctx, wind_, kernels_.turbulence(), threads_);
   const glm::vec3 gravity = ctx.gravity * fountain_.gravity_scale;
   const glm::vec3 air = wind_.uniform_part(ctx.t0);
   {
@@ -261,7 +262,7 @@ void GpuFountain::step(const StepContext& ctx) {
     params.u_total_capacity = uint32_t(drops_.capacity);
     params.u_mist = gpu_bool(mist_.has_value());
     k.set_params(kParamsBinding, params);
-    set_aging_params(k, ctx, wind_, drop_rules_, kernels_.turbulence());
+    set_aging_params(k, ctx, wind_, drop_rules_, kernels_.turbulence(), threads_);
     for (size_t page = 0; page < drops_.page_count() && drops_.capacity > 0; ++page) {
       drops_.bind(k, 'P', 0, page);
       if (mist_) mist_->store().bind(k, 'M', 1, page);

@@ -16,7 +16,7 @@ namespace fxsim {
 class GpuFountain : public ParticleSystem {
  public:
   GpuFountain(const EmitterSettings& settings, size_t emitter_index, const WindField& wind,
-              const OutputSettings& output, GpuKernels& kernels);
+              const OutputSettings& output, GpuKernels& kernels, ThreadPool& threads);
 
   FXSIM_PARTICLE_SYSTEM_OVERRIDES
 
@@ -30,6 +30,7 @@ class GpuFountain : public ParticleSystem {
   const FountainParams& fountain_;
   uint32_t emitter_index_;
   const WindField& wind_;
+  ThreadPool& threads_;  // the host's part: a new turbulence slice
   double steps_per_second_;
   float exposure_;
   PoolRules drop_rules_;  // FountainSystem::drop_rules

@@ -179,8 +179,10 @@ void main() {
 }  // namespace
 
 GpuPrecipitation::GpuPrecipitation(const EmitterSettings& settings, size_t emitter_index, const WindField& wind,
-                                   const Environment& environment, double fps, GpuKernels& kernels)
+                                   const Environment& environment, double fps, GpuKernels& kernels,
+                                   ThreadPool& threads)
     : settings_(settings), params_(settings.precipitation()), emitter_index_(uint32_t(emitter_index)), wind_(wind),
+      threads_(threads),
       exposure_(float(settings.precipitation().streak / fps)), kernels_(kernels),
       store_(size_t(settings.max_particles),
              GpuStore::max_page_capacity(PrecipitationSystem::splashes_per_drop(settings.precipitation(), environment))),
@@ -220,7 +222,7 @@ void GpuPrecipitation::run(int mode, size_t first, size_t count, double t, const
     b.u_sizes = {s->lambda, s->d_min, s->d_max, s->kind == Precipitate::rain ? 1.0f : 2.0f};
   b.u_shapes = uint32_t(params_.shapes);
   b.u_birth_wind = wind_.uniform_part(t);
-  kernels_.turbulence().bind(kernel_, wind_, ctx ? ctx->t0 : t, t);
+  kernels_.turbulence().bind(kernel_, wind_, ctx ? ctx->t0 : t, t, threads_);
   if (ctx) {  // the step's parameters (births leave them unused)
     const glm::vec3 gravity = ctx->gravity * params_.gravity_scale;
     const DragStep motion(gravity, params_.drag, ctx->dt);
@@ -311,7 +313,7 @@ void GpuPrecipitation::end() {
 }
 
 void GpuPrecipitation::step(const StepContext& ctx) {
-  if (splash_) splash_->step(ctx, wind_, kernels_.turbulence());
+  if (splash_) splash_->step(ctx, wind_, kernels_.turbulence(), threads_);
   run(2, 0, live_, ctx.t1, ctx.camera, &ctx);
   if (live_ < store_.capacity) {
     emission_carry_ += emission_rate_ * ctx.dt;

@@ -16,7 +16,7 @@ namespace fxsim {
 class GpuPrecipitation : public ParticleSystem {
  public:
   GpuPrecipitation(const EmitterSettings& settings, size_t emitter_index, const WindField& wind,
-                   const Environment& environment, double fps, GpuKernels& kernels);
+                   const Environment& environment, double fps, GpuKernels& kernels, ThreadPool& threads);
 
   FXSIM_PARTICLE_SYSTEM_OVERRIDES
 
@@ -35,6 +35,7 @@ class GpuPrecipitation : public ParticleSystem {
   const PrecipitationParams& params_;
   uint32_t emitter_index_;
   const WindField& wind_;
+  ThreadPool& threads_;  // the host's part: a new turbulence slice
   std::optional<float> ground_;
   float exposure_;
   double emission_rate_ = 0, emission_carry_ = 0;
