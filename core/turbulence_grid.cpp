@@ -112,17 +112,21 @@ TurbulenceField::TurbulenceField(const std::vector<float>& a, const std::vector<
 glm::vec3 TurbulenceField::at(glm::vec3 p) const { return sample_grid(velocities_.get(), scale_, p); }
 
 #if defined(__x86_64__) && defined(__GNUC__)
-// sample_grid for 8 particles at once with AVX2's gathers, where the CPU has
-// them: lane by lane the same float operations in the same order (no fused
+// sample_grid for 8 particles at once with AVX2, where the CPU has it: lane
+// by lane the same float operations in the same order (no fused
 // multiply-add: AVX2 does not enable it, and fxsim builds with
-// -ffp-contract=off), so bit for bit at()'s results. Measured on a 2-core
-// AMD EPYC VM (`fxsim bench --effect rain --particles 1000000 --frames 0`,
-// 2 threads) and not kept, the same bits either way: each lane's taps read
-// as 16-byte points and blended 4 wide, with the taps of the particles 64
-// ahead prefetched (12.4-21.9 ms against 13.5-18.4 ms, three runs each,
-// alternating: no clear gain in this machine's noise); and per-particle
-// 256-bit loads of each (x0, x1) pair from a grid padded in x (faster only
-// while the grid stayed in cache).
+// -ffp-contract=off), so bit for bit at()'s results. A tap's three
+// components come from one 16-byte load a particle, transposed into three
+// registers; AVX2's gathers, one a component (24 for 8 particles), held the
+// turbulent step back more than the grid's size in the cache did (on a
+// 2-core AMD EPYC VM, `fxsim bench --effect rain --particles 1000000
+// --frames 0`, 2 threads: 9.2-9.9 ms with gathers, 6.1-7.7 ms with the
+// transposed loads, 1.5-2.1 ms without turbulence). Measured and not kept,
+// the same bits either way: each lane's taps read as 16-byte points and
+// blended 4 wide, with the taps of the particles 64 ahead prefetched (no
+// clear gain over the gathers in this machine's noise); and per-particle
+// 256-bit loads of each (x0, x1) pair from a grid padded in x (faster than
+// the gathers only while the grid stayed in cache).
 namespace {
 struct Axes8 {
   __m256i index;    // the cell modulo the side
@@ -148,9 +152,30 @@ static_assert(kSide == 64, "row8 multiplies by the side with shifts");
 __attribute__((target("avx2"))) inline __m256i row8(__m256i y, __m256i z) {
   return _mm256_slli_epi32(_mm256_add_epi32(_mm256_slli_epi32(z, 6), y), 6);
 }
-// Component `comp` of the point (row + x) for 8 particles.
-__attribute__((target("avx2"))) inline __m256 tap8(const float* v, __m256i row, __m256i x, __m256i comp) {
-  return _mm256_i32gather_ps(v, _mm256_add_epi32(_mm256_slli_epi32(_mm256_add_epi32(row, x), 2), comp), 4);
+// The points (row + x) of 8 particles, as their x, y and z components: each
+// point one 16-byte load, the eight turned into three registers by a 4×4
+// transpose in each half (particles 0-3 in the low half, 4-7 in the high).
+struct Tap8 {
+  __m256 c[3];
+};
+// Two points: one in the low half, one in the high.
+__attribute__((target("avx2"))) inline __m256 points2(const float* v, int32_t low, int32_t high) {
+  return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(v + low)), _mm_loadu_ps(v + high), 1);
+}
+__attribute__((target("avx2"))) inline Tap8 lerp8(const Tap8& a, const Tap8& b, __m256 f) {
+  Tap8 r;
+  for (int c = 0; c < 3; ++c) r.c[c] = lerp8(a.c[c], b.c[c], f);
+  return r;
+}
+__attribute__((target("avx2"))) inline Tap8 tap8(const float* v, __m256i row, __m256i x) {
+  alignas(32) int32_t at[8];  // each particle's point, in floats
+  _mm256_store_si256(reinterpret_cast<__m256i*>(at), _mm256_slli_epi32(_mm256_add_epi32(row, x), 2));
+  const __m256 a = points2(v, at[0], at[4]), b = points2(v, at[1], at[5]), c = points2(v, at[2], at[6]),
+               d = points2(v, at[3], at[7]);
+  const __m256 ab_low = _mm256_unpacklo_ps(a, b), ab_high = _mm256_unpackhi_ps(a, b);  // a.x b.x a.y b.y | a.z b.z ..
+  const __m256 cd_low = _mm256_unpacklo_ps(c, d), cd_high = _mm256_unpackhi_ps(c, d);
+  return {{_mm256_shuffle_ps(ab_low, cd_low, 0x44), _mm256_shuffle_ps(ab_low, cd_low, 0xEE),
+           _mm256_shuffle_ps(ab_high, cd_high, 0x44)}};
 }
 // Particles [begin, begin + 8k) of the batch; returns where it stopped.
 __attribute__((target("avx2"))) size_t sample_grid_avx2(const float* v, float scale, const float* const p[3],
@@ -167,15 +192,12 @@ __attribute__((target("avx2"))) size_t sample_grid_avx2(const float* v, float sc
     const __m256i y0 = a[1].index, y1 = _mm256_and_si256(_mm256_add_epi32(y0, one), wrap);
     const __m256i z0 = a[2].index, z1 = _mm256_and_si256(_mm256_add_epi32(z0, one), wrap);
     const __m256i r00 = row8(y0, z0), r10 = row8(y1, z0), r01 = row8(y0, z1), r11 = row8(y1, z1);
-    for (int c = 0; c < 3; ++c) {
-      const __m256i comp = _mm256_set1_epi32(c);
-      const __m256 x00 = lerp8(tap8(v, r00, x0, comp), tap8(v, r00, x1, comp), a[0].fraction);
-      const __m256 x10 = lerp8(tap8(v, r10, x0, comp), tap8(v, r10, x1, comp), a[0].fraction);
-      const __m256 x01 = lerp8(tap8(v, r01, x0, comp), tap8(v, r01, x1, comp), a[0].fraction);
-      const __m256 x11 = lerp8(tap8(v, r11, x0, comp), tap8(v, r11, x1, comp), a[0].fraction);
-      const __m256 r = lerp8(lerp8(x00, x10, a[1].fraction), lerp8(x01, x11, a[1].fraction), a[2].fraction);
-      _mm256_storeu_ps(out[c] + (i - begin), r);
-    }
+    const __m256 fx = a[0].fraction, fy = a[1].fraction;
+    const Tap8 x00 = lerp8(tap8(v, r00, x0), tap8(v, r00, x1), fx), x10 = lerp8(tap8(v, r10, x0), tap8(v, r10, x1), fx);
+    const Tap8 low = lerp8(x00, x10, fy);
+    const Tap8 x01 = lerp8(tap8(v, r01, x0), tap8(v, r01, x1), fx), x11 = lerp8(tap8(v, r11, x0), tap8(v, r11, x1), fx);
+    const Tap8 r = lerp8(low, lerp8(x01, x11, fy), a[2].fraction);
+    for (int c = 0; c < 3; ++c) _mm256_storeu_ps(out[c] + (i - begin), r.c[c]);
   }
   return i;
 }
