@@ -42,17 +42,24 @@ inline Axis axis_of(float x) {
 using Float4 = float __attribute__((vector_size(16)));
 inline Float4 lerp(Float4 a, Float4 b, float f) { return a + (b - a) * f; }
 
+// The field keeps each row of the grid with a 65th point, a copy of its
+// first, so that a cell's two points along x are side by side even where
+// the grid wraps: one 32-byte load.
+constexpr size_t kRowPoints = size_t(kSide) + 1;
+constexpr size_t kRowFloats = kRowPoints * kTurbulencePointFloats;
+constexpr size_t kFieldFloats = size_t(kSide) * kSide * kRowFloats;
+
 inline glm::vec3 sample_grid(const float* v, float scale, glm::vec3 p) {
   // The same operations in the same order as the GLSL of render/gpu_turbulence.cpp.
   const glm::vec3 q = p / scale;
   const glm::vec3 g = q * float(kTurbulenceSamplesPerCell);
   const Axis ax = axis_of(g.x), ay = axis_of(g.y), az = axis_of(g.z);
-  const int x0 = ax.index, x1 = (ax.index + 1) & (kSide - 1);
+  const int x0 = ax.index, x1 = ax.index + 1;  // the row's copy of its first point past its last
   const int y0 = ay.index, y1 = (ay.index + 1) & (kSide - 1);
   const int z0 = az.index, z1 = (az.index + 1) & (kSide - 1);
   auto tap = [&](int x, int y, int z) {
     Float4 t;
-    std::memcpy(&t, v + kTurbulencePointFloats * ((size_t(z) * kSide + size_t(y)) * kSide + size_t(x)), sizeof t);
+    std::memcpy(&t, v + (size_t(z) * kSide + size_t(y)) * kRowFloats + size_t(x) * kTurbulencePointFloats, sizeof t);
     return t;
   };
   const Float4 x00 = lerp(tap(x0, y0, z0), tap(x1, y0, z0), ax.fraction);
@@ -98,14 +105,17 @@ std::vector<float> turbulence_slice_grid(uint32_t slice_seed, ThreadPool* thread
 
 TurbulenceField::TurbulenceField(const std::vector<float>& a, const std::vector<float>& b, float blend, float gain,
                                  float scale, ThreadPool* threads)
-    : velocities_(std::make_unique_for_overwrite<float[]>(a.size())), scale_(scale) {
-  // Four planes a piece: the threads share 16 pieces of 256 KiB.
-  constexpr size_t kPieceFloats = 4 * kPlaneFloats;
-  const size_t pieces = (a.size() + kPieceFloats - 1) / kPieceFloats;
+    : velocities_(std::make_unique_for_overwrite<float[]>(kFieldFloats)), scale_(scale) {
+  // A plane a task; each row blended, then its first point copied past its last.
+  constexpr size_t kSliceRow = size_t(kSide) * kTurbulencePointFloats;
   float* const out = velocities_.get();
-  run_tasks(threads, pieces, [&](size_t piece) {
-    const size_t end = std::min(a.size(), (piece + 1) * kPieceFloats);
-    for (size_t i = piece * kPieceFloats; i < end; ++i) out[i] = (a[i] + (b[i] - a[i]) * blend) * gain;
+  run_tasks(threads, kSide, [&](size_t z) {
+    for (size_t y = 0; y < size_t(kSide); ++y) {
+      const size_t from = (z * kSide + y) * kSliceRow;
+      float* const row = out + (z * kSide + y) * kRowFloats;
+      for (size_t i = 0; i < kSliceRow; ++i) row[i] = (a[from + i] + (b[from + i] - a[from + i]) * blend) * gain;
+      std::copy(row, row + kTurbulencePointFloats, row + kSliceRow);
+    }
   });
 }
 
@@ -115,27 +125,26 @@ glm::vec3 TurbulenceField::at(glm::vec3 p) const { return sample_grid(velocities
 // sample_grid for 8 particles at once with AVX2, where the CPU has it: lane
 // by lane the same float operations in the same order (no fused
 // multiply-add: AVX2 does not enable it, and fxsim builds with
-// -ffp-contract=off), so bit for bit at()'s results. A tap's three
-// components come from one 16-byte load a particle, transposed into three
-// registers; AVX2's gathers, one a component (24 for 8 particles), held the
-// turbulent step back more than the grid's size in the cache did (on a
-// 2-core AMD EPYC VM, `fxsim bench --effect rain --particles 1000000
-// --frames 0`, 2 threads: 9.2-9.9 ms with gathers, 6.1-7.7 ms with the
-// transposed loads, 1.5-2.1 ms without turbulence). Then the taps found for
-// a block of particles first, and read after: the loads of a block no
-// longer queue behind the arithmetic that places each (6.0-6.4 ms -> 4.6-5.4
-// ms; snow 7.1-7.3 -> 5.6-5.8 ms; blocks of 512 a little faster than of 128
-// or 256, and their 22 KiB of taps stay in the first-level cache). Measured and not kept,
-// the same bits either way: each lane's taps read as 16-byte points and
-// blended 4 wide, with the taps of the particles 64 ahead prefetched (no
-// clear gain over the gathers in this machine's noise); and per-particle
-// 256-bit loads of each (x0, x1) pair from a grid padded in x (faster than
-// the gathers only while the grid stayed in cache); and, against these
-// transposed loads, a grid padded to 65 points an axis read as four 32-byte
-// loads a particle, blended along x and y for both planes of z in one
-// register (5.2-6.3 ms against 5.4-6.1 ms: nothing gained for more code);
-// and, again, the cells of the particles 32 or 64 ahead prefetched, 2 or 4
-// rows each (6.2-7.7 ms against 6.0-7.2 ms: worse).
+// -ffp-contract=off), so bit for bit at()'s results. In blocks of 512
+// particles, two passes: the first finds each particle's four rows and its
+// fractions, into arrays that stay in the first-level cache (14 KiB); the
+// second reads each row's two points, side by side in the padded row, as
+// one 32-byte load a particle, turns 8 particles' loads into six registers
+// (x0's and x1's components), and blends. Measured on a 2-core AMD EPYC VM
+// (`fxsim bench --effect rain --particles 1000000 --frames 0`, 2 threads;
+// the steady step 1.5-2.1 ms), each step the same bits: AVX2's gathers, one
+// a tap and component (24 for 8 particles), 9.2-9.9 ms, held back more by
+// the gathers than by the grid's size in the cache (an 8 KiB grid in a
+// throw-away build: 7.6 -> 6.6 ms); a 16-byte load a tap, transposed, 6.1-7.7
+// ms; the taps found in a first pass, 4.6-5.5 ms (snow 7.1-7.3 -> 5.6-5.8);
+// the rows padded and read as pairs, rain 4.3-4.8 against 4.4-4.7 ms, snow
+// 5.2-5.6 against 5.7-6.1. Measured and not kept: each particle's taps
+// blended 4 wide, a point a register, with the taps of the particles 64
+// ahead prefetched (no clear gain over the gathers); a grid padded along
+// every axis, read as four 32-byte loads a particle and blended two planes
+// at a time (5.2-6.3 ms against 5.4-6.1 ms for the 16-byte loads); and
+// prefetching the cells of the particles 32 or 64 ahead, or from the first
+// pass (worse each time).
 namespace {
 struct Axes8 {
   __m256i index;    // the cell modulo the side
@@ -156,34 +165,50 @@ __attribute__((target("avx2"))) inline Axes8 axes_of(__m256 x) {
 __attribute__((target("avx2"))) inline __m256 lerp8(__m256 a, __m256 b, __m256 f) {
   return _mm256_add_ps(a, _mm256_mul_ps(_mm256_sub_ps(b, a), f));
 }
-static_assert(kSide == 64, "row8 multiplies by the side with shifts");
-// A grid row's first point, (z × side + y) × side, for 8 particles.
+static_assert(kSide == 64 && kRowPoints == 65, "row8 multiplies with shifts");
+// A row's first point, (z × side + y) × 65, for 8 particles.
 __attribute__((target("avx2"))) inline __m256i row8(__m256i y, __m256i z) {
-  return _mm256_slli_epi32(_mm256_add_epi32(_mm256_slli_epi32(z, 6), y), 6);
+  const __m256i row = _mm256_add_epi32(_mm256_slli_epi32(z, 6), y);
+  return _mm256_add_epi32(_mm256_slli_epi32(row, 6), row);
 }
-// The points (row + x) of 8 particles, as their x, y and z components: each
-// point one 16-byte load, the eight turned into three registers by a 4×4
-// transpose in each half (particles 0-3 in the low half, 4-7 in the high).
+// A row's two points x0 and x1 for 8 particles, as 6 registers: x0's x, y,
+// z and x1's x, y, z, a particle a lane. Each particle's pair is one 32-byte
+// load; the 8 pairs are turned by a 4×4 transpose within each half and the
+// halves regrouped.
 struct Tap8 {
   __m256 c[3];
 };
-// Two points: one in the low half, one in the high.
-__attribute__((target("avx2"))) inline __m256 points2(const float* v, int32_t low, int32_t high) {
-  return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(v + low)), _mm_loadu_ps(v + high), 1);
-}
+struct Pair8 {
+  Tap8 near, far;  // x0, x1
+};
 __attribute__((target("avx2"))) inline Tap8 lerp8(const Tap8& a, const Tap8& b, __m256 f) {
   Tap8 r;
   for (int c = 0; c < 3; ++c) r.c[c] = lerp8(a.c[c], b.c[c], f);
   return r;
 }
-// `at`: the 8 particles' points, in floats from the grid's start.
-__attribute__((target("avx2"))) inline Tap8 tap8(const float* v, const int32_t* at) {
-  const __m256 a = points2(v, at[0], at[4]), b = points2(v, at[1], at[5]), c = points2(v, at[2], at[6]),
-               d = points2(v, at[3], at[7]);
-  const __m256 ab_low = _mm256_unpacklo_ps(a, b), ab_high = _mm256_unpackhi_ps(a, b);  // a.x b.x a.y b.y | a.z b.z ..
-  const __m256 cd_low = _mm256_unpacklo_ps(c, d), cd_high = _mm256_unpackhi_ps(c, d);
-  return {{_mm256_shuffle_ps(ab_low, cd_low, 0x44), _mm256_shuffle_ps(ab_low, cd_low, 0xEE),
-           _mm256_shuffle_ps(ab_high, cd_high, 0x44)}};
+// `at`: the 8 particles' x0 points, in floats from the grid's start.
+__attribute__((target("avx2"))) inline Pair8 pair8(const float* v, const int32_t* at) {
+  __m256 d[8];
+  for (int k = 0; k < 8; ++k) d[k] = _mm256_loadu_ps(v + at[k]);  // x0 | x1 of particle k
+  __m256 u[2][3];  // particles 0-3 and 4-7: component c of x0 (low half) and of x1 (high)
+  for (int h = 0; h < 2; ++h) {
+    const __m256 *q = d + 4 * h;
+    const __m256 ab_low = _mm256_unpacklo_ps(q[0], q[1]), ab_high = _mm256_unpackhi_ps(q[0], q[1]);
+    const __m256 cd_low = _mm256_unpacklo_ps(q[2], q[3]), cd_high = _mm256_unpackhi_ps(q[2], q[3]);
+    u[h][0] = _mm256_shuffle_ps(ab_low, cd_low, 0x44);
+    u[h][1] = _mm256_shuffle_ps(ab_low, cd_low, 0xEE);
+    u[h][2] = _mm256_shuffle_ps(ab_high, cd_high, 0x44);
+  }
+  Pair8 r;
+  for (int c = 0; c < 3; ++c) {
+    r.near.c[c] = _mm256_permute2f128_ps(u[0][c], u[1][c], 0x20);
+    r.far.c[c] = _mm256_permute2f128_ps(u[0][c], u[1][c], 0x31);
+  }
+  return r;
+}
+__attribute__((target("avx2"))) inline Tap8 along_x(const float* v, const int32_t* at, __m256 fx) {
+  const Pair8 p = pair8(v, at);
+  return lerp8(p.near, p.far, fx);
 }
 // Particles [begin, begin + 8k) of the batch; returns where it stopped.
 __attribute__((target("avx2"))) size_t sample_grid_avx2(const float* v, float scale, const float* const p[3],
@@ -191,11 +216,11 @@ __attribute__((target("avx2"))) size_t sample_grid_avx2(const float* v, float sc
   const __m256 scale8 = _mm256_set1_ps(scale);  // divided, as sample_grid does
   const __m256 per_cell = _mm256_set1_ps(float(kTurbulenceSamplesPerCell));
   const __m256i wrap = _mm256_set1_epi32(kSide - 1), one = _mm256_set1_epi32(1);
-  // In blocks of particles, two passes: first every particle's 8 taps and
+  // In blocks of particles, two passes: first every particle's 4 rows and
   // fractions, into arrays that stay in the first-level cache; then the
   // loads, which no longer wait behind the arithmetic that finds them.
   constexpr size_t kBlock = 512;
-  alignas(32) int32_t taps[8][kBlock];  // tap (x, y, z bits: x0/x1, y0/y1, z0/z1), then particle
+  alignas(32) int32_t rows[4][kBlock];  // a row's x0 point (y, z bits: y0/y1, z0/z1), then particle
   alignas(32) float fraction[3][kBlock];
   size_t i = begin;
   while (i + 8 <= end) {
@@ -206,20 +231,17 @@ __attribute__((target("avx2"))) size_t sample_grid_avx2(const float* v, float sc
         a[c] = axes_of(_mm256_mul_ps(_mm256_div_ps(_mm256_loadu_ps(p[c] + i + j), scale8), per_cell));
         _mm256_store_ps(fraction[c] + j, a[c].fraction);
       }
-      const __m256i x[2] = {a[0].index, _mm256_and_si256(_mm256_add_epi32(a[0].index, one), wrap)};
       const __m256i y[2] = {a[1].index, _mm256_and_si256(_mm256_add_epi32(a[1].index, one), wrap)};
       const __m256i z[2] = {a[2].index, _mm256_and_si256(_mm256_add_epi32(a[2].index, one), wrap)};
-      for (int t = 0; t < 8; ++t)
-        _mm256_store_si256(reinterpret_cast<__m256i*>(taps[t] + j),
-                           _mm256_slli_epi32(_mm256_add_epi32(row8(y[(t >> 1) & 1], z[t >> 2]), x[t & 1]), 2));
+      for (int t = 0; t < 4; ++t)
+        _mm256_store_si256(reinterpret_cast<__m256i*>(rows[t] + j),
+                           _mm256_slli_epi32(_mm256_add_epi32(row8(y[t & 1], z[t >> 1]), a[0].index), 2));
     }
     for (size_t j = 0; j < n; j += 8) {
       const __m256 fx = _mm256_load_ps(fraction[0] + j), fy = _mm256_load_ps(fraction[1] + j);
-      const Tap8 x00 = lerp8(tap8(v, taps[0] + j), tap8(v, taps[1] + j), fx);
-      const Tap8 x10 = lerp8(tap8(v, taps[2] + j), tap8(v, taps[3] + j), fx);
+      const Tap8 x00 = along_x(v, rows[0] + j, fx), x10 = along_x(v, rows[1] + j, fx);
       const Tap8 low = lerp8(x00, x10, fy);
-      const Tap8 x01 = lerp8(tap8(v, taps[4] + j), tap8(v, taps[5] + j), fx);
-      const Tap8 x11 = lerp8(tap8(v, taps[6] + j), tap8(v, taps[7] + j), fx);
+      const Tap8 x01 = along_x(v, rows[2] + j, fx), x11 = along_x(v, rows[3] + j, fx);
       const Tap8 r = lerp8(low, lerp8(x01, x11, fy), _mm256_load_ps(fraction[2] + j));
       for (int c = 0; c < 3; ++c) _mm256_storeu_ps(out[c] + (i + j - begin), r.c[c]);
     }

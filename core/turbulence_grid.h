@@ -53,7 +53,9 @@ class TurbulenceField {
   float scale() const { return scale_; }
 
  private:
-  // Not zeroed first: the blend writes every float (4 MiB, a step).
+  // The grid's rows, each with a copy of its first point past its last (so
+  // a cell's two points along x are side by side); not zeroed first: the
+  // blend writes every float (4.2 MiB, a step).
   std::unique_ptr<float[]> velocities_;
   float scale_;
 };
