@@ -18,6 +18,25 @@ namespace {
 static_assert(kTurbulencePointFloats == 4, "a grid point is read as four floats");
 constexpr int kSide = kTurbulenceGridSide;
 
+// A slice's grid: rows of kSide points, x fastest, then y, then z.
+constexpr size_t kSliceRowFloats = size_t(kSide) * kTurbulencePointFloats;
+constexpr size_t kSlicePlaneFloats = size_t(kSide) * kSliceRowFloats;
+// The field keeps each row with a 65th point, a copy of its first, so that
+// a cell's two points along x are side by side even where the grid wraps:
+// one 32-byte load.
+constexpr size_t kRowPoints = size_t(kSide) + 1;
+constexpr size_t kRowFloats = kRowPoints * kTurbulencePointFloats;
+constexpr size_t kFieldFloats = size_t(kSide) * kSide * kRowFloats;
+
+// Runs task(0) … task(count − 1) on `threads`, or here in order without them.
+void run_tasks(ThreadPool* threads, size_t count, const std::function<void(size_t)>& task) {
+  if (threads) {
+    threads->run(count, task);
+  } else {
+    for (size_t k = 0; k < count; ++k) task(k);
+  }
+}
+
 // The grid index of a coordinate in grid units (x = p / scale × samples per
 // cell) and the fraction towards the next point: the cell floor(x) modulo the
 // side, a non-finite coordinate reading cell 0. (The GPU computes the same
@@ -42,13 +61,6 @@ inline Axis axis_of(float x) {
 using Float4 = float __attribute__((vector_size(16)));
 inline Float4 lerp(Float4 a, Float4 b, float f) { return a + (b - a) * f; }
 
-// The field keeps each row of the grid with a 65th point, a copy of its
-// first, so that a cell's two points along x are side by side even where
-// the grid wraps: one 32-byte load.
-constexpr size_t kRowPoints = size_t(kSide) + 1;
-constexpr size_t kRowFloats = kRowPoints * kTurbulencePointFloats;
-constexpr size_t kFieldFloats = size_t(kSide) * kSide * kRowFloats;
-
 inline glm::vec3 sample_grid(const float* v, float scale, glm::vec3 p) {
   // The same operations in the same order as the GLSL of render/gpu_turbulence.cpp.
   const glm::vec3 q = p / scale;
@@ -71,24 +83,12 @@ inline glm::vec3 sample_grid(const float* v, float scale, glm::vec3 p) {
 }
 }  // namespace
 
-namespace {
-// Runs task(0) … task(count − 1) on `threads`, or here in order without them.
-void run_tasks(ThreadPool* threads, size_t count, const std::function<void(size_t)>& task) {
-  if (threads) {
-    threads->run(count, task);
-  } else {
-    for (size_t k = 0; k < count; ++k) task(k);
-  }
-}
-constexpr size_t kPlaneFloats = size_t(kSide) * kSide * kTurbulencePointFloats;
-}  // namespace
-
 std::vector<float> turbulence_slice_grid(uint32_t slice_seed, ThreadPool* threads) {
   std::vector<float> grid(kTurbulenceGridPoints * kTurbulencePointFloats, 0.0f);
   const float spacing = 1.0f / float(kTurbulenceSamplesPerCell);  // exact: a power of two
   run_tasks(threads, kSide, [&](size_t plane) {
     const int z = int(plane);
-    size_t n = plane * kPlaneFloats;
+    size_t n = plane * kSlicePlaneFloats;
     for (int y = 0; y < kSide; ++y)
       for (int x = 0; x < kSide; ++x) {
         glm::vec3 g[3];  // gradients of the potential's components ψx, ψy, ψz
@@ -107,14 +107,14 @@ TurbulenceField::TurbulenceField(const std::vector<float>& a, const std::vector<
                                  float scale, ThreadPool* threads)
     : velocities_(std::make_unique_for_overwrite<float[]>(kFieldFloats)), scale_(scale) {
   // A plane a task; each row blended, then its first point copied past its last.
-  constexpr size_t kSliceRow = size_t(kSide) * kTurbulencePointFloats;
   float* const out = velocities_.get();
   run_tasks(threads, kSide, [&](size_t z) {
     for (size_t y = 0; y < size_t(kSide); ++y) {
-      const size_t from = (z * kSide + y) * kSliceRow;
+      const size_t from = (z * kSide + y) * kSliceRowFloats;
       float* const row = out + (z * kSide + y) * kRowFloats;
-      for (size_t i = 0; i < kSliceRow; ++i) row[i] = (a[from + i] + (b[from + i] - a[from + i]) * blend) * gain;
-      std::copy(row, row + kTurbulencePointFloats, row + kSliceRow);
+      for (size_t i = 0; i < kSliceRowFloats; ++i)
+        row[i] = (a[from + i] + (b[from + i] - a[from + i]) * blend) * gain;
+      std::copy(row, row + kTurbulencePointFloats, row + kSliceRowFloats);
     }
   });
 }
@@ -171,22 +171,22 @@ __attribute__((target("avx2"))) inline __m256i row8(__m256i y, __m256i z) {
   const __m256i row = _mm256_add_epi32(_mm256_slli_epi32(z, 6), y);
   return _mm256_add_epi32(_mm256_slli_epi32(row, 6), row);
 }
-// A row's two points x0 and x1 for 8 particles, as 6 registers: x0's x, y,
-// z and x1's x, y, z, a particle a lane. Each particle's pair is one 32-byte
-// load; the 8 pairs are turned by a 4×4 transpose within each half and the
-// halves regrouped.
+// A point of 8 particles' cells as its x, y and z components, a particle a lane.
 struct Tap8 {
   __m256 c[3];
 };
 struct Pair8 {
-  Tap8 near, far;  // x0, x1
+  Tap8 near, far;  // a row's x0 and x1
 };
 __attribute__((target("avx2"))) inline Tap8 lerp8(const Tap8& a, const Tap8& b, __m256 f) {
   Tap8 r;
   for (int c = 0; c < 3; ++c) r.c[c] = lerp8(a.c[c], b.c[c], f);
   return r;
 }
-// `at`: the 8 particles' x0 points, in floats from the grid's start.
+// A row's two points x0 and x1 for 8 particles; `at`: their x0 points, in
+// floats from the grid's start. Each particle's pair is one 32-byte load;
+// the 8 pairs are turned by a 4×4 transpose within each half, and the
+// halves regrouped.
 __attribute__((target("avx2"))) inline Pair8 pair8(const float* v, const int32_t* at) {
   __m256 d[8];
   for (int k = 0; k < 8; ++k) d[k] = _mm256_loadu_ps(v + at[k]);  // x0 | x1 of particle k

@@ -42,7 +42,7 @@ std::vector<float> turbulence_slice_grid(uint32_t slice_seed, ThreadPool* thread
 class TurbulenceField {
  public:
   // (a + (b − a)·blend)·gain, float by float (render/gpu_turbulence.cpp's
-  // blend kernel computes the same), in pieces shared among `threads` if given.
+  // blend kernel computes the same), its planes shared among `threads` if given.
   TurbulenceField(const std::vector<float>& a, const std::vector<float>& b, float blend, float gain, float scale,
                   ThreadPool* threads = nullptr);
 
