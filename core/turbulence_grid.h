@@ -10,6 +10,8 @@
 // trilinear interpolation (8 taps instead of 8 lattice hashes and three noise
 // gradients for each of two slices). The GPU reads the same grid, uploaded
 // (render/gpu_turbulence.h), with the same arithmetic.
+#include <array>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -26,6 +28,7 @@ constexpr int kTurbulenceSamplesPerCell = 4;   // grid points per feature along 
 constexpr int kTurbulenceGridSide = kTurbulencePeriodCells * kTurbulenceSamplesPerCell;  // a power of two
 constexpr size_t kTurbulenceGridPoints = size_t(kTurbulenceGridSide) * kTurbulenceGridSide * kTurbulenceGridSide;
 static_assert((kTurbulenceGridSide & (kTurbulenceGridSide - 1)) == 0, "wrapping relies on a power of two");
+static_assert(kTurbulenceGridSide == 64, "a plane's rows are the bits of a 64-bit word");
 
 // Floats a grid point takes: x, y, z and a zero, so that a GPU reads a point
 // in one 16-byte load.
@@ -39,12 +42,19 @@ std::vector<float> turbulence_slice_grid(uint32_t slice_seed, ThreadPool* thread
 
 // The turbulence velocity at one moment, in m/s, on the grid; `scale` is the
 // feature size in metres (the grid's spacing is scale / kTurbulenceSamplesPerCell).
+//
+// The field is (a + (b − a)·blend)·gain, float by float (render/gpu_turbulence.cpp's
+// blend kernel computes the same), blended row by row when a reader first
+// needs the row: a step's field is 4.2 MiB, blended anew each step from two
+// slices out of the caches, and most scenes' particles fill a part of the
+// grid's period (`fxsim bench --effect rain`'s box: a sixth of its rows).
+// Readers on several threads share the work: each row is blended once, by
+// whichever thread takes it on, and read by every thread once written; any
+// order gives the same floats.
 class TurbulenceField {
  public:
-  // (a + (b − a)·blend)·gain, float by float (render/gpu_turbulence.cpp's
-  // blend kernel computes the same), its planes shared among `threads` if given.
-  TurbulenceField(const std::vector<float>& a, const std::vector<float>& b, float blend, float gain, float scale,
-                  ThreadPool* threads = nullptr);
+  using Slice = std::shared_ptr<const std::vector<float>>;  // turbulence_slice_grid's
+  TurbulenceField(Slice a, Slice b, float blend, float gain, float scale);
 
   glm::vec3 at(glm::vec3 p) const;
   // at() for particles [begin, end) of position arrays (x, y, z each):
@@ -53,11 +63,20 @@ class TurbulenceField {
   float scale() const { return scale_; }
 
  private:
+  // Makes the rows `rows` (bit y: row y) of planes z_first … z_last + 1
+  // (not yet wrapped) readable: blends those that no thread has taken on,
+  // then waits for any that another is blending.
+  void make_ready(uint64_t rows, int64_t z_first, int64_t z_last) const;
+  void blend_rows(int z, uint64_t rows) const;
+
+  Slice from_, to_;
+  float blend_, gain_, scale_;
   // The grid's rows, each with a copy of its first point past its last (so
-  // a cell's two points along x are side by side); not zeroed first: the
-  // blend writes every float (4.2 MiB, a step).
+  // a cell's two points along x are side by side); a row is written only
+  // when first needed.
   std::unique_ptr<float[]> velocities_;
-  float scale_;
+  // Per plane, a bit a row: taken on by a thread to blend; blended.
+  mutable std::array<std::atomic<uint64_t>, kTurbulenceGridSide> taken_{}, blended_{};
 };
 
 }  // namespace fxsim

@@ -84,7 +84,7 @@ std::shared_ptr<const TurbulenceField> WindField::turbulence_field(double t, Thr
   for (const auto& [time, field] : cache_->fields)
     if (time == t) return field;
   const TurbulenceMoment m = moment_locked(t, threads);
-  auto field = std::make_shared<const TurbulenceField>(*m.from, *m.to, m.blend, m.gain, turbulence_scale_, threads);
+  auto field = std::make_shared<const TurbulenceField>(m.from, m.to, m.blend, m.gain, turbulence_scale_);
   if (cache_->fields.size() == TurbulenceCache::kFieldsKept) cache_->fields.pop_front();
   cache_->fields.emplace_back(t, field);
   return field;

@@ -23,7 +23,8 @@ class WindField {
   // The turbulence at time t (nullptr without turbulence). Fields are built on
   // first use and kept for the next calls at the same time; safe to call from
   // several threads. A loop over particles takes the field once. `threads`
-  // (when the caller is not one of them) build a new field and its slices.
+  // (when the caller is not one of them) build a new field's slices; its rows
+  // are blended by the threads that read them.
   std::shared_ptr<const TurbulenceField> turbulence_field(double t, ThreadPool* threads = nullptr) const;
   // What the field at time t is made of (for a GPU to blend it itself): the
   // grids of the two slices it lies between and TurbulenceField's blend and gain.

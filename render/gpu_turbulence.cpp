@@ -13,7 +13,7 @@ constexpr size_t kSlicesKept = 3, kFieldsKept = 4;
 #define FXSIM_TURBULENCE_BLEND_PARAMS(X) X(float, u_blend) X(float, u_gain)
 FXSIM_GPU_PARAMS(TurbulenceBlendParams, FXSIM_TURBULENCE_BLEND_PARAMS);
 
-// TurbulenceField's constructor, float by float.
+// TurbulenceField::blend_rows, float by float.
 std::string blend_source() {
   return glsl_prelude() + TurbulenceBlendParams::glsl(0) + R"(
 layout(local_size_x = 256) in;

@@ -69,7 +69,8 @@ TEST(Wind, TurbulenceGridSamplesThePeriodicCurl) {
   const std::vector<float> grid = turbulence_slice_grid(99);
   ASSERT_EQ(grid.size(), kTurbulenceGridPoints * kTurbulencePointFloats);
   const float spacing = 1.0f / kTurbulenceSamplesPerCell;
-  const TurbulenceField field(grid, grid, 0.0f, 1.0f, 2.0f);  // scale 2 m: a point every 0.5 m
+  const auto shared_grid = std::make_shared<const std::vector<float>>(grid);
+  const TurbulenceField field(shared_grid, shared_grid, 0.0f, 1.0f, 2.0f);  // scale 2 m: a point every 0.5 m
   for (int i = 0; i < 300; ++i) {
     RandomDraws r(3, 0, Stream::birth, uint64_t(i));
     const int x = int(r.unit(0) * kTurbulenceGridSide), y = int(r.unit(1) * kTurbulenceGridSide),
@@ -114,7 +115,8 @@ TEST(Wind, TurbulenceGridSamplesThePeriodicCurl) {
 // one-point form bit for bit at the places where floor, the wrap and the
 // sign of zero are delicate, and at a million random ones.
 TEST(Wind, TurbulenceBatchSamplingIsThePointSamplingBitForBit) {
-  const TurbulenceField field(turbulence_slice_grid(5), turbulence_slice_grid(6), 0.3f, 1.7f, 1.25f);
+  const TurbulenceField field(std::make_shared<const std::vector<float>>(turbulence_slice_grid(5)),
+                              std::make_shared<const std::vector<float>>(turbulence_slice_grid(6)), 0.3f, 1.7f, 1.25f);
   const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
   std::vector<float> special = {0.0f, -0.0f, 1e-40f, -1e-40f, 0.3f, -0.3f, 1.0f, -1.0f, 15.999999f, 16.0f, -16.0f,
                                 79.99f, 80.0f, -80.0f, 0x1p23f, -0x1p23f, 0x1p24f, 0x1p24f + 2.0f, -0x1p24f, 0x1p31f,
@@ -146,20 +148,42 @@ TEST(Wind, TurbulenceBatchSamplingIsThePointSamplingBitForBit) {
   }
 }
 
-// Slices and fields built by a pool of threads are the serial ones bit for
-// bit, and a wind given threads serves the same field as one without.
+// Slices built by a pool of threads are the serial ones bit for bit; a
+// field read by several threads at once, each blending the rows it first
+// needs or waiting for those another is blending, reads as one read by a
+// single thread; and a wind given threads serves the same field as one without.
 TEST(Wind, TurbulenceBuiltByThreadsIsTheSerialOneBitForBit) {
   ThreadPool threads(3);
-  const std::vector<float> a = turbulence_slice_grid(21), b = turbulence_slice_grid(22);
-  ASSERT_EQ(std::memcmp(turbulence_slice_grid(21, &threads).data(), a.data(), a.size() * sizeof(float)), 0);
-  const TurbulenceField serial(a, b, 0.37f, 1.3f, 1.5f), shared(a, b, 0.37f, 1.3f, 1.5f, &threads);
+  const auto a = std::make_shared<const std::vector<float>>(turbulence_slice_grid(21));
+  const auto b = std::make_shared<const std::vector<float>>(turbulence_slice_grid(22));
+  ASSERT_EQ(std::memcmp(turbulence_slice_grid(21, &threads).data(), a->data(), a->size() * sizeof(float)), 0);
+  const TurbulenceField serial(a, b, 0.37f, 1.3f, 1.5f), shared(a, b, 0.37f, 1.3f, 1.5f);
+  // Batches of 64 points: every other one inside a 2 m box somewhere (a few
+  // rows), the others anywhere in 60 m (the whole 24 m period: every row).
+  constexpr size_t kBatch = 64, kBatches = 256, n = kBatch * kBatches;
+  std::vector<float> p[3], out[3];
+  for (int c = 0; c < 3; ++c) p[c].resize(n), out[c].resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    RandomDraws r(4, 0, Stream::birth, uint64_t(i)), centre(5, 0, Stream::birth, uint64_t(i / kBatch));
+    for (int c = 0; c < 3; ++c)
+      p[c][i] = (i / kBatch) % 2 == 0 ? centre.unit(uint32_t(c)) * 60 - 30 + r.unit(uint32_t(c)) * 2
+                                      : r.unit(uint32_t(c)) * 60 - 30;
+  }
+  const float* const pp[3] = {p[0].data(), p[1].data(), p[2].data()};
+  threads.run(kBatches, [&](size_t k) {
+    float* const op[3] = {out[0].data() + k * kBatch, out[1].data() + k * kBatch, out[2].data() + k * kBatch};
+    shared.sample(pp, k * kBatch, (k + 1) * kBatch, op);
+  });
+  for (size_t i = 0; i < n; ++i) {
+    const glm::vec3 s = serial.at({p[0][i], p[1][i], p[2][i]});
+    for (int c = 0; c < 3; ++c) ASSERT_EQ(std::memcmp(&out[c][i], &s[c], 4), 0) << i;
+  }
   const WindField by_threads(turbulent(2.0f, 3.0f), 5), alone(turbulent(2.0f, 3.0f), 5);
   const auto field_by_threads = by_threads.turbulence_field(1.25, &threads), field_alone = alone.turbulence_field(1.25);
   for (int i = 0; i < 2000; ++i) {
     RandomDraws r(4, 0, Stream::birth, uint64_t(i));
-    const glm::vec3 p(r.unit(0) * 60 - 30, r.unit(1) * 60 - 30, r.unit(2) * 60 - 30);
-    const glm::vec3 s = serial.at(p), t = shared.at(p), u = field_by_threads->at(p), v = field_alone->at(p);
-    ASSERT_EQ(std::memcmp(&s, &t, sizeof s), 0) << i;
+    const glm::vec3 q(r.unit(0) * 60 - 30, r.unit(1) * 60 - 30, r.unit(2) * 60 - 30);
+    const glm::vec3 u = field_by_threads->at(q), v = field_alone->at(q);
     ASSERT_EQ(std::memcmp(&u, &v, sizeof u), 0) << i;
   }
 }
