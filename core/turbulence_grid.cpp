@@ -196,7 +196,11 @@ glm::vec3 TurbulenceField::at(glm::vec3 p) const {
 // bench's 30 x 12 x 30 m box touches 17 % of the grid's rows; a program
 // timing one field's blend and 1 M drops' sampling on 2 threads, caches
 // flushed between fields: 3.3-4.0 ms with every row blended first, 2.7-2.9
-// blended as needed).
+// blended as needed). Measured and not kept, with it: particles k and k + 4
+// of 8 blended side by side in one register, their points put together by
+// broadcast loads and blends instead of the transposes (a tenth fewer
+// instructions, no shuffles until the last): 2.87-3.04 ms against
+// 2.67-2.71 in that program, slower in `bench` here and on the H200's Xeon.
 namespace {
 struct Axes8 {
   __m256i index;    // the cell modulo the side
