@@ -37,7 +37,8 @@ struct PoolRules {
 class AgingStep {
  public:
   enum Result { empty = 0, died = 1, lives = 2 };  // (run() computes them as numbers)
-  // `threads` build the turbulence field if this step is its first use (the caller is not one of them).
+  // `threads` build the turbulence field's slices if this step is their first use (the caller is not one of
+  // them); the field's rows are blended by the threads that read them.
   AgingStep(const StepContext& ctx, const WindField& wind, const PoolRules& rules, ThreadPool* threads = nullptr);
   Result operator()(ParticleStore& store, size_t i) const;
   // The same for slots [begin, end), results[k] for slot begin + k: in a

@@ -64,7 +64,7 @@ class TurbulenceField {
 
  private:
   // Makes the rows `rows` (bit y: row y) of planes z_first … z_last + 1
-  // (not yet wrapped) readable: blends those that no thread has taken on,
+  // (not yet wrapped; z_first ≤ z_last, both in int32_t's range) readable: blends those that no thread has taken on,
   // then waits for any that another is blending.
   void make_ready(uint64_t rows, int64_t z_first, int64_t z_last) const;
   void blend_rows(int z, uint64_t rows) const;

@@ -188,6 +188,54 @@ TEST(Wind, TurbulenceBuiltByThreadsIsTheSerialOneBitForBit) {
   }
 }
 
+// A block of particles read by a field of its own (no row blended before)
+// has every row its cells need blended first: blocks across the grid's wrap,
+// at its far edge, spanning 61 to 63 cells, far out, out of int32_t's range
+// or not numbers, alone or among ordinary cells, of 8 particles or with a
+// few read one at a time, against at() of a field that readies each point
+// by itself. (In the sanitized build a row not yet blended holds NaN.)
+TEST(Wind, TurbulenceRowsReadAreBlendedFirst) {
+  const auto a = std::make_shared<const std::vector<float>>(turbulence_slice_grid(31));
+  const auto b = std::make_shared<const std::vector<float>>(turbulence_slice_grid(32));
+  constexpr float kScale = 2.0f, kMetresPerCell = kScale / kTurbulenceSamplesPerCell;
+  const TurbulenceField reference(a, b, 0.4f, 1.1f, kScale);
+  const float nan = std::numeric_limits<float>::quiet_NaN(), far = 3e9f;  // far: a cell out of int32_t's range
+  struct Block {
+    float y_first, y_last, z_first, z_last;  // in cells
+    size_t count;
+    float odd_one = 0;  // nonzero: particle 3 at this cell along y and z
+  };
+  const std::vector<Block> blocks = {
+      {-1.0f, 0.99f, -1.0f, 0.99f, 16},   {62.0f, 63.99f, 62.0f, 63.99f, 16}, {0.0f, 61.99f, 3.0f, 4.5f, 64},
+      {0.0f, 62.99f, 3.0f, 4.5f, 64},     {0.0f, 63.99f, 3.0f, 4.5f, 64},     {-70.0f, -60.0f, 100.0f, 110.0f, 24},
+      {nan, nan, nan, nan, 8},            {far, far, -far, -far, 8},          {10.0f, 20.0f, 10.0f, 20.0f, 16, nan},
+      {10.0f, 20.0f, 10.0f, 20.0f, 16, far}, {30.0f, 31.0f, 50.0f, 52.0f, 13}, {-3e6f, -3e6f + 5, 7e6f, 7e6f + 5, 16},
+  };
+  for (size_t k = 0; k < blocks.size(); ++k) {
+    const Block& block = blocks[k];
+    std::vector<float> p[3], out[3];
+    for (size_t i = 0; i < block.count; ++i) {
+      RandomDraws r(6, 0, Stream::birth, k * 1000 + i);
+      const float y = block.y_first + (block.y_last - block.y_first) * r.unit(1);
+      const float z = block.z_first + (block.z_last - block.z_first) * r.unit(2);
+      const bool odd = i == 3 && block.odd_one != 0;
+      p[0].push_back((r.unit(0) * 400 - 200) * kMetresPerCell);
+      p[1].push_back((odd ? block.odd_one : y) * kMetresPerCell);
+      p[2].push_back((odd ? block.odd_one : z) * kMetresPerCell);
+    }
+    for (int c = 0; c < 3; ++c) out[c].assign(block.count, 0.0f);
+    const float* const pp[3] = {p[0].data(), p[1].data(), p[2].data()};
+    float* const op[3] = {out[0].data(), out[1].data(), out[2].data()};
+    const TurbulenceField fresh(a, b, 0.4f, 1.1f, kScale);
+    fresh.sample(pp, 0, block.count, op);
+    for (size_t i = 0; i < block.count; ++i) {
+      const glm::vec3 expected = reference.at({p[0][i], p[1][i], p[2][i]});
+      for (int c = 0; c < 3; ++c)
+        ASSERT_EQ(std::memcmp(&out[c][i], &expected[c], 4), 0) << "block " << k << ", particle " << i;
+    }
+  }
+}
+
 TEST(Wind, TurbulenceEvolvesSmoothlyInTime) {
   const WindField wind(turbulent(1.0f, 1.0f), 5);
   const glm::vec3 p{1.3f, 0.2f, -4.1f};
