@@ -350,12 +350,11 @@ __attribute__((target("avx2"))) size_t sample_grid_avx2(const float* v, float sc
 #endif
 
 void TurbulenceField::sample(const float* const p[3], size_t begin, size_t end, float* const out[3]) const {
-  const float* v = velocities_.get();
   size_t first = begin;
 #if defined(__x86_64__) && defined(__GNUC__)
   static const bool avx2 = __builtin_cpu_supports("avx2");
   if (avx2)
-    first = sample_grid_avx2(v, scale_, p, begin, end, out,
+    first = sample_grid_avx2(velocities_.get(), scale_, p, begin, end, out,
                              [this](uint64_t rows, int64_t z_first, int64_t z_last) {
                                make_ready(rows, z_first, z_last);
                              });

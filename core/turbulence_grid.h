@@ -47,7 +47,7 @@ std::vector<float> turbulence_slice_grid(uint32_t slice_seed, ThreadPool* thread
 // blend kernel computes the same), blended row by row when a reader first
 // needs the row: a step's field is 4.2 MiB, blended anew each step from two
 // slices out of the caches, and most scenes' particles fill a part of the
-// grid's period (`fxsim bench --effect rain`'s box: a sixth of its rows).
+// grid's period (`fxsim bench --effect rain`'s box: 17 % of its rows).
 // Readers on several threads share the work: each row is blended once, by
 // whichever thread takes it on, and read by every thread once written; any
 // order gives the same floats.
@@ -64,8 +64,9 @@ class TurbulenceField {
 
  private:
   // Makes the rows `rows` (bit y: row y) of planes z_first … z_last + 1
-  // (not yet wrapped; z_first ≤ z_last, both in int32_t's range) readable: blends those that no thread has taken on,
-  // then waits for any that another is blending.
+  // (not yet wrapped; z_first ≤ z_last, both in int32_t's range) readable:
+  // blends those that no thread has taken on, then waits for any that
+  // another is blending.
   void make_ready(uint64_t rows, int64_t z_first, int64_t z_last) const;
   void blend_rows(int z, uint64_t rows) const;
 
