@@ -118,7 +118,9 @@ int run_bench(const BenchOptions& o) {
   if (o.frames <= 0) return 0;
 
   // Both measurements cover the same frames, each from a simulation of its own.
-  Renderer renderer(scene, o.width, o.height, sprite_rasteriser(o.rasteriser, gl->context(), o.fill_resolution, o.threads));
+  RasteriserChoice rasteriser = sprite_rasteriser(o.rasteriser, gl->context(), o.fill_resolution, o.threads);
+  rasteriser.tile_lists = parse_tile_lists(o.tile_lists);
+  Renderer renderer(scene, o.width, o.height, rasteriser);
   const int start = o.scene.empty() ? steady_frame(scene) : 0;
   const PngSettings png{o.png_level};
   FrameTimes times;
@@ -212,11 +214,11 @@ int run_bench(const BenchOptions& o) {
     const double profiled = kProfiledFrames + 1;  // and time_frames' warm-up frame
     fmt::print("    compute rasteriser, a frame: setup {:.2f} ms, tile lists {:.2f} ms (pairs {:.2f}, sort {:.2f}, "
                "ranges {:.2f}), blend {:.2f} ms, composite {:.2f} ms; {:.3g} M sprites in {:.3g} M (tile, sprite) "
-               "pairs\n",
+               "pairs; {} of {} draws' lists held the sprites' records\n",
                stages->setup / profiled * 1e3, stages->lists() / profiled * 1e3, stages->pairs_time / profiled * 1e3,
                stages->sort / profiled * 1e3, stages->ranges / profiled * 1e3, stages->blend / profiled * 1e3,
                stages->composite / profiled * 1e3, double(stages->sprites) / profiled / 1e6,
-               double(stages->pairs) / profiled / 1e6);
+               double(stages->pairs) / profiled / 1e6, stages->record_draws, stages->draws);
   }
   // On a software GL, the CPU rasteriser against GL's on the same frames:
   // every batch by each, and auto's choice per batch.

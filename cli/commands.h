@@ -19,6 +19,7 @@ struct RenderOptions {
   std::optional<std::string> frames;  // "N", "A-B", "A-B:S", or a list of those
   std::string rasteriser = "auto";    // who draws the sprites: auto, gl or compute (render/sprite_pass.h)
   std::string fill_resolution = "auto";  // auto, full or half (render/sprite_pass.h FillResolution)
+  std::string tile_lists = "auto";       // auto, indices or records (render/compute_rasteriser.h TileLists)
   std::optional<int> width, height;
   std::optional<double> fps;          // overrides output.fps
   std::optional<uint64_t> seed;       // overrides seed
@@ -61,6 +62,7 @@ struct BenchOptions {
   std::string backend = "cpu";  // cpu or gpu
   std::string rasteriser = "auto";
   std::string fill_resolution = "auto";
+  std::string tile_lists = "auto";
   bool compare_rasterisers = false;  // time both rasterisers on a software GL too
   std::optional<int> device;
   int64_t particles = 1000000;

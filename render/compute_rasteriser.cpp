@@ -23,6 +23,7 @@ namespace {
 constexpr int kTile = 16;
 static_assert(kTile == 16, "tile_pixel's blocks of 4 x 8 pixels tile a 16 x 16 tile");
 constexpr size_t kPreparedBytes = 96;  // GLSL Prepared
+constexpr const char* kRecordsDefine = "#define FXSIM_RECORDS\n";  // tile lists of records (duplicate_source)
 // A tile's list is walked in segments, each by its own work group, and the
 // segments' partial results are merged front to back per sample ("over" is
 // associative): a fountain's jet lists hundreds of thousands of sprites in a
@@ -51,6 +52,10 @@ constexpr size_t kPreparedBytes = 96;  // GLSL Prepared
 // 65535 turns of all loops of an invocation; a sprite costs one, plus one per
 // light) exactly kLimitedSegmentLength.
 constexpr uint32_t kLimitedSegmentLength = 1024;
+// Tile lists carry records (duplicate_source) for draws of this many sprites
+// or more (a buffer of 128 MiB of Prepared) where at least half the sprites
+// lie more than a tile from the one before on screen.
+constexpr size_t kRecordsFrom = (size_t(128) << 20) / kPreparedBytes;
 constexpr uint32_t kMinSegmentLength = 4096;
 constexpr size_t kSegmentsWanted = 4096;
 
@@ -170,11 +175,26 @@ layout(std430, binding = 0) readonly buffer Instances { vec4 instances[]; };  //
 layout(std430, binding = 1) writeonly buffer Sprites { Prepared sprites[]; };
 layout(std430, binding = 2) writeonly buffer Counts { uint counts[]; };
 layout(std430, binding = 3) writeonly buffer Near { uint near[]; };  // 1: crossing the near plane
+layout(std430, binding = 4) writeonly buffer Jumps { uint jumps[]; };  // 1: far on screen from the sprite before
 layout(std430, binding = 8) writeonly buffer Bounds { vec4 bounds[]; };  // the quad's pixels: lo.xy, hi.xy
+// The tile a sprite's centre falls in (far off when behind the eye).
+vec2 centre_tile(vec3 centre) {
+  vec4 clip = u_projection * (u_view * vec4(centre, 1.0));
+  return clip.w > 0.0 ? floor(to_pixels(clip) / float(FXSIM_TILE)) : vec2(-1.0e9);
+}
 void main() {
   uint stride = gl_NumWorkGroups.x * 256u;
   for (uint i = gl_GlobalInvocationID.x; i < u_count; i += stride) {
     vec4 a = instances[3u * i], b = instances[3u * i + 1u], c = instances[3u * i + 2u];
+    // Whether the tile lists will jump about the sprites (draw_part's choice
+    // of records): more than a quarter of the frame's width or height from
+    // the sprite before. (Most of the drops of rain or snow, whose slots hold
+    // them anywhere: two points taken at random across the frame are that
+    // far apart four times in five. More than a tile apart picked the
+    // fountain's 5 M slots too, whose lists gained nothing from records:
+    // H200, 1080p, 29.9-30.2 -> 36.8-37.3 ms a frame.)
+    vec2 apart = i > 0u ? abs(centre_tile(a.xyz) - centre_tile(instances[3u * (i - 1u)].xyz)) : vec2(0.0);
+    jumps[i] = all(lessThanEqual(apart, vec2(u_tiles) * 0.25)) ? 0u : 1u;
     SpriteVertex v0 = sprite_vertex(a, b, c, vec2(-1.0, -1.0)), v1 = sprite_vertex(a, b, c, vec2(1.0, -1.0));
     SpriteVertex v2 = sprite_vertex(a, b, c, vec2(-1.0, 1.0)), v3 = sprite_vertex(a, b, c, vec2(1.0, 1.0));
     Prepared p;
@@ -231,24 +251,46 @@ void main() {
 )";
 }
 
-// 2. Each sprite's (tile, sprite) pairs at its place (offsets: the scanned counts).
+// 2. Each sprite's (tile, sprite) pairs at its place (offsets: the scanned
+// counts), in drawing order: the tile and the sprite's index, or, with
+// FXSIM_RECORDS, a copy of its Prepared, which the sort then moves with its
+// tile, so that the blend reads each tile's sprites one after another. Read
+// through their indices, the sprites of a tile lie all over the buffer where
+// the sprites' order is not the screen's (rain, snow: their slots hold drops
+// anywhere in the box), and in a buffer of millions of sprites those loads
+// cost most of the blend's time. H200, 1080p, blend: rain 10 M 89 -> 25 ms,
+// snow 10 M 44 -> 11 ms; the fountain's 5 M, whose slots follow the jet,
+// 22.8 either way while its sort took 0.9 -> 6.9 ms; rain 1 M (four batches
+// of 250 000) 2.68 -> 2.75 ms. Gathering the records after the sort is the
+// same jumping about: 791 ms for rain 10 M's 15.6 M pairs, where the sort's
+// passes read and write in order. Hence records only for draws of many
+// sprites (kRecordsFrom) whose order jumps about the screen (the setup's jumps).
 std::string duplicate_source(const std::string& defines) {
   return kernel_header(defines) + R"(
 layout(local_size_x = 256) in;
 layout(std430, binding = 1) readonly buffer Sprites { Prepared sprites[]; };
 layout(std430, binding = 2) readonly buffer Offsets { uint offsets[]; };
 layout(std430, binding = 3) writeonly buffer Keys { uint keys[]; };
+#ifdef FXSIM_RECORDS
+layout(std430, binding = 4) writeonly buffer Records { Prepared records[]; };
+#else
 layout(std430, binding = 4) writeonly buffer Values { uint values[]; };
+#endif
 void main() {
   uint stride = gl_NumWorkGroups.x * 256u;
   for (uint i = gl_GlobalInvocationID.x; i < u_count; i += stride) {
     uint place = offsets[i];
     if (offsets[i + 1u] == place) continue;
-    ivec4 box = tile_box(sprites[i]);
+    Prepared p = sprites[i];
+    ivec4 box = tile_box(p);
     for (int y = box.y; y <= box.w; ++y)
       for (int x = box.x; x <= box.z; ++x) {
         keys[place] = uint(y) * u_tiles.x + uint(x);
+#ifdef FXSIM_RECORDS
+        records[place] = p;
+#else
         values[place] = i;
+#endif
         ++place;
       }
   }
@@ -268,9 +310,13 @@ std::string ranges_source(const std::string& defines) {
   return kernel_header(defines) + R"(
 layout(local_size_x = 256) in;
 layout(std430, binding = 3) readonly buffer Keys { uint keys[]; };
+#ifdef FXSIM_RECORDS
+layout(std430, binding = 4) readonly buffer Records { Prepared records[]; };
+#else
 layout(std430, binding = 4) readonly buffer Values { uint values[]; };
-layout(std430, binding = 5) buffer Ranges { uvec2 ranges[]; };
 layout(std430, binding = 8) readonly buffer Bounds { vec4 bounds[]; };
+#endif
+layout(std430, binding = 5) buffer Ranges { uvec2 ranges[]; };
 layout(std430, binding = 2) writeonly buffer Boxes { uint boxes[]; };
 void main() {
   uint stride = gl_NumWorkGroups.x * 256u;
@@ -282,7 +328,13 @@ void main() {
     // ceil(lo) - 1 to floor(hi); as masks of the tile's columns (low 16 bits)
     // and rows (high 16 bits).
     // (Clamped as floats: far corners can be beyond any int.)
+#ifdef FXSIM_RECORDS
+    Prepared p = records[j];  // its bounds as the setup finds them
+    vec4 b = vec4(min(min(p.xy01.xy, p.xy01.zw), min(p.xy23.xy, p.xy23.zw)),
+                  max(max(p.xy01.xy, p.xy01.zw), max(p.xy23.xy, p.xy23.zw)));
+#else
     vec4 b = bounds[values[j]];
+#endif
     vec2 origin = vec2(tile_origin(key));
     const float side = float(FXSIM_TILE);
     ivec2 first = ivec2(clamp(ceil(b.xy) - 1.0 - origin, vec2(0.0), vec2(side)));
@@ -364,8 +416,14 @@ std::string blend_source(const std::string& defines, int samples, bool counting)
          kSpriteGeometryGlsl +
          kFogGlsl + kLightingGlsl + kSpriteShadingGlsl + kOccludersGlsl + kPixelSamplesGlsl + kGroupRowsGlsl + R"(
 layout(local_size_x = FXSIM_TILE, local_size_y = FXSIM_TILE) in;
+#ifdef FXSIM_RECORDS
+layout(std430, binding = 4) readonly buffer Records { Prepared records[]; };  // sprites, by tile, in drawing order
+Prepared entry(uint e) { return records[e]; }
+#else
 layout(std430, binding = 1) readonly buffer Sprites { Prepared sprites[]; };
 layout(std430, binding = 4) readonly buffer Values { uint entries[]; };  // sprites, by tile, in drawing order
+Prepared entry(uint e) { return sprites[entries[e]]; }
+#endif
 layout(std430, binding = 8) readonly buffer Boxes { uint boxes[]; };  // beside entries: ranges_source's
 uniform vec2 u_sample_positions[FXSIM_SAMPLES];  // within the pixel, as the frame's multisampling places them
 uniform bool u_additive;
@@ -510,7 +568,7 @@ void draw_triangle(Prepared p, vec2 a, vec2 b, vec2 c, vec3 w, vec2 uva, vec2 uv
 bool draw_entry(uint e, vec2 pixel, uint mine) {
   // Most of a tile's sprites miss a given pixel: the entry's box (a word, read in order) says so before the rest is read.
   if ((boxes[e] & mine) != mine) return false;
-  Prepared p = sprites[entries[e]];
+  Prepared p = entry(e);
   vec2 v0 = p.xy01.xy, v1 = p.xy01.zw, v2 = p.xy23.xy, v3 = p.xy23.zw;
   // The strip's two triangles (0, 1, 2) and (2, 1, 3); a sample on their shared edge counts once.
   uint first = coverage(v0, v1, v2, pixel), second = coverage(v2, v1, v3, pixel) & ~first;
@@ -537,7 +595,17 @@ bool draw_entry(uint e, vec2 pixel, uint mine) {
 // 47.6 ms: the jet's pixels stay open, and the two dispatches wait on each
 // other's longest segment); the boxes of the next 4 or 8 entries read
 // together ahead of the tests (rain 10 M 87.7 → 94.7 and 90.9 ms, 100 M
-// 865 → 887 ms; fountain 5 M 26.0 → 26.1 and 25.7 ms).
+// 865 → 887 ms; fountain 5 M 26.0 → 26.1 and 25.7 ms). Where the time
+// went with lists of indices (rain 10 M, blend 89 ms; throw-away builds, 2
+// December 2026): a constant colour for every fragment, 93.6 ms; the two
+// triangles' coverage and no blend, 91.5 ms; the boxes' test alone, 1.5 ms:
+// so the sprites' loads, not the shading, and lists of records (see
+// duplicate_source) cut it to 25 ms. Not kept then: each invocation walking
+// to its own next sprite and loading it before drawing the one before (101
+// ms); a warp finding the next sprite reaching its 4 × 8 block (the same
+// test on every lane) and loading it ahead (rain 80.6-81.8 ms, snow 10 M 44.1
+// -> 45.7, fountain 5 M 21.8 -> 29.2); both triangles' samples shaded in one
+// call where no pixel has both (rain 81-90 ms in two runs against 89-90).
 void main() {
   uint segment = group_index();
   if (segment >= launch.w) return;
@@ -632,10 +700,13 @@ ComputeRasteriser::ComputeRasteriser(const std::string& defines, bool limited_lo
       limited_loops_(limited_loops),
       setup_(setup_source(defines)),
       duplicate_(duplicate_source(defines)),
+      duplicate_records_(duplicate_source(defines + kRecordsDefine)),
       ranges_(ranges_source(defines)),
+      ranges_records_(ranges_source(defines + kRecordsDefine)),
       cut_count_(cut_count_source(defines)),
       cut_write_(cut_write_source(defines)),
-      gather_near_(gather_near_source(defines)) {}
+      gather_near_(gather_near_source(defines)),
+      sort_records_(int(kPreparedBytes / sizeof(uint32_t))) {}
 
 ComputeKernel& ComputeRasteriser::merge_kernel(int samples) {
   auto& kernel = merge_[samples];
@@ -643,13 +714,12 @@ ComputeKernel& ComputeRasteriser::merge_kernel(int samples) {
   return *kernel;
 }
 
-ComputeKernel& ComputeRasteriser::blend_kernel(int samples) {
-  auto& kernel = blend_[samples * 2 + counting_];
-  if (!kernel) kernel = std::make_unique<ComputeKernel>(blend_source(defines_, samples, counting_));
+ComputeKernel& ComputeRasteriser::blend_kernel(int samples, bool records) {
+  auto& kernel = blend_[samples * 4 + records * 2 + counting_];
+  if (!kernel)
+    kernel = std::make_unique<ComputeKernel>(blend_source(defines_ + (records ? kRecordsDefine : ""), samples, counting_));
   return *kernel;
 }
-
-const GlProgram& ComputeRasteriser::blend_program(int samples) { return blend_kernel(samples).program(); }
 
 uint64_t ComputeRasteriser::samples_blended() const {
   if (blended_.bytes() < 8) return 0;
@@ -660,33 +730,44 @@ uint64_t ComputeRasteriser::samples_blended() const {
 
 bool ComputeRasteriser::draw(const DeviceBuffer& instances, size_t count, int width, int height, int samples,
                              bool additive, const CameraPose& camera, const SpriteOccluders& occluders,
-                             const NearDrawer& draw_near) {
+                             const LookSetter& set_look, const NearDrawer& draw_near) {
   BoundFrameSamples frame = bound_frame_samples();
-  frame.positions.resize(size_t(samples), glm::vec2(0.5f));  // (the caller's count picked the blend program)
+  frame.positions.resize(size_t(samples), glm::vec2(0.5f));  // (the caller's count picks the blend program)
   // A storage binding holds at most max_storage_block_bytes (2 GiB on NVIDIA's
   // GL): larger batches go in consecutive parts, each composited over the
-  // frame after the one before, as drawing them in order would.
+  // frame after the one before, as drawing them in order would. A part whose
+  // tile lists would not fit (records: 96 bytes a pair) is drawn as two
+  // halves, of whole multiples of 16 sprites, so that a part's instances
+  // start at a multiple of 256 bytes, an offset every GL binds.
   const size_t limit = compute_limits().max_storage_block_bytes;
-  const size_t part = std::max<size_t>(256, std::min(limit / kPreparedBytes, limit / sizeof(SpriteInstance)) / 256 * 256);
-  for (size_t first = 0; first < count; first += part)
-    if (!draw_part(instances, first, std::min(part, count - first), width, height, frame, additive, camera,
-                   occluders, draw_near)) {
-      if (first == 0) return false;  // nothing drawn yet: the GL path draws it all
-      throw FxError(ExitCode::no_gl, fmt::format("the compute rasteriser's tile lists for sprites {}-{} exceed the GL's "
-                                                 "storage blocks; draw with --rasteriser gl", first, first + part - 1));
+  size_t part = std::max<size_t>(256, std::min(limit / kPreparedBytes, limit / sizeof(SpriteInstance)) / 256 * 256);
+  for (size_t first = 0; first < count;) {
+    const size_t n = std::min(part, count - first);
+    if (draw_part(instances, first, n, width, height, frame, additive, camera, occluders, set_look, draw_near)) {
+      first += n;
+      continue;
     }
+    if (n > 16) {
+      part = std::max<size_t>(16, n / 2 / 16 * 16);
+      continue;
+    }
+    if (first == 0) return false;  // nothing drawn yet: the GL path draws it all
+    throw FxError(ExitCode::no_gl, fmt::format("the compute rasteriser's tile lists for sprites {}-{} exceed the GL's "
+                                               "storage blocks; draw with --rasteriser gl", first, first + n - 1));
+  }
   return true;
 }
 
 std::optional<size_t> ComputeRasteriser::draw_part(const DeviceBuffer& instances, size_t first, size_t count,
                                                    int width, int height, const BoundFrameSamples& frame, bool additive,
                                                    const CameraPose& camera, const SpriteOccluders& occluders,
-                                                   const NearDrawer& draw_near) {
+                                                   const LookSetter& set_look, const NearDrawer& draw_near) {
   if (count == 0) return 0;
   StageClock clock(profiling_);
   clock.mark(0);
   // Adds this draw's stage times (profiling only; waits for the GPU).
   uint32_t pairs = 0, near = 0;
+  bool records = false;  // the tile lists carry the sprites' records
   const auto record = [&] {
     if (!profiling_) return;
     const std::vector<double> s = clock.intervals();
@@ -699,6 +780,7 @@ std::optional<size_t> ComputeRasteriser::draw_part(const DeviceBuffer& instances
     stage_times_.sprites += count;
     stage_times_.pairs += pairs;
     ++stage_times_.draws;
+    stage_times_.record_draws += records;
   };
   const int samples = int(frame.positions.size());
   const TileParams tiles{glm::uvec2((width + kTile - 1) / kTile, (height + kTile - 1) / kTile)};
@@ -728,21 +810,28 @@ std::optional<size_t> ComputeRasteriser::draw_part(const DeviceBuffer& instances
                                "the compute rasteriser's near-plane flags");
   near_places_.fill(0, count * 4, 4);
   setup_.bind(3, near_places_);
+  jumps_.reserve_growing((count + 1) * 4, DeviceBuffer::Use::kernels, "the compute rasteriser's sprite jumps");
+  jumps_.fill(0, count * 4, 4);
+  setup_.bind(4, jumps_);
   bounds_.reserve_growing(count * 16, DeviceBuffer::Use::kernels, "the compute rasteriser's sprite bounds");
   setup_.bind(8, bounds_);
   setup_.dispatch(count);
   scan_.exclusive(offsets_, count + 1);
   scan_.exclusive(near_places_, count + 1);
-  // The pairs' and the near sprites' totals, read through a buffer made for
-  // reading (H200, 5 M fountain slots: 2.8 ms a batch read straight from
-  // the scanned counts, 0.04 ms so).
-  counts_read_.reserve(8, DeviceBuffer::Use::host_reads, "the compute rasteriser's totals");
+  scan_.exclusive(jumps_, count + 1);
+  // The pairs', the near sprites' and the jumps' totals, read through a
+  // buffer made for reading (H200, 5 M fountain slots: 2.8 ms a batch read
+  // straight from the scanned counts, 0.04 ms so).
+  counts_read_.reserve(12, DeviceBuffer::Use::host_reads, "the compute rasteriser's totals");
   counts_read_.copy_from(offsets_, 4, count * 4, 0);
   counts_read_.copy_from(near_places_, 4, count * 4, 4);
-  uint32_t totals[2];
-  counts_read_.download(totals, 8);
+  counts_read_.copy_from(jumps_, 4, count * 4, 8);
+  uint32_t totals[3];
+  counts_read_.download(totals, 12);
   pairs = totals[0];
   near = totals[1];
+  records = tile_lists_ == TileLists::automatic ? count >= kRecordsFrom && size_t(totals[2]) * 2 >= count
+                                               : tile_lists_ == TileLists::records;
   clock.mark(1);
   // Drawn by GL after this part's tiles (or alone, when nothing else is).
   const auto finish = [&] {
@@ -760,29 +849,36 @@ std::optional<size_t> ComputeRasteriser::draw_part(const DeviceBuffer& instances
     record();
     return 0;
   }
-  if (size_t(pairs) * 4 > compute_limits().max_storage_block_bytes || pairs >= (1u << 31)) return std::nullopt;
+  // Too many pairs for lists of records: the caller halves the part, also
+  // for lists of indices, so that a draw is cut in the same parts (the same
+  // bytes) whatever its lists hold.
+  if (size_t(pairs) * kPreparedBytes > compute_limits().max_storage_block_bytes) return std::nullopt;
+  const size_t entry_bytes = records ? kPreparedBytes : 4;
 
   keys_.reserve_growing(size_t(pairs) * 4, DeviceBuffer::Use::kernels, "the compute rasteriser's tile keys");
-  values_.reserve_growing(size_t(pairs) * 4, DeviceBuffer::Use::kernels, "the compute rasteriser's tile lists");
-  duplicate_.set_params(1, tiles);
-  duplicate_.bind(1, prepared_);
-  duplicate_.bind(2, offsets_);
-  duplicate_.bind(3, keys_);
-  duplicate_.bind(4, values_);
-  duplicate_.dispatch(count);
+  DeviceBuffer& entries = records ? records_ : values_;
+  entries.reserve_growing(size_t(pairs) * entry_bytes, DeviceBuffer::Use::kernels, "the compute rasteriser's tile lists");
+  ComputeKernel& duplicate = records ? duplicate_records_ : duplicate_;
+  duplicate.set_params(1, tiles);
+  duplicate.bind(1, prepared_);
+  duplicate.bind(2, offsets_);
+  duplicate.bind(3, keys_);
+  duplicate.bind(4, entries);
+  duplicate.dispatch(count);
   clock.mark(2);
-  sort_.sort_pairs(keys_, values_, pairs, key_bits(tile_count));
+  (records ? sort_records_ : sort_).sort_pairs(keys_, entries, pairs, key_bits(tile_count));
   clock.mark(3);
   tile_ranges_.reserve(tile_count * 8, DeviceBuffer::Use::kernels, "the compute rasteriser's tile ranges");
   tile_ranges_.fill(0, 0, tile_count * 8);
-  ranges_.set_params(1, tiles);
-  ranges_.bind(3, keys_);
-  ranges_.bind(4, values_);
-  ranges_.bind(5, tile_ranges_);
-  ranges_.bind(8, bounds_);
+  ComputeKernel& ranges = records ? ranges_records_ : ranges_;
+  ranges.set_params(1, tiles);
+  ranges.bind(3, keys_);
+  ranges.bind(4, entries);
+  ranges.bind(5, tile_ranges_);
+  if (!records) ranges.bind(8, bounds_);
   boxes_.reserve_growing(size_t(pairs) * 4, DeviceBuffer::Use::kernels, "the compute rasteriser's tile boxes");
-  ranges_.bind(2, boxes_);
-  ranges_.dispatch(pairs);
+  ranges.bind(2, boxes_);
+  ranges.dispatch(pairs);
 
   // The lists cut in segments on the GPU (no wait for the ranges). A split
   // tile has more than length entries, so there are at most pairs /
@@ -825,8 +921,9 @@ std::optional<size_t> ComputeRasteriser::draw_part(const DeviceBuffer& instances
   clock.mark(4);
 
   const GLuint layer = layer_.texture(width, height);
-  ComputeKernel& blend = blend_kernel(samples);
+  ComputeKernel& blend = blend_kernel(samples, records);
   const GLuint program = blend.program().get();
+  set_look(blend.program());
   glUseProgram(program);
   glUniform2fv(glGetUniformLocation(program, "u_sample_positions"), samples, glm::value_ptr(frame.positions[0]));
   glUniform1i(glGetUniformLocation(program, "u_additive"), additive);
@@ -834,8 +931,8 @@ std::optional<size_t> ComputeRasteriser::draw_part(const DeviceBuffer& instances
   set_occluders(program);
   glBindImageTexture(0, layer, 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RGBA32F);
   blend.set_params(1, tiles);
-  blend.bind(1, prepared_);
-  blend.bind(4, values_);
+  if (!records) blend.bind(1, prepared_);
+  blend.bind(4, entries);
   blend.bind(8, boxes_);
   blend.bind(6, segments_);
   blend.bind(7, partials_);

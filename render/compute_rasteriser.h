@@ -8,7 +8,8 @@
 //                the GL path's own code) projected to pixels, and how many
 //                16×16-pixel tiles its bounds touch;
 //   2. scan      those counts become each sprite's first place in a list of
-//                (tile, sprite) pairs, written in drawing order;
+//                (tile, sprite) pairs, written in drawing order: the
+//                sprite's index, or a copy of the sprite (TileLists);
 //   3. sort      a stable radix sort by tile (render/device_sort.h): each
 //                tile's sprites in the order the GL path draws them; beside
 //                each pair, the pixels of its tile its sprite's bounds reach
@@ -68,26 +69,35 @@ struct ComputeStageTimes {
   double blend = 0;       // the tiles' pixels
   double composite = 0;   // over the frame
   size_t sprites = 0, pairs = 0, draws = 0;
+  size_t record_draws = 0;  // draws whose tile lists carried the sprites' records
 };
+
+// What the tile lists hold (compute_rasteriser.cpp's duplicate_source): each
+// sprite's index, or a copy of its record, read in order by the blend;
+// automatic picks records for draws of many sprites whose order jumps about
+// the screen. The frames are the same bytes either way (--tile-lists).
+enum class TileLists { automatic, indices, records };
 
 class ComputeRasteriser {
  public:
   // `defines`: the sprite program's #define lines (the look's parts).
   // `limited_loops`: the GL ends long loops (llvmpipe): segments hold exactly kLimitedSegmentLength sprites.
   ComputeRasteriser(const std::string& defines, bool limited_loops);
-  // The programs drawing uses: the caller sets the look's uniforms on them
-  // (the same names as the GL sprite program's), then calls draw().
+  // The setup's program: the caller sets the look's uniforms on it (the
+  // same names as the GL sprite program's), then calls draw().
   const GlProgram& setup_program() const { return setup_.program(); }
-  const GlProgram& blend_program(int samples);
   // Draws `count` SpriteInstances from `instances` into the bound draw
-  // framebuffer (width × height, `samples` per pixel, as blend_program was
-  // asked for). False, having drawn nothing, when the tile lists would not
-  // fit the device's storage blocks: the caller draws the batch with the GL
-  // path. `draw_near` draws the sprites crossing the near plane
+  // framebuffer (width × height, `samples` per pixel). False, having drawn
+  // nothing, when the tile lists would not fit the device's storage blocks:
+  // the caller draws the batch with the GL path. `set_look` sets the look's
+  // uniforms on the blend program a part draws with (it depends on what its
+  // tile lists hold); `draw_near` draws the sprites crossing the near plane
   // (SpriteInstances, in order) with GL.
+  using LookSetter = std::function<void(const GlProgram& blend)>;
   using NearDrawer = std::function<void(const DeviceBuffer& near, size_t count)>;
   bool draw(const DeviceBuffer& instances, size_t count, int width, int height, int samples, bool additive,
-            const CameraPose& camera, const SpriteOccluders& occluders, const NearDrawer& draw_near);
+            const CameraPose& camera, const SpriteOccluders& occluders, const LookSetter& set_look,
+            const NearDrawer& draw_near);
   // Profiling (bench): each draw then waits for the GPU and adds its stages' times.
   void set_profiling(bool on) { profiling_ = on; }
   // Counting (bench): the blend adds the samples it blends (covered and not
@@ -96,29 +106,34 @@ class ComputeRasteriser {
   void set_counting(bool on) { counting_ = on; }
   uint64_t samples_blended() const;
   const ComputeStageTimes& stage_times() const { return stage_times_; }
+  void set_tile_lists(TileLists form) { tile_lists_ = form; }
 
  private:
   // One part of a draw; its (tile, sprite) pairs, or nothing when they do not fit a storage block.
   std::optional<size_t> draw_part(const DeviceBuffer& instances, size_t first, size_t count, int width, int height,
                                   const BoundFrameSamples& frame, bool additive, const CameraPose& camera,
-                                  const SpriteOccluders& occluders, const NearDrawer& draw_near);
+                                  const SpriteOccluders& occluders, const LookSetter& set_look,
+                                  const NearDrawer& draw_near);
 
   std::string defines_;
-  ComputeKernel& blend_kernel(int samples);  // for the counting_ in force
+  ComputeKernel& blend_kernel(int samples, bool records);  // for the counting_ in force
   ComputeKernel& merge_kernel(int samples);
 
   bool limited_loops_;  // llvmpipe: segments of exactly kLimitedSegmentLength
-  ComputeKernel setup_, duplicate_, ranges_, cut_count_, cut_write_, gather_near_;
-  std::map<int, std::unique_ptr<ComputeKernel>> blend_, merge_;  // by samples per pixel (blend_: × 2, + 1 counting)
+  ComputeKernel setup_, duplicate_, duplicate_records_, ranges_, ranges_records_, cut_count_, cut_write_, gather_near_;
+  // By samples per pixel (blend_: × 4, + 2 with records, + 1 counting).
+  std::map<int, std::unique_ptr<ComputeKernel>> blend_, merge_;
   DeviceScan scan_;
-  DeviceSort sort_;
-  DeviceBuffer prepared_, offsets_, keys_, values_, tile_ranges_, near_places_, near_, bounds_, boxes_;
+  DeviceSort sort_, sort_records_;
+  DeviceBuffer prepared_, offsets_, keys_, values_, records_, tile_ranges_, near_places_, near_, bounds_, boxes_;
+  DeviceBuffer jumps_;  // the setup's: 1 where a sprite is far on screen from the one before, scanned
   DeviceBuffer slot_offsets_, split_offsets_, segments_, split_tiles_, partials_;
   DeviceBuffer launch_;       // the blend's and the merge's work groups (indirect dispatch), at 0 and kMergeLaunchOffset
   DeviceBuffer counts_read_;  // what the host reads, copied where it reads it quickly
   DeviceBuffer blended_;                    // counting: samples blended, 64 bits as two words (low, high)
   FrameLayer layer_;
   bool profiling_ = false, counting_ = false;
+  TileLists tile_lists_ = TileLists::automatic;
   ComputeStageTimes stage_times_;
 };
 

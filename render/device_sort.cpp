@@ -1,5 +1,7 @@
 #include "render/device_sort.h"
 
+#include <fmt/format.h>
+#include <stdexcept>
 #include <string>
 #include <utility>
 
@@ -40,11 +42,18 @@ void main() {
 // Each pair to the scanned histogram's place for its digit and block plus the
 // pairs of that digit before it in the block: a bit per invocation and digit
 // marks who has which digit, and the bits below one's own count those before.
-const std::string kScatter = kHeader + R"(
+// A value is FXSIM_VALUE_PARTS words (uint) or vectors of four (uvec4).
+std::string scatter_source(int value_words) {
+  if (value_words != 1 && (value_words < 4 || value_words % 4 != 0))
+    throw std::invalid_argument(fmt::format("DeviceSort: values of {} words (1 or a multiple of 4)", value_words));
+  const bool words = value_words == 1;
+  return kHeader + fmt::format("#define FXSIM_VALUE_PART {}\n#define FXSIM_VALUE_PARTS {}u\n", words ? "uint" : "uvec4",
+                               words ? 1 : value_words / 4) +
+         R"(
 layout(std430, binding = 0) readonly buffer KeysIn { uint keys_in[]; };
-layout(std430, binding = 1) readonly buffer ValuesIn { uint values_in[]; };
+layout(std430, binding = 1) readonly buffer ValuesIn { FXSIM_VALUE_PART values_in[]; };
 layout(std430, binding = 2) writeonly buffer KeysOut { uint keys_out[]; };
-layout(std430, binding = 3) writeonly buffer ValuesOut { uint values_out[]; };
+layout(std430, binding = 3) writeonly buffer ValuesOut { FXSIM_VALUE_PART values_out[]; };
 layout(std430, binding = 4) readonly buffer Histogram { uint histogram[]; };
 shared uint running[256];
 shared uint marks[256 * 8];  // digit × 8 words of 32 invocations
@@ -65,7 +74,8 @@ void main() {
         for (uint w = 0u; w < word; ++w) before += bitCount(marks[d * 8u + w]);
         uint place = running[d] + before;
         keys_out[place] = key;
-        values_out[place] = values_in[e];
+        for (uint k = 0u; k < FXSIM_VALUE_PARTS; ++k)
+          values_out[place * FXSIM_VALUE_PARTS + k] = values_in[e * FXSIM_VALUE_PARTS + k];
       }
       barrier();
       uint here = 0u;
@@ -76,16 +86,18 @@ void main() {
   }
 }
 )";
+}
 }  // namespace
 
-DeviceSort::DeviceSort() : count_(kCount), scatter_(kScatter) {}
+DeviceSort::DeviceSort(int value_words)
+    : value_bytes_(size_t(value_words) * sizeof(uint32_t)), count_(kCount), scatter_(scatter_source(value_words)) {}
 
 void DeviceSort::sort_pairs(DeviceBuffer& keys, DeviceBuffer& values, size_t count, int key_bits) {
   if (count < 2) return;
   const size_t blocks = (count + kBlock - 1) / kBlock, groups = std::min<size_t>(blocks, 65535);
   histogram_.reserve_growing(256 * blocks * sizeof(uint32_t), DeviceBuffer::Use::kernels, "the sort's digit counts");
   spare_keys_.reserve_growing(count * sizeof(uint32_t), DeviceBuffer::Use::kernels, "sorted keys");
-  spare_values_.reserve_growing(count * sizeof(uint32_t), DeviceBuffer::Use::kernels, "sorted values");
+  spare_values_.reserve_growing(count * value_bytes_, DeviceBuffer::Use::kernels, "sorted values");
   for (int shift = 0; shift < key_bits; shift += 8) {
     const SortParams params{uint32_t(shift)};
     count_.set_params(0, params);

@@ -20,6 +20,13 @@ BackendChoice parse_backend_choice(const std::string& name) {
   throw FxError(ExitCode::usage, fmt::format("--backend {}: expected cpu, gpu or auto", name));
 }
 
+TileLists parse_tile_lists(const std::string& name) {
+  if (name == "auto") return TileLists::automatic;
+  if (name == "indices") return TileLists::indices;
+  if (name == "records") return TileLists::records;
+  throw FxError(ExitCode::usage, fmt::format("--tile-lists {}: expected auto, indices or records", name));
+}
+
 RasteriserChoice sprite_rasteriser(const std::string& name, const EglContext& context, const std::string& fill,
                                    int threads) {
   RasteriserChoice choice;

@@ -31,6 +31,8 @@ Backend choose_backend(BackendChoice requested, const EglContext& context);
 // `threads`: the CPU rasteriser's (--threads; 0: every hardware thread).
 RasteriserChoice sprite_rasteriser(const std::string& name, const EglContext& context,
                                    const std::string& fill = "auto", int threads = 0);
+// --tile-lists by name: auto, indices or records (render/compute_rasteriser.h TileLists).
+TileLists parse_tile_lists(const std::string& name);
 
 class GlSession {
  public:

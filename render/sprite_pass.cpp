@@ -361,6 +361,7 @@ bool SpritePass::draw_with_compute(const SpriteBatch& batch, const EmitterSettin
     compute_ = std::make_unique<ComputeRasteriser>(defines_, choice_.software);
     compute_->set_profiling(profile_compute_);
     compute_->set_counting(count_compute_samples_);
+    compute_->set_tile_lists(choice_.tile_lists);
   }
   const size_t count = batch.device_instances ? batch.device_count : batch.sprites.size();
   const DeviceBuffer& instances = instances_of(batch);
@@ -368,7 +369,6 @@ bool SpritePass::draw_with_compute(const SpriteBatch& batch, const EmitterSettin
   glGetIntegerv(GL_SAMPLES, &samples);
   samples = std::max(samples, 1);
   set_uniforms(compute_->setup_program(), batch, emitter, texture, SpriteOutput::colour);
-  set_uniforms(compute_->blend_program(samples), batch, emitter, texture, SpriteOutput::colour);
   SpriteOccluders occluders;
   occluders.ground_height = ground_height_;
   occluders.ground_extent = camera_.far_plane * kGroundExtentOfFar;
@@ -378,8 +378,12 @@ bool SpritePass::draw_with_compute(const SpriteBatch& batch, const EmitterSettin
   const auto draw_near = [&](const DeviceBuffer& near, size_t near_count) {
     draw_instances(near.gl_name(), near_count, batch, emitter, texture, SpriteOutput::colour);
   };
+  const auto set_look = [&](const GlProgram& blend) {
+    set_uniforms(blend, batch, emitter, texture, SpriteOutput::colour);
+  };
   return compute_->draw(instances, count, width_, height_, samples,
-                        batch.blend.value_or(emitter.blend) == BlendMode::additive, camera_, occluders, draw_near);
+                        batch.blend.value_or(emitter.blend) == BlendMode::additive, camera_, occluders, set_look,
+                        draw_near);
 }
 
 bool SpritePass::draw_with_cpu(const SpriteBatch& batch, const EmitterSettings& emitter, const GlTexture& texture) {

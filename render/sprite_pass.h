@@ -16,6 +16,7 @@
 #include "render/gl_objects.h"
 #include "core/image.h"
 #include "render/compute.h"
+#include "render/compute_rasteriser.h"
 
 #include <memory>
 #include <string>
@@ -70,6 +71,7 @@ struct RasteriserChoice {
   FillResolution fill = FillResolution::automatic;
   bool compute_shaders = false;  // the GL has them (automatic's measurement needs them)
   int threads = 0;               // the CPU rasteriser's (0: every hardware thread)
+  TileLists tile_lists = TileLists::automatic;  // the compute rasteriser's
 };
 
 class SpritePass {

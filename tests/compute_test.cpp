@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <numeric>
+#include <stdexcept>
 #include <vector>
 
 #include "core/exit_codes.h"
@@ -162,4 +163,28 @@ TEST_F(ComputeTest, TheRadixSortOrdersPairsByKeyAndKeepsTheOrderOfEqualKeys) {
     ASSERT_EQ(download_words(value_buffer, n), order) << n;  // the values carry their pairs' first places
     ASSERT_EQ(download_words(key_buffer, n), sorted_keys) << n;
   }
+}
+
+TEST_F(ComputeTest, TheRadixSortMovesRecordsOfSeveralWordsWithTheirKeys) {
+  // Records of 24 words (the compute rasteriser's sprites), each word telling
+  // its record's first place and its own place in it; a partial last block,
+  // two passes.
+  constexpr int kWords = 24;
+  DeviceSort sort(kWords);
+  const size_t n = 5000;
+  const std::vector<uint32_t> keys = test_words(n, 1u << 12, 7);
+  std::vector<uint32_t> records(n * kWords);
+  for (size_t i = 0; i < records.size(); ++i) records[i] = uint32_t(i / kWords) << 8 | uint32_t(i % kWords);
+  DeviceBuffer key_buffer, record_buffer;
+  key_buffer.assign(keys, DeviceBuffer::Use::kernels);
+  record_buffer.assign(records, DeviceBuffer::Use::kernels);
+  sort.sort_pairs(key_buffer, record_buffer, n, 12);
+  std::vector<uint32_t> order(n);
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return keys[a] < keys[b]; });
+  std::vector<uint32_t> expected(n * kWords);
+  for (size_t i = 0; i < n; ++i)
+    for (int w = 0; w < kWords; ++w) expected[i * kWords + size_t(w)] = order[i] << 8 | uint32_t(w);
+  EXPECT_EQ(download_words(record_buffer, n * kWords), expected);
+  EXPECT_THROW(DeviceSort(6), std::invalid_argument);  // neither a word nor whole vectors of four
 }
