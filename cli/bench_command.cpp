@@ -198,6 +198,7 @@ int run_bench(const BenchOptions& o) {
     double draw[2] = {0, 0};
     for (const bool compute : {false, true}) {
       RasteriserChoice choice = forced_gl;
+      choice.tile_lists = rasteriser.tile_lists;
       if (compute) choice.rasteriser = SpriteRasteriser::compute;
       Renderer side(scene, o.width, o.height, choice);
       Simulation staged(scene, o.threads, factory);
@@ -226,7 +227,9 @@ int run_bench(const BenchOptions& o) {
     double draw[3] = {0, 0, 0};
     const char* names[] = {"gl", "cpu", "auto"};
     for (int i = 0; i < 3; ++i) {
-      Renderer side(scene, o.width, o.height, sprite_rasteriser(names[i], gl->context(), o.fill_resolution, o.threads));
+      RasteriserChoice choice = sprite_rasteriser(names[i], gl->context(), o.fill_resolution, o.threads);
+      choice.tile_lists = rasteriser.tile_lists;
+      Renderer side(scene, o.width, o.height, choice);
       Simulation staged(scene, o.threads, factory);
       staged.advance_to_frame(start);
       draw[i] = time_frames(staged, side, o.frames, gpu, png).draw;
@@ -243,7 +246,9 @@ int run_bench(const BenchOptions& o) {
     double draw[2] = {0, 0};
     SpritePass::DrawCounts counts;
     for (const bool reduced : {false, true}) {
-      Renderer side(scene, o.width, o.height, sprite_rasteriser(o.rasteriser, gl->context(), reduced ? "auto" : "full"));
+      RasteriserChoice choice = sprite_rasteriser(o.rasteriser, gl->context(), reduced ? "auto" : "full");
+      choice.tile_lists = rasteriser.tile_lists;
+      Renderer side(scene, o.width, o.height, choice);
       Simulation staged(scene, o.threads, factory);
       staged.advance_to_frame(start);
       draw[reduced] = time_frames(staged, side, o.frames, gpu, png).draw;

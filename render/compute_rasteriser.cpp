@@ -54,7 +54,8 @@ constexpr const char* kRecordsDefine = "#define FXSIM_RECORDS\n";  // tile lists
 constexpr uint32_t kLimitedSegmentLength = 1024;
 // Tile lists carry records (duplicate_source) for draws of this many sprites
 // or more (a buffer of 128 MiB of Prepared) where at least half the sprites
-// lie more than a tile from the one before on screen.
+// lie more than a quarter of the frame from the one before on screen (the
+// setup's jumps).
 constexpr size_t kRecordsFrom = (size_t(128) << 20) / kPreparedBytes;
 constexpr uint32_t kMinSegmentLength = 4096;
 constexpr size_t kSegmentsWanted = 4096;
@@ -736,8 +737,9 @@ bool ComputeRasteriser::draw(const DeviceBuffer& instances, size_t count, int wi
   // A storage binding holds at most max_storage_block_bytes (2 GiB on NVIDIA's
   // GL): larger batches go in consecutive parts, each composited over the
   // frame after the one before, as drawing them in order would. A part whose
-  // tile lists would not fit (records: 96 bytes a pair) is drawn as two
-  // halves, of whole multiples of 16 sprites, so that a part's instances
+  // tile lists would not fit (records: 96 bytes a pair) is tried again at
+  // half the size, and so on (the size then holds for the rest of the
+  // batch), in whole multiples of 16 sprites, so that a part's instances
   // start at a multiple of 256 bytes, an offset every GL binds.
   const size_t limit = compute_limits().max_storage_block_bytes;
   size_t part = std::max<size_t>(256, std::min(limit / kPreparedBytes, limit / sizeof(SpriteInstance)) / 256 * 256);
@@ -780,7 +782,7 @@ std::optional<size_t> ComputeRasteriser::draw_part(const DeviceBuffer& instances
     stage_times_.sprites += count;
     stage_times_.pairs += pairs;
     ++stage_times_.draws;
-    stage_times_.record_draws += records;
+    stage_times_.record_draws += records && pairs > 0;
   };
   const int samples = int(frame.positions.size());
   const TileParams tiles{glm::uvec2((width + kTile - 1) / kTile, (height + kTile - 1) / kTile)};

@@ -88,8 +88,8 @@ class ComputeRasteriser {
   const GlProgram& setup_program() const { return setup_.program(); }
   // Draws `count` SpriteInstances from `instances` into the bound draw
   // framebuffer (width × height, `samples` per pixel). False, having drawn
-  // nothing, when the tile lists would not fit the device's storage blocks:
-  // the caller draws the batch with the GL path. `set_look` sets the look's
+  // nothing, when not even 16 sprites' tile lists fit the device's storage
+  // blocks: the caller draws the batch with the GL path. `set_look` sets the look's
   // uniforms on the blend program a part draws with (it depends on what its
   // tile lists hold); `draw_near` draws the sprites crossing the near plane
   // (SpriteInstances, in order) with GL.

@@ -56,3 +56,19 @@ TEST(BenchCommand, ARasteriserChosenIsMeasuredAloneWithItsStages) {
   EXPECT_EQ(r.out.find("fill-bound batches at half size"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("end to end with PNG files"), std::string::npos) << r.out;
 }
+
+// --tile-lists reaches the compute rasteriser: the stages say how many draws'
+// lists held records (auto's choice needs 1.4 M sprites a draw: not here).
+TEST(BenchCommand, TheTileListsChosenAreTheOnesDrawn) {
+  for (const char* form : {"records", "indices", "auto"}) {
+    const CliResult r = run_fxsim(fmt::format(
+        "bench --effect rain --particles 2000 --steps 1 --frames 1 --width 64 --height 36 --rasteriser compute "
+        "--fill-resolution full --tile-lists {}", form));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(r.out, m, std::regex(R"(; (\d+) of (\d+) draws' lists held the sprites' records)")))
+        << r.out;
+    EXPECT_GT(std::stoi(m[2]), 0) << form;
+    EXPECT_EQ(std::stoi(m[1]), std::string(form) == "records" ? std::stoi(m[2]) : 0) << form << ": " << m[0];
+  }
+}
