@@ -118,9 +118,8 @@ int run_bench(const BenchOptions& o) {
   if (o.frames <= 0) return 0;
 
   // Both measurements cover the same frames, each from a simulation of its own.
-  RasteriserChoice rasteriser = sprite_rasteriser(o.rasteriser, gl->context(), o.fill_resolution, o.threads);
-  rasteriser.tile_lists = parse_tile_lists(o.tile_lists);
-  Renderer renderer(scene, o.width, o.height, rasteriser);
+  Renderer renderer(scene, o.width, o.height,
+                    sprite_rasteriser(o.rasteriser, gl->context(), o.fill_resolution, o.threads, o.tile_lists));
   const int start = o.scene.empty() ? steady_frame(scene) : 0;
   const PngSettings png{o.png_level};
   FrameTimes times;
@@ -191,14 +190,13 @@ int run_bench(const BenchOptions& o) {
   // unless --rasteriser chose one (then only when asked: at 1 000 M
   // particles on an H200 GL's frames alone take minutes).
   const bool side_by_side = o.rasteriser == "auto" || o.compare_rasterisers;
-  const RasteriserChoice forced_gl = sprite_rasteriser("gl", gl->context());
+  const RasteriserChoice forced_gl = sprite_rasteriser("gl", gl->context(), "auto", 0, o.tile_lists);
   if (const RasteriserChoice automatic = sprite_rasteriser("auto", gl->context());
       side_by_side && automatic.rasteriser != SpriteRasteriser::gl &&
       (!automatic.software || o.compare_rasterisers)) {
     double draw[2] = {0, 0};
     for (const bool compute : {false, true}) {
       RasteriserChoice choice = forced_gl;
-      choice.tile_lists = rasteriser.tile_lists;
       if (compute) choice.rasteriser = SpriteRasteriser::compute;
       Renderer side(scene, o.width, o.height, choice);
       Simulation staged(scene, o.threads, factory);
@@ -227,9 +225,8 @@ int run_bench(const BenchOptions& o) {
     double draw[3] = {0, 0, 0};
     const char* names[] = {"gl", "cpu", "auto"};
     for (int i = 0; i < 3; ++i) {
-      RasteriserChoice choice = sprite_rasteriser(names[i], gl->context(), o.fill_resolution, o.threads);
-      choice.tile_lists = rasteriser.tile_lists;
-      Renderer side(scene, o.width, o.height, choice);
+      Renderer side(scene, o.width, o.height,
+                    sprite_rasteriser(names[i], gl->context(), o.fill_resolution, o.threads, o.tile_lists));
       Simulation staged(scene, o.threads, factory);
       staged.advance_to_frame(start);
       draw[i] = time_frames(staged, side, o.frames, gpu, png).draw;
@@ -246,9 +243,8 @@ int run_bench(const BenchOptions& o) {
     double draw[2] = {0, 0};
     SpritePass::DrawCounts counts;
     for (const bool reduced : {false, true}) {
-      RasteriserChoice choice = sprite_rasteriser(o.rasteriser, gl->context(), reduced ? "auto" : "full");
-      choice.tile_lists = rasteriser.tile_lists;
-      Renderer side(scene, o.width, o.height, choice);
+      Renderer side(scene, o.width, o.height,
+                    sprite_rasteriser(o.rasteriser, gl->context(), reduced ? "auto" : "full", 0, o.tile_lists));
       Simulation staged(scene, o.threads, factory);
       staged.advance_to_frame(start);
       draw[reduced] = time_frames(staged, side, o.frames, gpu, png).draw;

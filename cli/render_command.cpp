@@ -283,9 +283,9 @@ int run_render(const RenderOptions& options) {
     images->record_in(*manifest, std::move(run), options.manifest_hashes);
     images->adopt(std::move(adopted));
   }
-  RasteriserChoice rasteriser = sprite_rasteriser(options.rasteriser, gl.context(), options.fill_resolution, options.threads);
-  rasteriser.tile_lists = parse_tile_lists(options.tile_lists);
-  Renderer renderer(scene, scene.output.width, scene.output.height, rasteriser);
+  Renderer renderer(scene, scene.output.width, scene.output.height,
+                    sprite_rasteriser(options.rasteriser, gl.context(), options.fill_resolution, options.threads,
+                                      options.tile_lists));
 
   ProgressReport progress(style, frames.last(), count, scene.output.path);
   FrameLoopOptions loop;

@@ -20,15 +20,8 @@ BackendChoice parse_backend_choice(const std::string& name) {
   throw FxError(ExitCode::usage, fmt::format("--backend {}: expected cpu, gpu or auto", name));
 }
 
-TileLists parse_tile_lists(const std::string& name) {
-  if (name == "auto") return TileLists::automatic;
-  if (name == "indices") return TileLists::indices;
-  if (name == "records") return TileLists::records;
-  throw FxError(ExitCode::usage, fmt::format("--tile-lists {}: expected auto, indices or records", name));
-}
-
 RasteriserChoice sprite_rasteriser(const std::string& name, const EglContext& context, const std::string& fill,
-                                   int threads) {
+                                   int threads, const std::string& tile_lists) {
   RasteriserChoice choice;
   choice.threads = threads;
   choice.software = context.software();
@@ -37,6 +30,10 @@ RasteriserChoice sprite_rasteriser(const std::string& name, const EglContext& co
   else if (fill == "full") choice.fill = FillResolution::full;
   else if (fill == "half") choice.fill = FillResolution::half;
   else throw FxError(ExitCode::usage, fmt::format("--fill-resolution {}: expected auto, full or half", fill));
+  if (tile_lists == "auto") choice.tile_lists = TileLists::automatic;
+  else if (tile_lists == "indices") choice.tile_lists = TileLists::indices;
+  else if (tile_lists == "records") choice.tile_lists = TileLists::records;
+  else throw FxError(ExitCode::usage, fmt::format("--tile-lists {}: expected auto, indices or records", tile_lists));
   if (name == "gl") return choice;
   if (name == "cpu") {
     choice.rasteriser = SpriteRasteriser::cpu;

@@ -29,10 +29,11 @@ Backend choose_backend(BackendChoice requested, const EglContext& context);
 // means gl or cpu. `fill`: the fill resolution by name (auto, full, half); auto
 // without compute shaders (nothing to measure with) draws at full size.
 // `threads`: the CPU rasteriser's (--threads; 0: every hardware thread).
+// `tile_lists`: what the compute rasteriser's tile lists hold, by name (auto,
+// indices, records: render/compute_rasteriser.h TileLists).
 RasteriserChoice sprite_rasteriser(const std::string& name, const EglContext& context,
-                                   const std::string& fill = "auto", int threads = 0);
-// --tile-lists by name: auto, indices or records (render/compute_rasteriser.h TileLists).
-TileLists parse_tile_lists(const std::string& name);
+                                   const std::string& fill = "auto", int threads = 0,
+                                   const std::string& tile_lists = "auto");
 
 class GlSession {
  public:
