@@ -119,7 +119,8 @@ int run_bench(const BenchOptions& o) {
 
   // Both measurements cover the same frames, each from a simulation of its own.
   Renderer renderer(scene, o.width, o.height,
-                    sprite_rasteriser(o.rasteriser, gl->context(), o.fill_resolution, o.threads, o.tile_lists));
+                    sprite_rasteriser(o.rasteriser, gl->context(), o.fill_resolution, o.threads, o.tile_lists,
+                                      size_t(o.part_sprites)));
   const int start = o.scene.empty() ? steady_frame(scene) : 0;
   const PngSettings png{o.png_level};
   FrameTimes times;
@@ -190,7 +191,7 @@ int run_bench(const BenchOptions& o) {
   // unless --rasteriser chose one (then only when asked: at 1 000 M
   // particles on an H200 GL's frames alone take minutes).
   const bool side_by_side = o.rasteriser == "auto" || o.compare_rasterisers;
-  const RasteriserChoice forced_gl = sprite_rasteriser("gl", gl->context(), "auto", 0, o.tile_lists);
+  const RasteriserChoice forced_gl = sprite_rasteriser("gl", gl->context(), "auto", 0, o.tile_lists, size_t(o.part_sprites));
   if (const RasteriserChoice automatic = sprite_rasteriser("auto", gl->context());
       side_by_side && automatic.rasteriser != SpriteRasteriser::gl &&
       (!automatic.software || o.compare_rasterisers)) {
@@ -226,7 +227,8 @@ int run_bench(const BenchOptions& o) {
     const char* names[] = {"gl", "cpu", "auto"};
     for (int i = 0; i < 3; ++i) {
       Renderer side(scene, o.width, o.height,
-                    sprite_rasteriser(names[i], gl->context(), o.fill_resolution, o.threads, o.tile_lists));
+                    sprite_rasteriser(names[i], gl->context(), o.fill_resolution, o.threads, o.tile_lists,
+                                      size_t(o.part_sprites)));
       Simulation staged(scene, o.threads, factory);
       staged.advance_to_frame(start);
       draw[i] = time_frames(staged, side, o.frames, gpu, png).draw;
@@ -244,7 +246,8 @@ int run_bench(const BenchOptions& o) {
     SpritePass::DrawCounts counts;
     for (const bool reduced : {false, true}) {
       Renderer side(scene, o.width, o.height,
-                    sprite_rasteriser(o.rasteriser, gl->context(), reduced ? "auto" : "full", 0, o.tile_lists));
+                    sprite_rasteriser(o.rasteriser, gl->context(), reduced ? "auto" : "full", 0, o.tile_lists,
+                                      size_t(o.part_sprites)));
       Simulation staged(scene, o.threads, factory);
       staged.advance_to_frame(start);
       draw[reduced] = time_frames(staged, side, o.frames, gpu, png).draw;

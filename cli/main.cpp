@@ -29,6 +29,10 @@ constexpr const char* kTileListsHelp =
     "what the compute rasteriser's tile lists hold: indices of the sprites, records (a copy of each sprite, "
     "sorted with its tile, read in order: faster where millions of sprites lie in no screen order, such as rain "
     "and snow) or auto (records for such draws of 1.4 M sprites or more); the frames are the same bytes either way";
+constexpr const char* kPartSpritesHelp =
+    "the compute rasteriser draws a batch of more than N sprites (rounded down to a multiple of 16) in parts of N "
+    "or fewer, newest first, skipping what the parts in front hide (less GPU memory; 0, the default: parts as "
+    "large as the GL's storage blocks hold)";
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -81,6 +85,8 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"auto", "full", "half"}));
   render_cmd->add_option("--tile-lists", render.tile_lists, kTileListsHelp)
       ->check(CLI::IsMember({"auto", "indices", "records"}));
+  render_cmd->add_option("--part-sprites", render.part_sprites, kPartSpritesHelp)
+      ->check(CLI::Range(int64_t(0), int64_t(1) << 40));
   render_cmd->add_option("--progress", render.progress,
                          "progress on stderr: auto (a bar on a terminal, else one line per frame), bar, lines, "
                          "jsonl or none")
@@ -193,6 +199,8 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"auto", "full", "half"}));
   bench_cmd->add_option("--tile-lists", bench.tile_lists, kTileListsHelp)
       ->check(CLI::IsMember({"auto", "indices", "records"}));
+  bench_cmd->add_option("--part-sprites", bench.part_sprites, kPartSpritesHelp)
+      ->check(CLI::Range(int64_t(0), int64_t(1) << 40));
   bench_cmd->add_flag("--compare-rasterisers", bench.compare_rasterisers,
                       "also time the frames with each rasteriser (without it: on a hardware GPU when --rasteriser is auto; slow on "
                       "llvmpipe)");

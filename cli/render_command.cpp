@@ -285,7 +285,7 @@ int run_render(const RenderOptions& options) {
   }
   Renderer renderer(scene, scene.output.width, scene.output.height,
                     sprite_rasteriser(options.rasteriser, gl.context(), options.fill_resolution, options.threads,
-                                      options.tile_lists));
+                                      options.tile_lists, size_t(options.part_sprites)));
 
   ProgressReport progress(style, frames.last(), count, scene.output.path);
   FrameLoopOptions loop;

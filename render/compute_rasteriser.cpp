@@ -161,6 +161,17 @@ vec3 unproject(vec2 q, float depth) {
 }
 )";
 
+constexpr const char* kClosedTilesGlsl = R"(
+// A batch drawn in parts front to back (render/parts_front_to_back.h): the
+// tiles the parts in front turned opaque take no pairs from the parts
+// behind. Only for a sprite over a few tiles: a puff over the whole frame
+// would read thousands of flags, for its pairs that the blend skips anyway.
+layout(std430, binding = 9) readonly buffer Open { uint open[]; };  // 0: the tile lets nothing more through
+uniform bool u_culling;
+bool culls(ivec4 box) { return u_culling && (box.z - box.x + 1) * (box.w - box.y + 1) <= 64; }
+bool tile_closed(int x, int y) { return open[uint(y) * u_tiles.x + uint(x)] == 0u; }
+)";
+
 std::string kernel_header(const std::string& defines) {
   return "#version 430\n" + defines +
          fmt::format("#define FXSIM_TILE {}\n#define FXSIM_GROUPS_ACROSS {}u\n#define FXSIM_MERGE_LAUNCH {}\n", kTile,
@@ -170,7 +181,7 @@ std::string kernel_header(const std::string& defines) {
 
 // 1. Each sprite's corners (the GL path's vertex code) and the tiles it touches.
 std::string setup_source(const std::string& defines) {
-  return kernel_header(defines) + kSpriteGeometryGlsl + kOccludersGlsl + R"(
+  return kernel_header(defines) + kSpriteGeometryGlsl + kOccludersGlsl + kClosedTilesGlsl + R"(
 layout(local_size_x = 256) in;
 layout(std430, binding = 0) readonly buffer Instances { vec4 instances[]; };  // SpriteInstance: 3 vec4
 layout(std430, binding = 1) writeonly buffer Sprites { Prepared sprites[]; };
@@ -228,7 +239,11 @@ void main() {
     bool drawn = v0.alpha > 0.0 && in_front && !any(isnan(p.xy01)) && !any(isnan(p.xy23)) && !any(isinf(p.xy01)) &&
                  !any(isinf(p.xy23));
     ivec4 box = tile_box(p);
-    counts[i] = drawn && box.x <= box.z && box.y <= box.w ? uint((box.z - box.x + 1) * (box.w - box.y + 1)) : 0u;
+    uint tiles = drawn && box.x <= box.z && box.y <= box.w ? uint((box.z - box.x + 1) * (box.w - box.y + 1)) : 0u;
+    if (tiles > 0u && culls(box))
+      for (int y = box.y; y <= box.w; ++y)
+        for (int x = box.x; x <= box.z; ++x) tiles -= tile_closed(x, y) ? 1u : 0u;
+    counts[i] = tiles;
   }
 }
 )";
@@ -267,7 +282,7 @@ void main() {
 // passes read and write in order. Hence records only for draws of many
 // sprites (kRecordsFrom) whose order jumps about the screen (the setup's jumps).
 std::string duplicate_source(const std::string& defines) {
-  return kernel_header(defines) + R"(
+  return kernel_header(defines) + kClosedTilesGlsl + R"(
 layout(local_size_x = 256) in;
 layout(std430, binding = 1) readonly buffer Sprites { Prepared sprites[]; };
 layout(std430, binding = 2) readonly buffer Offsets { uint offsets[]; };
@@ -284,8 +299,10 @@ void main() {
     if (offsets[i + 1u] == place) continue;
     Prepared p = sprites[i];
     ivec4 box = tile_box(p);
+    bool culling = culls(box);  // as the setup counted
     for (int y = box.y; y <= box.w; ++y)
       for (int x = box.x; x <= box.z; ++x) {
+        if (culling && tile_closed(x, y)) continue;
         keys[place] = uint(y) * u_tiles.x + uint(x);
 #ifdef FXSIM_RECORDS
         records[place] = p;
@@ -412,7 +429,8 @@ void main() {
 }
 
 std::string blend_source(const std::string& defines, int samples, bool counting) {
-  return kernel_header(defines + fmt::format("#define FXSIM_SAMPLES {}\n", samples) +
+  return kernel_header(defines + fmt::format("#define FXSIM_SAMPLES {}\n#define FXSIM_OPAQUE_BELOW {}\n", samples,
+                                            kOpaqueBelowGlsl) +
                        (counting ? "#define FXSIM_COUNT_SAMPLES\n" : "")) +
          kSpriteGeometryGlsl +
          kFogGlsl + kLightingGlsl + kSpriteShadingGlsl + kOccludersGlsl + kPixelSamplesGlsl + kGroupRowsGlsl + R"(
@@ -429,6 +447,12 @@ layout(std430, binding = 8) readonly buffer Boxes { uint boxes[]; };  // beside 
 uniform vec2 u_sample_positions[FXSIM_SAMPLES];  // within the pixel, as the frame's multisampling places them
 uniform bool u_additive;
 uniform bool u_clamp;          // the frame is fixed point: GL clamps each fragment's colour to [0, 1]
+// A batch drawn in parts front to back (render/parts_front_to_back.h): the
+// parts in front, per pixel (1 − .a: what they let through); a pixel stops
+// where its samples' share of that falls below FXSIM_OPAQUE_BELOW, as without parts.
+uniform bool u_carrying;
+layout(rgba32f, binding = 1) readonly uniform image2D u_carry;
+float g_stop = FXSIM_OPAQUE_BELOW;  // the share of this part's light behind below which the pixel stops
 // The segments: (tile, first entry, end entry, partial slot + 1, or 0 for a
 // tile of one segment, blended straight into the layer), front (newest) first within a tile.
 layout(std430, binding = 6) readonly buffer Segments { uvec4 segments[]; };  // one a work group
@@ -577,7 +601,7 @@ bool draw_entry(uint e, vec2 pixel, uint mine) {
   if (second != 0u) draw_triangle(p, v2, v1, v3, p.w.zyw, vec2(0, 1), vec2(1, 0), vec2(1, 1), second, pixel);
   if (u_additive) return false;
   for (int k = 0; k < FXSIM_SAMPLES; ++k)
-    if (through[k] >= 1.0 / 4096.0) return false;
+    if (through[k] >= g_stop) return false;
   return true;
 }
 
@@ -616,7 +640,9 @@ void main() {
   uint mine = (1u << local.x) | (1u << (16 + local.y));
   clear_samples();
   bool inside = pixel.x < int(u_viewport.x) && pixel.y < int(u_viewport.y);
-  if (inside && s.z > s.y) {  // the segment's share of the tile's list, newest first
+  float carried = u_carrying && inside ? 1.0 - imageLoad(u_carry, pixel).a : 1.0;
+  if (inside && s.z > s.y && carried >= FXSIM_OPAQUE_BELOW) {  // the segment's share of the tile's list, newest first
+    g_stop = FXSIM_OPAQUE_BELOW / carried;
     find_occluders(vec2(pixel));
     for (uint e = s.z; e > s.y; --e)
       if (draw_entry(e - 1u, vec2(pixel), mine)) break;
@@ -735,35 +761,46 @@ bool ComputeRasteriser::draw(const DeviceBuffer& instances, size_t count, int wi
   BoundFrameSamples frame = bound_frame_samples();
   frame.positions.resize(size_t(samples), glm::vec2(0.5f));  // (the caller's count picks the blend program)
   // A storage binding holds at most max_storage_block_bytes (2 GiB on NVIDIA's
-  // GL): larger batches go in consecutive parts, each composited over the
-  // frame after the one before, as drawing them in order would. A part whose
-  // tile lists would not fit (records: 96 bytes a pair) is tried again at
-  // half the size, and so on (the size then holds for the rest of the
-  // batch), in whole multiples of 16 sprites, so that a part's instances
-  // start at a multiple of 256 bytes, an offset every GL binds.
+  // GL): larger batches (or, with set_part_sprites, batches of more than
+  // that) are drawn in parts, the newest first, each behind the ones before
+  // (render/parts_front_to_back.h), and the whole then composited over the
+  // frame. A part whose tile lists would not fit (records: 96 bytes a pair)
+  // is tried again at half the size, and so on (the size then holds for the
+  // rest of the batch). Parts start at multiples of the size, a multiple of
+  // 16 sprites, so that a part's instances start at a multiple of 256 bytes,
+  // an offset every GL binds.
   const size_t limit = compute_limits().max_storage_block_bytes;
   size_t part = std::max<size_t>(256, std::min(limit / kPreparedBytes, limit / sizeof(SpriteInstance)) / 256 * 256);
-  for (size_t first = 0; first < count;) {
-    const size_t n = std::min(part, count - first);
-    if (draw_part(instances, first, n, width, height, frame, additive, camera, occluders, set_look, draw_near)) {
-      first += n;
+  if (part_sprites_ > 0) part = std::min(part, std::max<size_t>(16, part_sprites_ / 16 * 16));
+  bool in_parts = false;
+  for (size_t end = count; end > 0;) {
+    const size_t first = (end - 1) / part * part;
+    if (!in_parts && !(first == 0 && end == count)) {
+      parts_.begin(width, height, kTile);
+      in_parts = true;
+    }
+    if (draw_part(instances, first, end - first, width, height, frame, additive, camera, occluders, set_look,
+                  draw_near, in_parts)) {
+      end = first;
       continue;
     }
-    if (n > 16) {
-      part = std::max<size_t>(16, n / 2 / 16 * 16);
+    if (end - first > 16) {
+      part = std::max<size_t>(16, (end - first) / 2 / 16 * 16);
       continue;
     }
-    if (first == 0) return false;  // nothing drawn yet: the GL path draws it all
+    if (end == count) return false;  // nothing drawn yet: the GL path draws it all
     throw FxError(ExitCode::no_gl, fmt::format("the compute rasteriser's tile lists for sprites {}-{} exceed the GL's "
-                                               "storage blocks; draw with --rasteriser gl", first, first + n - 1));
+                                               "storage blocks; draw with --rasteriser gl", first, end - 1));
   }
+  if (in_parts) parts_.composite_over_frame();
   return true;
 }
 
 std::optional<size_t> ComputeRasteriser::draw_part(const DeviceBuffer& instances, size_t first, size_t count,
                                                    int width, int height, const BoundFrameSamples& frame, bool additive,
                                                    const CameraPose& camera, const SpriteOccluders& occluders,
-                                                   const LookSetter& set_look, const NearDrawer& draw_near) {
+                                                   const LookSetter& set_look, const NearDrawer& draw_near,
+                                                   bool in_parts) {
   if (count == 0) return 0;
   StageClock clock(profiling_);
   clock.mark(0);
@@ -804,6 +841,12 @@ std::optional<size_t> ComputeRasteriser::draw_part(const DeviceBuffer& instances
     glProgramUniform1f(program, glGetUniformLocation(program, "u_far"), camera.far_plane);
   };
   set_occluders(setup_.program().get());
+  // Behind parts drawn before (in front): their opaque tiles take no pairs.
+  const bool culling = in_parts && parts_.started();
+  for (ComputeKernel* kernel : {&setup_, &duplicate_, &duplicate_records_}) {
+    glProgramUniform1i(kernel->program().get(), glGetUniformLocation(kernel->program().get(), "u_culling"), culling);
+    kernel->bind(9, parts_.open());
+  }
   setup_.set_params(1, tiles);
   setup_.bind_range(0, instances, first * sizeof(SpriteInstance), count * sizeof(SpriteInstance));
   setup_.bind(1, prepared_);
@@ -835,7 +878,8 @@ std::optional<size_t> ComputeRasteriser::draw_part(const DeviceBuffer& instances
   records = tile_lists_ == TileLists::automatic ? count >= kRecordsFrom && size_t(totals[2]) * 2 >= count
                                                : tile_lists_ == TileLists::records;
   clock.mark(1);
-  // Drawn by GL after this part's tiles (or alone, when nothing else is).
+  // Drawn by GL after this part's tiles (or alone, when nothing else is);
+  // for a batch in parts, before any is composited: beneath the batch.
   const auto finish = [&] {
     if (near == 0) return;
     near_.reserve_growing(size_t(near) * sizeof(SpriteInstance), DeviceBuffer::Use::kernels,
@@ -930,8 +974,11 @@ std::optional<size_t> ComputeRasteriser::draw_part(const DeviceBuffer& instances
   glUniform2fv(glGetUniformLocation(program, "u_sample_positions"), samples, glm::value_ptr(frame.positions[0]));
   glUniform1i(glGetUniformLocation(program, "u_additive"), additive);
   glUniform1i(glGetUniformLocation(program, "u_clamp"), frame.clamped);
+  glUniform1i(glGetUniformLocation(program, "u_carrying"), culling);
   set_occluders(program);
   glBindImageTexture(0, layer, 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RGBA32F);
+  // What the parts in front let through (read where culling; bound anyway: the image is declared).
+  glBindImageTexture(1, in_parts ? parts_.texture() : layer, 0, GL_FALSE, 0, GL_READ_ONLY, GL_RGBA32F);
   blend.set_params(1, tiles);
   if (!records) blend.bind(1, prepared_);
   blend.bind(4, entries);
@@ -960,8 +1007,10 @@ std::optional<size_t> ComputeRasteriser::draw_part(const DeviceBuffer& instances
   clock.mark(5);
   glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT);
 
-  // 5. The tiles' light over the frame: colour + transmittance × what is there.
-  layer_.composite_over_frame();
+  // 5. The tiles' light over the frame (colour + transmittance × what is
+  // there), or, for a part, behind the parts before it.
+  if (in_parts) parts_.add_behind(layer);
+  else layer_.composite_over_frame();
   clock.mark(6);
   finish();
   record();

@@ -48,6 +48,7 @@
 #include "render/device_sort.h"
 #include "render/frame_layer.h"
 #include "render/gl_objects.h"
+#include "render/parts_front_to_back.h"
 
 namespace fxsim {
 
@@ -107,13 +108,17 @@ class ComputeRasteriser {
   uint64_t samples_blended() const;
   const ComputeStageTimes& stage_times() const { return stage_times_; }
   void set_tile_lists(TileLists form) { tile_lists_ = form; }
+  // Draw batches of more than `sprites` sprites (rounded down to a multiple
+  // of 16) in parts of that many or fewer; 0: as many as the GL's storage
+  // blocks hold (--part-sprites: less memory, and the tests' way to draw in parts).
+  void set_part_sprites(size_t sprites) { part_sprites_ = sprites; }
 
  private:
   // One part of a draw; its (tile, sprite) pairs, or nothing when they do not fit a storage block.
   std::optional<size_t> draw_part(const DeviceBuffer& instances, size_t first, size_t count, int width, int height,
                                   const BoundFrameSamples& frame, bool additive, const CameraPose& camera,
                                   const SpriteOccluders& occluders, const LookSetter& set_look,
-                                  const NearDrawer& draw_near);
+                                  const NearDrawer& draw_near, bool in_parts);
 
   std::string defines_;
   ComputeKernel& blend_kernel(int samples, bool records);  // for the counting_ in force
@@ -132,6 +137,8 @@ class ComputeRasteriser {
   DeviceBuffer counts_read_;  // what the host reads, copied where it reads it quickly
   DeviceBuffer blended_;                    // counting: samples blended, 64 bits as two words (low, high)
   FrameLayer layer_;
+  PartsFrontToBack parts_;  // a batch drawn in parts
+  size_t part_sprites_ = 0;
   bool profiling_ = false, counting_ = false;
   TileLists tile_lists_ = TileLists::automatic;
   ComputeStageTimes stage_times_;

@@ -21,9 +21,10 @@ BackendChoice parse_backend_choice(const std::string& name) {
 }
 
 RasteriserChoice sprite_rasteriser(const std::string& name, const EglContext& context, const std::string& fill,
-                                   int threads, const std::string& tile_lists) {
+                                   int threads, const std::string& tile_lists, size_t part_sprites) {
   RasteriserChoice choice;
   choice.threads = threads;
+  choice.part_sprites = part_sprites;
   choice.software = context.software();
   choice.compute_shaders = has_compute(context);
   if (fill == "auto") choice.fill = FillResolution::automatic;

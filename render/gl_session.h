@@ -30,10 +30,11 @@ Backend choose_backend(BackendChoice requested, const EglContext& context);
 // without compute shaders (nothing to measure with) draws at full size.
 // `threads`: the CPU rasteriser's (--threads; 0: every hardware thread).
 // `tile_lists`: what the compute rasteriser's tile lists hold, by name (auto,
-// indices, records: render/compute_rasteriser.h TileLists).
+// indices, records: render/compute_rasteriser.h TileLists). `part_sprites`:
+// the compute rasteriser's most sprites a part (0: what the GL's storage holds).
 RasteriserChoice sprite_rasteriser(const std::string& name, const EglContext& context,
                                    const std::string& fill = "auto", int threads = 0,
-                                   const std::string& tile_lists = "auto");
+                                   const std::string& tile_lists = "auto", size_t part_sprites = 0);
 
 class GlSession {
  public:

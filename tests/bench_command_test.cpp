@@ -59,6 +59,32 @@ TEST(BenchCommand, ARasteriserChosenIsMeasuredAloneWithItsStages) {
 
 // --tile-lists reaches the compute rasteriser: the stages say how many draws'
 // lists held records (auto's choice needs 1.4 M sprites a draw: not here).
+TEST(BenchCommand, PartsBehindTilesTheNewerPartsTurnedOpaqueListNoPairsThere) {
+  // 2000 opaque flakes a metre and a half wide filling the view, in parts
+  // of 256: the newest parts cover the frame many times over, and the
+  // tiles they close take no pairs from the parts behind.
+  TempDir dir("bench-parts");
+  write_text_file(dir / "wall.json", R"({"fxsim": 1, "seed": 3, "output": {"width": 64, "height": 64, "frames": 1, "background": "#000000"},
+    "camera": {"position": [0, 2, 10], "target": [0, 2, 0], "fov": 30}, "environment": {"ground": null},
+    "emitters": [{"type": "snow", "max_particles": 2000, "size": 1.5, "opacity": 1, "color": "#ffffff",
+      "motion": "constant", "velocity": [0, 0, 0], "velocity_variation": [0, 0, 0], "sway": null,
+      "region": {"center": [0, 2, 0], "size": [6, 6, 1]}}]})");
+  double pairs[2] = {0, 0};
+  int draws[2] = {0, 0};
+  for (int k = 0; k < 2; ++k) {
+    const CliResult r = run_fxsim(fmt::format("bench --scene '{}' --steps 1 --frames 1 --rasteriser compute "
+                                              "--part-sprites {}", (dir / "wall.json").string(), k == 0 ? 0 : 256));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(r.out, m, std::regex(R"(sprites in ([0-9.e+-]+) M \(tile, sprite\) pairs; \d+ of (\d+) draws)")))
+        << r.out;
+    pairs[k] = std::stod(m[1]);
+    draws[k] = std::stoi(m[2]);
+  }
+  EXPECT_EQ(draws[1], draws[0] * 8);  // 2000 flakes: 8 parts a frame
+  EXPECT_LT(pairs[1], pairs[0] * 0.8) << pairs[0] << " M pairs whole, " << pairs[1] << " M in parts";
+}
+
 TEST(BenchCommand, TheTileListsChosenAreTheOnesDrawn) {
   for (const char* form : {"records", "indices", "auto"}) {
     const CliResult r = run_fxsim(fmt::format(

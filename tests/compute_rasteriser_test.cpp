@@ -122,6 +122,24 @@ TEST(ComputeRasteriser, TilesWhoseFrontTurnsOpaqueAreDrawnWhole) {
   EXPECT_GT(compute.rgba[(16 * 32 + 16) * 4], 200);  // (GL: 218; a flake is soft at its rim)
 }
 
+TEST(ComputeRasteriser, ABatchDrawnInPartsNewestFirstLooksAsOneDrawnWhole) {
+  // Parts of 256 sprites, each behind the parts drawn before it (the
+  // newer): flakes, lit flakes, rain over a plate, a fountain's streaks and
+  // mist; and the same bytes again.
+  TempDir dir("compute-parts");
+  const std::string parts = "--part-sprites 256 --width 160 --height 90";
+  expect_same_frame(dir, example("snow"), 24, parts);
+  expect_same_frame(dir, example("snow-streetlamp"), 1, parts);
+  expect_same_frame(dir, example("rain-over-plate"), 1, "--part-sprites 256 --width 320 --height 180");
+  expect_same_frame(dir, example("fountain-windy"), 48, parts);
+  const std::string again = fmt::format("{}-again", (dir / "fountain-windy").string());
+  ASSERT_EQ(run_fxsim(fmt::format("render '{}' {} --frames 48 -q --rasteriser compute -o '{}-#.png'",
+                                  example("fountain-windy").string(), parts, again))
+                .exit_code,
+            0);
+  EXPECT_EQ(read_text_file(dir / "fountain-windy-compute-48.png"), read_text_file(again + "-48.png"));
+}
+
 TEST(ComputeRasteriser, AnUnknownRasteriserIsAUsageError) {
   const CliResult r = run_fxsim(fmt::format("render '{}' --rasteriser vulkan -q -o /dev/null", example("snow").string()));
   EXPECT_EQ(r.exit_code, 64) << r.err;
