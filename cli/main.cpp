@@ -30,9 +30,10 @@ constexpr const char* kTileListsHelp =
     "sorted with its tile, read in order: faster where millions of sprites lie in no screen order, such as rain "
     "and snow) or auto (records for such draws of 1.4 M sprites or more); the frames are the same bytes either way";
 constexpr const char* kPartSpritesHelp =
-    "the compute rasteriser draws a batch of more than N sprites (rounded down to a multiple of 16) in parts of N "
-    "or fewer, newest first, skipping what the parts in front hide (less GPU memory; 0, the default: parts as "
-    "large as the GL's storage blocks hold)";
+    "the compute rasteriser draws batches in parts of at most N sprites (N rounded down to a multiple of 16, at "
+    "least 16), newest first, each skipping what the parts in front hide: less GPU memory; the edges of opaque "
+    "sprites may differ slightly from a batch drawn whole (0, the default: parts as large as the GL's storage "
+    "blocks hold)";
 }  // namespace
 
 int main(int argc, char** argv) {

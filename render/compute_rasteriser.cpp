@@ -796,8 +796,35 @@ bool ComputeRasteriser::draw(const DeviceBuffer& instances, size_t count, int wi
     throw FxError(ExitCode::no_gl, fmt::format("the compute rasteriser's tile lists for sprites {}-{} exceed the GL's "
                                                "storage blocks; draw with --rasteriser gl", first, end - 1));
   }
-  if (in_parts) parts_.composite_over_frame();
+  if (in_parts) {
+    // The carried light over the frame (if any part had pairs: else there
+    // is none), then the parts' sprites at the near plane, oldest part first.
+    StageClock clock(profiling_);
+    clock.mark(0);
+    if (parts_.started()) parts_.composite_over_frame();
+    clock.mark(1);
+    if (profiling_) stage_times_.composite += clock.intervals()[0];
+    for (auto kept = near_kept_.rbegin(); kept != near_kept_.rend(); ++kept) {
+      near_.reserve_growing(kept->count * sizeof(SpriteInstance), DeviceBuffer::Use::kernels,
+                            "sprites at the near plane");
+      near_.copy_from(near_batch_, kept->count * sizeof(SpriteInstance), kept->offset * sizeof(SpriteInstance), 0);
+      draw_near(near_, kept->count);
+    }
+    near_kept_.clear();
+  }
   return true;
+}
+
+void ComputeRasteriser::keep_near(size_t count) {
+  const size_t kept = near_kept_.empty() ? 0 : near_kept_.back().offset + near_kept_.back().count;
+  const size_t bytes = (kept + count) * sizeof(SpriteInstance);
+  if (bytes > near_batch_.bytes()) {  // grown, keeping what it holds
+    DeviceBuffer grown(2 * bytes, DeviceBuffer::Use::kernels, "a batch's sprites at the near plane");
+    if (kept > 0) grown.copy_from(near_batch_, kept * sizeof(SpriteInstance));
+    near_batch_ = std::move(grown);
+  }
+  near_batch_.copy_from(near_, count * sizeof(SpriteInstance), 0, kept * sizeof(SpriteInstance));
+  near_kept_.push_back({kept, count});
 }
 
 std::optional<size_t> ComputeRasteriser::draw_part(const DeviceBuffer& instances, size_t first, size_t count,
@@ -883,7 +910,7 @@ std::optional<size_t> ComputeRasteriser::draw_part(const DeviceBuffer& instances
                                                : tile_lists_ == TileLists::records;
   clock.mark(1);
   // Drawn by GL after this part's tiles (or alone, when nothing else is);
-  // for a batch in parts, before any is composited: beneath the batch.
+  // for a batch in parts, kept until the whole batch is over the frame.
   const auto finish = [&] {
     if (near == 0) return;
     near_.reserve_growing(size_t(near) * sizeof(SpriteInstance), DeviceBuffer::Use::kernels,
@@ -892,7 +919,8 @@ std::optional<size_t> ComputeRasteriser::draw_part(const DeviceBuffer& instances
     gather_near_.bind(3, near_places_);
     gather_near_.bind(6, near_);
     gather_near_.dispatch(count);
-    draw_near(near_, near);
+    if (in_parts) keep_near(near);
+    else draw_near(near_, near);
   };
   if (pairs == 0) {
     finish();

@@ -31,7 +31,8 @@
 // Depth: the ground (a plane) and the plate's depth hide what is behind
 // them, as the depth buffer does for the GL path. Sprites reaching through
 // the near plane (a flake brushing the lens) need clipping: they are
-// gathered in order and handed back to be drawn by GL after the rest.
+// gathered in order and handed back to be drawn by GL after the rest (of
+// their part, or of the batch where it is drawn in parts).
 #include <cstddef>
 #include <functional>
 #include <map>
@@ -68,7 +69,7 @@ struct ComputeStageTimes {
   double ranges = 0;      // and the tiles' ranges and the pairs' boxes, and the lists cut in segments
   double lists() const { return pairs_time + sort + ranges; }
   double blend = 0;       // the tiles' pixels
-  double composite = 0;   // over the frame
+  double composite = 0;   // over the frame (a batch in parts: each part behind the ones before, and the whole over the frame)
   size_t sprites = 0, pairs = 0, draws = 0;
   size_t record_draws = 0;  // draws whose tile lists carried the sprites' records
 };
@@ -93,7 +94,8 @@ class ComputeRasteriser {
   // blocks: the caller draws the batch with the GL path. `set_look` sets the look's
   // uniforms on the blend program a part draws with (it depends on what its
   // tile lists hold); `draw_near` draws the sprites crossing the near plane
-  // (SpriteInstances, in order) with GL.
+  // (SpriteInstances, in order) with GL, after the tiles of their part (of
+  // the whole batch, for a batch drawn in parts).
   using LookSetter = std::function<void(const GlProgram& blend)>;
   using NearDrawer = std::function<void(const DeviceBuffer& near, size_t count)>;
   bool draw(const DeviceBuffer& instances, size_t count, int width, int height, int samples, bool additive,
@@ -108,9 +110,9 @@ class ComputeRasteriser {
   uint64_t samples_blended() const;
   const ComputeStageTimes& stage_times() const { return stage_times_; }
   void set_tile_lists(TileLists form) { tile_lists_ = form; }
-  // Draw batches of more than `sprites` sprites (rounded down to a multiple
-  // of 16) in parts of that many or fewer; 0: as many as the GL's storage
-  // blocks hold (--part-sprites: less memory, and the tests' way to draw in parts).
+  // Draw in parts of at most `sprites` sprites, rounded down to a multiple
+  // of 16 (at least 16); 0: as many as the GL's storage blocks hold
+  // (--part-sprites: less memory, and the tests' way to draw in parts).
   void set_part_sprites(size_t sprites) { part_sprites_ = sprites; }
 
  private:
@@ -119,6 +121,9 @@ class ComputeRasteriser {
                                   const BoundFrameSamples& frame, bool additive, const CameraPose& camera,
                                   const SpriteOccluders& occluders, const LookSetter& set_look,
                                   const NearDrawer& draw_near, bool in_parts);
+  // Keeps the `count` sprites at the near plane that near_ holds, for the
+  // end of a batch in parts.
+  void keep_near(size_t count);
 
   std::string defines_;
   ComputeKernel& blend_kernel(int samples, bool records);  // for the counting_ in force
@@ -138,6 +143,13 @@ class ComputeRasteriser {
   DeviceBuffer blended_;                    // counting: samples blended, 64 bits as two words (low, high)
   FrameLayer layer_;
   PartsFrontToBack parts_;  // a batch drawn in parts
+  // Its parts' sprites at the near plane (SpriteInstances), in the order
+  // the parts were drawn (newest first): where each part's start and how many.
+  DeviceBuffer near_batch_;
+  struct KeptNear {
+    size_t offset, count;
+  };
+  std::vector<KeptNear> near_kept_;
   size_t part_sprites_ = 0;
   bool profiling_ = false, counting_ = false;
   TileLists tile_lists_ = TileLists::automatic;

@@ -375,7 +375,8 @@ bool SpritePass::draw_with_compute(const SpriteBatch& batch, const EmitterSettin
   occluders.ground_extent = camera_.far_plane * kGroundExtentOfFar;
   occluders.plate_depth = plate_depth_;
   // Sprites reaching through the near plane are drawn by GL (which clips
-  // them) after the rest of their part: they are the nearest.
+  // them) after the rest of their part (of the batch, where it is drawn in
+  // parts): they are the nearest.
   const auto draw_near = [&](const DeviceBuffer& near, size_t near_count) {
     draw_instances(near.gl_name(), near_count, batch, emitter, texture, SpriteOutput::colour);
   };

@@ -57,8 +57,6 @@ TEST(BenchCommand, ARasteriserChosenIsMeasuredAloneWithItsStages) {
   EXPECT_NE(r.out.find("end to end with PNG files"), std::string::npos) << r.out;
 }
 
-// --tile-lists reaches the compute rasteriser: the stages say how many draws'
-// lists held records (auto's choice needs 1.4 M sprites a draw: not here).
 TEST(BenchCommand, PartsBehindTilesTheNewerPartsTurnedOpaqueListNoPairsThere) {
   // 2000 opaque flakes a metre and a half wide filling the view, in parts
   // of 256: the newest parts cover the frame many times over, and the
@@ -85,6 +83,8 @@ TEST(BenchCommand, PartsBehindTilesTheNewerPartsTurnedOpaqueListNoPairsThere) {
   EXPECT_LT(pairs[1], pairs[0] * 0.8) << pairs[0] << " M pairs whole, " << pairs[1] << " M in parts";
 }
 
+// --tile-lists reaches the compute rasteriser: the stages say how many draws'
+// lists held records (auto's choice needs 1.4 M sprites a draw: not here).
 TEST(BenchCommand, TheTileListsChosenAreTheOnesDrawn) {
   for (const char* form : {"records", "indices", "auto"}) {
     const CliResult r = run_fxsim(fmt::format(

@@ -53,11 +53,15 @@ constexpr const char* kNearScene = R"({"fxsim": 1, "output": {"width": 96, "heig
       "color": "#ffffff", "motion": "constant", "velocity": [0, 0, 0], "velocity_variation": [0, 0, 0], "sway": null,
       "region": {"center": [0.3, 2, 9.9], "size": [0.001, 0.001, 0.001]}}]})";
 
-void expect_near_sprite_drawn(const std::string& rasteriser) {
+// `flakes` of them in one place; `extra`: the other rasteriser's options.
+void expect_near_sprite_drawn(const std::string& rasteriser, int flakes = 1, const std::string& extra = "") {
   TempDir dir(rasteriser + "-near");
-  write_text_file(dir / "near.json", kNearScene);
+  std::string scene = kNearScene;
+  const std::string one = "\"max_particles\": 1,";
+  scene.replace(scene.find(one), one.size(), fmt::format("\"max_particles\": {},", flakes));
+  write_text_file(dir / "near.json", scene);
   const Image gl = render_with(dir, dir / "near.json", "gl", 1, "");
-  const Image other = render_with(dir, dir / "near.json", rasteriser, 1, "");
+  const Image other = render_with(dir, dir / "near.json", rasteriser, 1, extra);
   size_t lit = 0;
   for (size_t i = 0; i < gl.rgba.size(); i += 4) lit += gl.rgba[i] > 20;
   ASSERT_GT(lit, gl.rgba.size() / 4 / 10);  // the flake covers a good part of the frame
@@ -88,6 +92,11 @@ TEST(ComputeRasteriser, RepeatedRunsWriteTheSameBytes) {
 }
 
 TEST(ComputeRasteriser, ASpriteReachingThroughTheNearPlaneIsDrawnAsGlClipsIt) { expect_near_sprite_drawn("compute"); }
+
+TEST(ComputeRasteriser, SpritesReachingThroughTheNearPlaneOfABatchInPartsAreDrawn) {
+  // 40 such flakes in parts of 16: each part's are kept, and drawn once the batch is in.
+  expect_near_sprite_drawn("compute", 40, "--part-sprites 16");
+}
 
 namespace {
 // 4000 white flakes of `opacity` in a few pixels: each tile lists more
@@ -138,6 +147,24 @@ TEST(ComputeRasteriser, ABatchDrawnInPartsNewestFirstLooksAsOneDrawnWhole) {
                 .exit_code,
             0);
   EXPECT_EQ(read_text_file(dir / "fountain-windy-compute-48.png"), read_text_file(again + "-48.png"));
+}
+
+TEST(ComputeRasteriser, ABatchInPartsThatDrawsNothingAddsNothing) {
+  // Two batches in parts of 16: lit flakes in front of the eye, then
+  // (nearer, so drawn after them) flakes behind it, none of which reaches
+  // a tile: the second must not put the first's light over the frame again.
+  TempDir dir("compute-parts-empty");
+  write_text_file(dir / "behind.json", R"({"fxsim": 1, "seed": 2, "output": {"width": 64, "height": 48, "frames": 1, "background": "#000000"},
+    "camera": {"position": [0, 2, 10], "target": [0, 2, 0], "fov": 40}, "environment": {"ground": null},
+    "emitters": [
+      {"type": "snow", "max_particles": 200, "size": 0.3, "opacity": 0.8, "color": "#ffffff", "motion": "constant",
+       "velocity": [0, 0, 0], "velocity_variation": [0, 0, 0], "sway": null, "region": {"center": [0, 2, 0], "size": [4, 3, 1]}},
+      {"type": "snow", "max_particles": 200, "size": 0.3, "opacity": 0.8, "color": "#ffffff", "motion": "constant",
+       "velocity": [0, 0, 0], "velocity_variation": [0, 0, 0], "sway": null, "region": {"center": [0, 2, 12], "size": [4, 3, 1]}}]})");
+  const Image gl = render_with(dir, dir / "behind.json", "gl", 1, "");
+  const Image parts = render_with(dir, dir / "behind.json", "compute", 1, "--part-sprites 16");
+  const ImageComparison c = compare_images(gl, parts, kGoldenTolerance);
+  EXPECT_NE(c.verdict, CompareVerdict::failure) << c.fail_percent() << " % of pixels over 3/255, max " << c.max * 255;
 }
 
 TEST(ComputeRasteriser, AnUnknownRasteriserIsAUsageError) {
