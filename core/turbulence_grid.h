@@ -40,6 +40,11 @@ constexpr int kTurbulencePointFloats = 4;
 // computed on its own).
 std::vector<float> turbulence_slice_grid(uint32_t slice_seed, ThreadPool* threads = nullptr);
 
+// The widest vectors TurbulenceField::sample uses where the CPU has them:
+// 16 floats (AVX-512, the default), 8 (AVX2) or 1 (one particle at a
+// time). The results are the same bits whichever (tests compare each with at()).
+void limit_turbulence_vector_width(int lanes);
+
 // The turbulence velocity at one moment, in m/s, on the grid; `scale` is the
 // feature size in metres (the grid's spacing is scale / kTurbulenceSamplesPerCell).
 //

@@ -137,15 +137,22 @@ TEST(Wind, TurbulenceBatchSamplingIsThePointSamplingBitForBit) {
   for (int c = 0; c < 3; ++c) out[c].assign(n, 0.0f);
   const float* const pp[3] = {p[0].data(), p[1].data(), p[2].data()};
   float* const op[3] = {out[0].data(), out[1].data(), out[2].data()};
-  for (size_t begin : {size_t(0), size_t(3)}) {  // also starting off the 8-particle stride
-    field.sample(pp, begin, n, op);
-    for (size_t i = begin; i < n; ++i) {
-      const glm::vec3 one = field.at({p[0][i], p[1][i], p[2][i]});
-      for (int c = 0; c < 3; ++c)
-        ASSERT_EQ(std::memcmp(&out[c][i - begin], &one[c], 4), 0)
-            << "particle " << i << " at (" << p[0][i] << ", " << p[1][i] << ", " << p[2][i] << "), component " << c;
+  // Each vector width the CPU has (AVX-512, AVX2, none), also starting off
+  // the 8- and 16-particle strides (3; 11: a block's last 8 by AVX2).
+  for (int lanes : {16, 8, 1}) {
+    limit_turbulence_vector_width(lanes);
+    for (size_t begin : {size_t(0), size_t(3), size_t(11)}) {
+      field.sample(pp, begin, n, op);
+      for (size_t i = begin; i < n; ++i) {
+        const glm::vec3 one = field.at({p[0][i], p[1][i], p[2][i]});
+        for (int c = 0; c < 3; ++c)
+          ASSERT_EQ(std::memcmp(&out[c][i - begin], &one[c], 4), 0)
+              << lanes << " lanes, particle " << i << " at (" << p[0][i] << ", " << p[1][i] << ", " << p[2][i]
+              << "), component " << c;
+      }
     }
   }
+  limit_turbulence_vector_width(16);
 }
 
 // Slices built by a pool of threads are the serial ones bit for bit; a
