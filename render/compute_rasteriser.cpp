@@ -22,6 +22,7 @@ namespace {
 // (tile, sprite) pairs and the blend's time (1.14 → 2.61 s).
 constexpr int kTile = 16;
 static_assert(kTile == 16, "tile_pixel's blocks of 4 x 8 pixels tile a 16 x 16 tile");
+static_assert(kTile == PartsFrontToBack::kTile, "a batch in parts marks the tiles the rasteriser lists");
 constexpr size_t kPreparedBytes = 96;  // GLSL Prepared
 constexpr const char* kRecordsDefine = "#define FXSIM_RECORDS\n";  // tile lists of records (duplicate_source)
 // A tile's list is walked in segments, each by its own work group, and the
@@ -780,7 +781,7 @@ bool ComputeRasteriser::draw(const DeviceBuffer& instances, size_t count, int wi
   for (size_t end = count; end > 0;) {
     const size_t first = (end - 1) / part * part;
     if (!in_parts && !(first == 0 && end == count)) {
-      parts_.begin(width, height, kTile);
+      parts_.begin(width, height);
       in_parts = true;
     }
     if (draw_part(instances, first, end - first, width, height, frame, additive, camera, occluders, set_look,

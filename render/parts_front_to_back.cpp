@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 #include <algorithm>
-#include <stdexcept>
 
 #include "render/shader.h"
 
@@ -38,26 +37,22 @@ void main() {
 )";
 }
 
-constexpr int kTileForKernel = 16;  // the compute rasteriser's tiles
 }  // namespace
 
 PartsFrontToBack::PartsFrontToBack()
     : open_(16, DeviceBuffer::Use::kernels, "the open tiles of a batch drawn in parts"),
-      behind_(behind_source(kTileForKernel)) {}
+      behind_(behind_source(kTile)) {}
 
-void PartsFrontToBack::begin(int width, int height, int tile) {
-  if (tile != kTileForKernel) throw std::logic_error("PartsFrontToBack: tiles of 16 pixels");
+void PartsFrontToBack::begin(int width, int height) {
   carried_.texture(width, height);
   width_ = width;
   height_ = height;
-  tile_ = tile;
   first_ = true;  // add_behind() starts from nothing: no clear
-  const size_t tiles = size_t((width + tile - 1) / tile) * size_t((height + tile - 1) / tile);
-  open_.reserve(tiles * 4, DeviceBuffer::Use::kernels, "the open tiles of a batch drawn in parts");
+  tiles_ = size_t((width + kTile - 1) / kTile) * size_t((height + kTile - 1) / kTile);
+  open_.reserve(tiles_ * 4, DeviceBuffer::Use::kernels, "the open tiles of a batch drawn in parts");
 }
 
 void PartsFrontToBack::add_behind(GLuint layer) {
-  const size_t tiles = size_t((width_ + tile_ - 1) / tile_) * size_t((height_ + tile_ - 1) / tile_);
   glMemoryBarrier(GL_SHADER_IMAGE_ACCESS_BARRIER_BIT);  // the blend's and the merge's stores to the layer
   glUseProgram(behind_.program().get());
   glUniform2i(uniform(behind_.program(), "u_size"), width_, height_);
@@ -65,9 +60,9 @@ void PartsFrontToBack::add_behind(GLuint layer) {
   first_ = false;
   glBindImageTexture(0, layer, 0, GL_FALSE, 0, GL_READ_ONLY, GL_RGBA32F);
   glBindImageTexture(1, carried_.texture(width_, height_), 0, GL_FALSE, 0, GL_READ_WRITE, GL_RGBA32F);
-  open_.fill(0, 0, tiles * 4);
+  open_.fill(0, 0, tiles_ * 4);
   behind_.bind(9, open_);
-  behind_.dispatch(tiles, std::min<size_t>(tiles, 65535));
+  behind_.dispatch(tiles_, std::min<size_t>(tiles_, 65535));
   glMemoryBarrier(GL_SHADER_IMAGE_ACCESS_BARRIER_BIT | GL_TEXTURE_FETCH_BARRIER_BIT);
 }
 

@@ -25,10 +25,11 @@ constexpr const char* kOpaqueBelowGlsl = "(1.0 / 4096.0)";
 
 class PartsFrontToBack {
  public:
+  static constexpr int kTile = 16;  // pixels a side of a tile: the compute rasteriser's
   PartsFrontToBack();
   // Nothing carried yet (no light gathered, all of it let through), for a
-  // frame of width × height in tiles of `tile` pixels a side.
-  void begin(int width, int height, int tile);
+  // frame of width × height.
+  void begin(int width, int height);
   // Per pixel (colour gathered, coverage) as a layer, RGBA32F: the blend
   // reads the coverage to stop where the parts in front turned the pixel opaque.
   GLuint texture() { return carried_.texture(width_, height_); }
@@ -45,7 +46,8 @@ class PartsFrontToBack {
 
  private:
   FrameLayer carried_;
-  int width_ = 0, height_ = 0, tile_ = 1;
+  int width_ = 0, height_ = 0;
+  size_t tiles_ = 0;
   bool first_ = true;
   DeviceBuffer open_;
   ComputeKernel behind_;
