@@ -3,7 +3,9 @@
 // and a value one word or a record of several: least significant digit
 // first, 8 bits a pass, each pass counting the digits per block of 2048
 // pairs, scanning the counts (render/device_scan.h) and scattering every
-// block's pairs to their places in order. Stable, so pairs with equal keys
+// block's pairs to their places in order (each block first ordered by digit
+// in shared memory, so that pairs landing side by side are written side by
+// side). Stable, so pairs with equal keys
 // keep their order, and the result is the same on every run. Records move
 // with their keys, so that what follows reads them in sorted order, where
 // reading them through sorted indices would jump across a large buffer
