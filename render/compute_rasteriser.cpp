@@ -21,10 +21,11 @@ namespace {
 // the H200 (rain, 100 M streaks at 1080p): 8-pixel tiles almost double the
 // (tile, sprite) pairs and the blend's time (1.14 → 2.61 s).
 constexpr int kTile = 16;
-static_assert(kTile == 16, "tile_pixel's blocks of 4 x 8 pixels tile a 16 x 16 tile");
+static_assert(kTile == 16, "tile_pixel's blocks of 4 x 8 (or 2 x 16) pixels tile a 16 x 16 tile");
 static_assert(kTile == PartsFrontToBack::kTile, "a batch in parts marks the tiles the rasteriser lists");
 constexpr size_t kPreparedBytes = 96;  // GLSL Prepared
 constexpr const char* kRecordsDefine = "#define FXSIM_RECORDS\n";  // tile lists of records (duplicate_source)
+constexpr const char* kTallDefine = "#define FXSIM_TALL\n";        // tile_pixel's blocks for tall sprites
 // A tile's list is walked in segments, each by its own work group, and the
 // segments' partial results are merged front to back per sample ("over" is
 // associative): a fountain's jet lists hundreds of thousands of sprites in a
@@ -101,10 +102,19 @@ ivec4 tile_box(Prepared p) {
 // on NVIDIA) cover a block 4 wide and 8 high, not two rows of 16, so a small
 // sprite or a near-vertical streak reaches fewer subgroups (H200, 1080p:
 // rain 10 M blend 95 -> 63 ms, snow 10 M 43 -> 42.6, fountain 5 M 39 -> 36.5;
-// 8 wide and 4 high: 73, 43, 36). The blend and the merge share it.
+// 8 wide and 4 high: 73, 43, 36). Where most sprites are tall (FXSIM_TALL:
+// rain's streaks), blocks 2 wide and 16 high: a streak fills more of the
+// lanes of fewer subgroups (blend, 3 December 2026: rain 10 M 26.1 -> 23.4
+// ms, 100 M 100.6 -> 90.3, 1 000 M 1013 -> 909; but snow 100 M 42.3 -> 48.3
+// and fountain 5 M 21.1 -> 21.9 had they been drawn so).
+// The blend and the merge share it.
 ivec2 tile_pixel(uint index) {
   uint block = index / 32u, lane = index % 32u;
+#ifdef FXSIM_TALL
+  return ivec2(block * 2u + lane % 2u, lane / 2u);
+#else
   return ivec2((block % 4u) * 4u + lane % 4u, (block / 4u) * 8u + lane / 4u);
+#endif
 }
 // A tile's first pixel.
 ivec2 tile_origin(uint tile) { return ivec2(uvec2(tile % u_tiles.x, tile / u_tiles.x) * uint(FXSIM_TILE)); }
@@ -190,12 +200,20 @@ layout(std430, binding = 2) writeonly buffer Counts { uint counts[]; };
 layout(std430, binding = 3) writeonly buffer Near { uint near[]; };  // 1: crossing the near plane
 layout(std430, binding = 4) writeonly buffer Jumps { uint jumps[]; };  // 1: far on screen from the sprite before
 layout(std430, binding = 8) writeonly buffer Bounds { vec4 bounds[]; };  // the quad's pixels: lo.xy, hi.xy
+// How many sprites are drawn, and how many of them are more than twice as
+// tall as wide on screen (the blend's choice of tile_pixel's blocks): summed
+// per work group, then added.
+layout(std430, binding = 5) buffer Shapes { uint drawn_total, tall_total; };
+shared uint s_drawn, s_tall;
 // The tile a sprite's centre falls in (far off when behind the eye).
 vec2 centre_tile(vec3 centre) {
   vec4 clip = u_projection * (u_view * vec4(centre, 1.0));
   return clip.w > 0.0 ? floor(to_pixels(clip) / float(FXSIM_TILE)) : vec2(-1.0e9);
 }
 void main() {
+  if (gl_LocalInvocationIndex == 0u) s_drawn = s_tall = 0u;
+  barrier();
+  uint drawn_here = 0u, tall_here = 0u;
   uint stride = gl_NumWorkGroups.x * 256u;
   for (uint i = gl_GlobalInvocationID.x; i < u_count; i += stride) {
     vec4 a = instances[3u * i], b = instances[3u * i + 1u], c = instances[3u * i + 2u];
@@ -230,8 +248,9 @@ void main() {
     }
     p.head.w = clear ? 1.0 : 0.0;
     sprites[i] = p;
-    bounds[i] = vec4(min(min(p.xy01.xy, p.xy01.zw), min(p.xy23.xy, p.xy23.zw)),
-                     max(max(p.xy01.xy, p.xy01.zw), max(p.xy23.xy, p.xy23.zw)));
+    vec4 bound = vec4(min(min(p.xy01.xy, p.xy01.zw), min(p.xy23.xy, p.xy23.zw)),
+                      max(max(p.xy01.xy, p.xy01.zw), max(p.xy23.xy, p.xy23.zw)));
+    bounds[i] = bound;
     // Nothing to draw here: transparent, reaching through the near plane (GL
     // draws it, clipped, if part of it is in front), or not finite.
     float nearest = min(min(p.w.x, p.w.y), min(p.w.z, p.w.w)), farthest = max(max(p.w.x, p.w.y), max(p.w.z, p.w.w));
@@ -245,6 +264,17 @@ void main() {
       for (int y = box.y; y <= box.w; ++y)
         for (int x = box.x; x <= box.z; ++x) tiles -= tile_closed(x, y) ? 1u : 0u;
     counts[i] = tiles;
+    if (tiles > 0u) {
+      ++drawn_here;
+      if (bound.w - bound.y > 2.0 * (bound.z - bound.x)) ++tall_here;
+    }
+  }
+  if (drawn_here > 0u) atomicAdd(s_drawn, drawn_here);
+  if (tall_here > 0u) atomicAdd(s_tall, tall_here);
+  barrier();
+  if (gl_LocalInvocationIndex == 0u && s_drawn > 0u) {
+    atomicAdd(drawn_total, s_drawn);
+    atomicAdd(tall_total, s_tall);
   }
 }
 )";
@@ -740,16 +770,17 @@ ComputeRasteriser::ComputeRasteriser(const std::string& defines, bool limited_lo
       gather_near_(gather_near_source(defines)),
       sort_records_(int(kPreparedBytes / sizeof(uint32_t))) {}
 
-ComputeKernel& ComputeRasteriser::merge_kernel(int samples) {
-  auto& kernel = merge_[samples];
-  if (!kernel) kernel = std::make_unique<ComputeKernel>(merge_source(defines_, samples));
+ComputeKernel& ComputeRasteriser::merge_kernel(int samples, bool tall) {
+  auto& kernel = merge_[samples * 2 + tall];
+  if (!kernel) kernel = std::make_unique<ComputeKernel>(merge_source(defines_ + (tall ? kTallDefine : ""), samples));
   return *kernel;
 }
 
-ComputeKernel& ComputeRasteriser::blend_kernel(int samples, bool records) {
-  auto& kernel = blend_[samples * 4 + records * 2 + counting_];
+ComputeKernel& ComputeRasteriser::blend_kernel(int samples, bool records, bool tall) {
+  auto& kernel = blend_[samples * 8 + tall * 4 + records * 2 + counting_];
   if (!kernel)
-    kernel = std::make_unique<ComputeKernel>(blend_source(defines_ + (records ? kRecordsDefine : ""), samples, counting_));
+    kernel = std::make_unique<ComputeKernel>(
+        blend_source(defines_ + (records ? kRecordsDefine : "") + (tall ? kTallDefine : ""), samples, counting_));
   return *kernel;
 }
 
@@ -892,21 +923,27 @@ std::optional<size_t> ComputeRasteriser::draw_part(const DeviceBuffer& instances
   setup_.bind(4, jumps_);
   bounds_.reserve_growing(count * 16, DeviceBuffer::Use::kernels, "the compute rasteriser's sprite bounds");
   setup_.bind(8, bounds_);
+  shapes_.reserve(8, DeviceBuffer::Use::kernels, "the compute rasteriser's sprite shapes");
+  shapes_.fill(0);
+  setup_.bind(5, shapes_);
   setup_.dispatch(count);
   scan_.exclusive(offsets_, count + 1);
   scan_.exclusive(near_places_, count + 1);
   scan_.exclusive(jumps_, count + 1);
-  // The pairs', the near sprites' and the jumps' totals, read through a
-  // buffer made for reading (H200, 5 M fountain slots: 2.8 ms a batch read
-  // straight from the scanned counts, 0.04 ms so).
-  counts_read_.reserve(12, DeviceBuffer::Use::host_reads, "the compute rasteriser's totals");
+  // The pairs', the near sprites', the jumps', the drawn and the tall
+  // sprites' totals, read through a buffer made for reading (H200, 5 M
+  // fountain slots: 2.8 ms a batch read straight from the scanned counts,
+  // 0.04 ms so).
+  counts_read_.reserve(20, DeviceBuffer::Use::host_reads, "the compute rasteriser's totals");
   counts_read_.copy_from(offsets_, 4, count * 4, 0);
   counts_read_.copy_from(near_places_, 4, count * 4, 4);
   counts_read_.copy_from(jumps_, 4, count * 4, 8);
-  uint32_t totals[3];
-  counts_read_.download(totals, 12);
+  counts_read_.copy_from(shapes_, 8, 0, 12);
+  uint32_t totals[5];
+  counts_read_.download(totals, 20);
   pairs = totals[0];
   near = totals[1];
+  const bool tall = totals[4] * 2u > totals[3];
   records = tile_lists_ == TileLists::automatic ? count >= kRecordsFrom && size_t(totals[2]) * 2 >= count
                                                : tile_lists_ == TileLists::records;
   clock.mark(1);
@@ -1000,7 +1037,7 @@ std::optional<size_t> ComputeRasteriser::draw_part(const DeviceBuffer& instances
   clock.mark(4);
 
   const GLuint layer = layer_.texture(width, height);
-  ComputeKernel& blend = blend_kernel(samples, records);
+  ComputeKernel& blend = blend_kernel(samples, records, tall);
   const GLuint program = blend.program().get();
   set_look(blend.program());
   glUseProgram(program);
@@ -1027,7 +1064,7 @@ std::optional<size_t> ComputeRasteriser::draw_part(const DeviceBuffer& instances
     blend.bind(9, blended_);
   }
   blend.dispatch_indirect(launch_, 0);
-  ComputeKernel& merge = merge_kernel(samples);
+  ComputeKernel& merge = merge_kernel(samples, tall);
   const GLuint merging = merge.program().get();
   glUseProgram(merging);
   glUniform2f(glGetUniformLocation(merging, "u_viewport"), float(width), float(height));

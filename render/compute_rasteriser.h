@@ -126,12 +126,13 @@ class ComputeRasteriser {
   void keep_near(size_t count);
 
   std::string defines_;
-  ComputeKernel& blend_kernel(int samples, bool records);  // for the counting_ in force
-  ComputeKernel& merge_kernel(int samples);
+  // `tall`: tile_pixel's blocks for a part whose sprites are mostly tall on screen.
+  ComputeKernel& blend_kernel(int samples, bool records, bool tall);  // for the counting_ in force
+  ComputeKernel& merge_kernel(int samples, bool tall);
 
   bool limited_loops_;  // llvmpipe: segments of exactly kLimitedSegmentLength
   ComputeKernel setup_, duplicate_, duplicate_records_, ranges_, ranges_records_, cut_count_, cut_write_, gather_near_;
-  // By samples per pixel (blend_: × 4, + 2 with records, + 1 counting).
+  // By samples per pixel (blend_: × 8, + 4 tall, + 2 with records, + 1 counting; merge_: × 2, + 1 tall).
   std::map<int, std::unique_ptr<ComputeKernel>> blend_, merge_;
   DeviceScan scan_;
   DeviceSort sort_, sort_records_;
@@ -139,6 +140,7 @@ class ComputeRasteriser {
   DeviceBuffer jumps_;  // the setup's: 1 where a sprite is far on screen from the one before, scanned
   DeviceBuffer slot_offsets_, split_offsets_, segments_, split_tiles_, partials_;
   DeviceBuffer launch_;       // the blend's and the merge's work groups (indirect dispatch), at 0 and kMergeLaunchOffset
+  DeviceBuffer shapes_;       // the setup's: sprites drawn, and those much taller than wide on screen
   DeviceBuffer counts_read_;  // what the host reads, copied where it reads it quickly
   DeviceBuffer blended_;                    // counting: samples blended, 64 bits as two words (low, high)
   FrameLayer layer_;

@@ -3,7 +3,8 @@
 // user runs fxsim (llvmpipe in CI): the example scenes' frames agree within
 // the golden tolerance, repeated runs (and the CPU's any number of threads)
 // write the same bytes, a sprite reaching through the near plane is drawn,
-// tiles listing more sprites than one pass walks are drawn whole, auto picks
+// tiles listing more sprites (flakes, or tall streaks) than one pass walks
+// are drawn whole, auto picks
 // the CPU's for small sprites on a software GL, and the switch refuses what
 // it does not know.
 #include <gtest/gtest.h>
@@ -101,15 +102,19 @@ TEST(ComputeRasteriser, SpritesReachingThroughTheNearPlaneOfABatchInPartsAreDraw
 namespace {
 // 4000 white flakes of `opacity` in a few pixels: each tile lists more
 // sprites than one pass walks on llvmpipe (1024). The compute rasteriser
-// draws them as GL does; returns its frame.
-Image expect_deep_tiles_drawn(const std::string& name, double opacity) {
+// draws them as GL does; returns its frame. `falling`: each 0.05 m across,
+// falling at 20 m/s under a shutter open the whole frame, so that they are
+// streaks several times taller than wide (the blend's blocks for tall
+// sprites); else 0.4 m still flakes.
+Image expect_deep_tiles_drawn(const std::string& name, double opacity, bool falling = false) {
   TempDir dir(name);
   write_text_file(dir / "deep.json", fmt::format(R"({{"fxsim": 1, "seed": 5, "output": {{"width": 32, "height": 32, "frames": 1, "background": "#000000"}},
-    "camera": {{"position": [0, 2, 10], "target": [0, 2, 0], "fov": 30}},
+    "camera": {{"position": [0, 2, 10], "target": [0, 2, 0], "fov": 30{}}},
     "environment": {{"ground": null}},
-    "emitters": [{{"type": "snow", "max_particles": 4000, "size": 0.4, "opacity": {}, "color": "#ffffff",
-      "motion": "constant", "velocity": [0, 0, 0], "velocity_variation": [0, 0, 0], "sway": null,
-      "region": {{"center": [0, 2, 0], "size": [1, 1, 1]}}}}]}})", opacity));
+    "emitters": [{{"type": "snow", "max_particles": 4000, "size": {}, "opacity": {}, "color": "#ffffff",
+      "motion": "constant", "velocity": [0, {}, 0], "velocity_variation": [0, 0, 0], "sway": null,
+      "region": {{"center": [0, 2, 0], "size": [1, 1, 1]}}}}]}})", falling ? ", \"shutter\": 1" : "",
+                                                 falling ? 0.05 : 0.4, opacity, falling ? -20 : 0));
   const Image gl = render_with(dir, dir / "deep.json", "gl", 1, "");
   const Image compute = render_with(dir, dir / "deep.json", "compute", 1, "");
   const ImageComparison c = compare_images(gl, compute, kGoldenTolerance);
@@ -122,6 +127,13 @@ TEST(ComputeRasteriser, TilesListingMoreSpritesThanAPassAreDrawnWhole) {
   // Faint: no pixel turns opaque early.
   const Image compute = expect_deep_tiles_drawn("compute-deep", 0.002);
   EXPECT_GT(compute.rgba[(16 * 32 + 16) * 4], 60);  // the middle: 4000 × 0.002 of white, mostly there
+}
+
+TEST(ComputeRasteriser, TilesListingMoreTallStreaksThanAPassAreDrawnWhole) {
+  // The blend's invocations cover blocks 2 pixels wide for these (4 for the
+  // flakes above); the merge of the tiles' segments must place them alike.
+  const Image compute = expect_deep_tiles_drawn("compute-deep-tall", 0.05, true);
+  EXPECT_GT(compute.rgba[(16 * 32 + 16) * 4], 40);  // (55)
 }
 
 TEST(ComputeRasteriser, TilesWhoseFrontTurnsOpaqueAreDrawnWhole) {
