@@ -107,7 +107,8 @@ ivec4 tile_box(Prepared p) {
 // lanes of fewer subgroups (blend, 3 December 2026: rain 10 M 26.1 -> 23.4
 // ms, 100 M 100.6 -> 90.3, 1 000 M 1013 -> 909; but snow 100 M 42.3 -> 48.3
 // and fountain 5 M 21.1 -> 21.9 had they been drawn so).
-// The blend and the merge share it.
+// The blend and the merge share it, compiled alike: the partial slots are
+// indexed by invocation.
 ivec2 tile_pixel(uint index) {
   uint block = index / 32u, lane = index % 32u;
 #ifdef FXSIM_TALL

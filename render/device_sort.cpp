@@ -1,5 +1,6 @@
 #include "render/device_sort.h"
 
+#include <algorithm>
 #include <fmt/format.h>
 #include <stdexcept>
 #include <string>
@@ -46,12 +47,10 @@ void main() {
 // own count those before), then written out in that order, so that a
 // digit's pairs, which land side by side, are written by neighbouring
 // invocations, and each record (a value of FXSIM_VALUE_PARTS vectors of
-// four words, or one word) by FXSIM_VALUE_PARTS neighbours. Writing each
-// pair from the invocation that read it scattered every store. H200, 1080p,
-// the compute rasteriser's sorts of 96-byte records a frame: rain 1 000 M
-// 585 -> 325 ms (0.33 s when, as a measure of the scattering's cost, each
-// record was wrongly written where it was read), rain 100 M 109 -> 77-80 ms,
-// snow 100 M 31.6 -> 19.9 ms, rain 10 M 8.3 -> 5.2 ms; the same bytes.
+// four words, or one word) by FXSIM_VALUE_PARTS neighbours. Before, each
+// pair was stored by the invocation that read it, every store scattered
+// (H200, 1080p, the compute rasteriser's sorts of 96-byte records a frame:
+// rain 1 000 M 585 -> 325 ms, rain 10 M 8.3 -> 5.2 ms).
 std::string scatter_source(int value_words) {
   if (value_words != 1 && (value_words < 4 || value_words % 4 != 0))
     throw std::invalid_argument(fmt::format("DeviceSort: values of {} words (1 or a multiple of 4)", value_words));
@@ -87,8 +86,7 @@ void main() {
       barrier();
     }
     uint first = running[t] - count;
-    barrier();
-    running[t] = first;
+    running[t] = first;  // (only this invocation reads or writes running[t] here)
     shift[t] = at - first;
     for (uint round = 0u; round < 8u; ++round) {
       for (uint w = 0u; w < 8u; ++w) marks[t * 8u + w] = 0u;
@@ -124,12 +122,15 @@ void main() {
 }
 }  // namespace
 
-DeviceSort::DeviceSort(int value_words)
-    : value_bytes_(size_t(value_words) * sizeof(uint32_t)), count_(kCount), scatter_(scatter_source(value_words)) {}
+DeviceSort::DeviceSort(int value_words, size_t most_groups)
+    : value_bytes_(size_t(value_words) * sizeof(uint32_t)),
+      most_groups_(std::max<size_t>(1, most_groups)),
+      count_(kCount),
+      scatter_(scatter_source(value_words)) {}
 
 void DeviceSort::sort_pairs(DeviceBuffer& keys, DeviceBuffer& values, size_t count, int key_bits) {
   if (count < 2) return;
-  const size_t blocks = (count + kBlock - 1) / kBlock, groups = std::min<size_t>(blocks, 65535);
+  const size_t blocks = (count + kBlock - 1) / kBlock, groups = std::min(blocks, most_groups_);
   histogram_.reserve_growing(256 * blocks * sizeof(uint32_t), DeviceBuffer::Use::kernels, "the sort's digit counts");
   spare_keys_.reserve_growing(count * sizeof(uint32_t), DeviceBuffer::Use::kernels, "sorted keys");
   spare_values_.reserve_growing(count * value_bytes_, DeviceBuffer::Use::kernels, "sorted values");

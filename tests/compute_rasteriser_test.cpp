@@ -133,7 +133,7 @@ TEST(ComputeRasteriser, TilesListingMoreTallStreaksThanAPassAreDrawnWhole) {
   // The blend's invocations cover blocks 2 pixels wide for these (4 for the
   // flakes above); the merge of the tiles' segments must place them alike.
   const Image compute = expect_deep_tiles_drawn("compute-deep-tall", 0.05, true);
-  EXPECT_GT(compute.rgba[(16 * 32 + 16) * 4], 40);  // (55)
+  EXPECT_GT(compute.rgba[(16 * 32 + 16) * 4], 40);  // 55 when written
 }
 
 TEST(ComputeRasteriser, TilesWhoseFrontTurnsOpaqueAreDrawnWhole) {

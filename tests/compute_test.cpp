@@ -144,34 +144,29 @@ TEST_F(ComputeTest, AnExclusiveScanIsTheSumsBeforeEachValueAtEverySize) {
   }
 }
 
-TEST_F(ComputeTest, TheRadixSortOrdersPairsByKeyAndKeepsTheOrderOfEqualKeys) {
-  DeviceSort sort;
-  // Few keys (long runs of equal keys, where stability shows), many keys in 3 passes, and a partial last block.
-  for (const auto& [n, bits] : {std::pair<size_t, int>{5000, 4}, {300001, 13}, {70000, 20}}) {
-    const std::vector<uint32_t> keys = test_words(n, 1u << bits, uint32_t(bits));
-    std::vector<uint32_t> values(n);
-    std::iota(values.begin(), values.end(), 0u);
-    DeviceBuffer key_buffer, value_buffer;
-    key_buffer.assign(keys, DeviceBuffer::Use::kernels);
-    value_buffer.assign(values, DeviceBuffer::Use::kernels);
-    sort.sort_pairs(key_buffer, value_buffer, n, bits);
-    std::vector<uint32_t> order(n);
-    std::iota(order.begin(), order.end(), 0u);
-    std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return keys[a] < keys[b]; });
-    std::vector<uint32_t> sorted_keys(n);
-    for (size_t i = 0; i < n; ++i) sorted_keys[i] = keys[order[i]];
-    ASSERT_EQ(download_words(value_buffer, n), order) << n;  // the values carry their pairs' first places
-    ASSERT_EQ(download_words(key_buffer, n), sorted_keys) << n;
-  }
+namespace {
+// `sort` orders n pairs of random keys of `bits` bits as std::stable_sort does.
+void expect_sorted_as_stable_sort(DeviceSort& sort, size_t n, int bits) {
+  const std::vector<uint32_t> keys = test_words(n, 1u << bits, uint32_t(bits));
+  std::vector<uint32_t> values(n);
+  std::iota(values.begin(), values.end(), 0u);
+  DeviceBuffer key_buffer, value_buffer;
+  key_buffer.assign(keys, DeviceBuffer::Use::kernels);
+  value_buffer.assign(values, DeviceBuffer::Use::kernels);
+  sort.sort_pairs(key_buffer, value_buffer, n, bits);
+  std::vector<uint32_t> order(n);
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return keys[a] < keys[b]; });
+  std::vector<uint32_t> sorted_keys(n);
+  for (size_t i = 0; i < n; ++i) sorted_keys[i] = keys[order[i]];
+  ASSERT_EQ(download_words(value_buffer, n), order) << n;  // the values carry their pairs' first places
+  ASSERT_EQ(download_words(key_buffer, n), sorted_keys) << n;
 }
 
-TEST_F(ComputeTest, TheRadixSortMovesRecordsOfSeveralWordsWithTheirKeys) {
-  // Records of 24 words (the compute rasteriser's sprites), each word telling
-  // its record's first place and its own place in it; a partial last block,
-  // two passes.
+// Records of 24 words (the compute rasteriser's sprites), each word telling
+// its record's first place and its own place in it, sorted by `sort`.
+void expect_records_moved_with_their_keys(DeviceSort& sort, size_t n) {
   constexpr int kWords = 24;
-  DeviceSort sort(kWords);
-  const size_t n = 5000;
   const std::vector<uint32_t> keys = test_words(n, 1u << 12, 7);
   std::vector<uint32_t> records(n * kWords);
   for (size_t i = 0; i < records.size(); ++i) records[i] = uint32_t(i / kWords) << 8 | uint32_t(i % kWords);
@@ -186,5 +181,27 @@ TEST_F(ComputeTest, TheRadixSortMovesRecordsOfSeveralWordsWithTheirKeys) {
   for (size_t i = 0; i < n; ++i)
     for (int w = 0; w < kWords; ++w) expected[i * kWords + size_t(w)] = order[i] << 8 | uint32_t(w);
   EXPECT_EQ(download_words(record_buffer, n * kWords), expected);
+}
+}  // namespace
+
+TEST_F(ComputeTest, TheRadixSortOrdersPairsByKeyAndKeepsTheOrderOfEqualKeys) {
+  DeviceSort sort;
+  // Few keys (long runs of equal keys, where stability shows), many keys in 3 passes, and a partial last block.
+  for (const auto& [n, bits] : {std::pair<size_t, int>{5000, 4}, {300001, 13}, {70000, 20}})
+    expect_sorted_as_stable_sort(sort, n, bits);
+}
+
+TEST_F(ComputeTest, TheRadixSortMovesRecordsOfSeveralWordsWithTheirKeys) {
+  // A partial last block, two passes.
+  DeviceSort sort(24);
+  expect_records_moved_with_their_keys(sort, 5000);
   EXPECT_THROW(DeviceSort(6), std::invalid_argument);  // neither a word nor whole vectors of four
+}
+
+TEST_F(ComputeTest, TheRadixSortsWorkGroupsEachSortingManyBlocksSortAlike) {
+  // Beyond 65 535 blocks (134 M pairs) a work group takes several blocks in
+  // turn; here three groups take 147 blocks, and two take a record sort's 5.
+  DeviceSort words(1, 3), records(24, 2);
+  expect_sorted_as_stable_sort(words, 300001, 13);
+  expect_records_moved_with_their_keys(records, 10000);
 }
