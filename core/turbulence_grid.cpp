@@ -355,10 +355,6 @@ __attribute__((target("avx512f"))) size_t blend_rows16(const float* v, const int
   return j;
 }
 
-// The first pass for particles [at, at + n) of a block, 16 at a time, as
-// sample_grid_avx2's: each particle's 4 rows and 3 fractions; `span`: the
-// least and greatest y cell, then z (not wrapped), of those it found.
-// Returns how many it found.
 struct Axes16 {
   __m512i index;
   __m512 fraction;
@@ -376,6 +372,10 @@ __attribute__((target("avx512f"))) inline __m512i row16(__m512i y, __m512i z) { 
   const __m512i row = _mm512_add_epi32(_mm512_slli_epi32(z, 6), y);
   return _mm512_add_epi32(_mm512_slli_epi32(row, 6), row);
 }
+// The first pass for particles [at, at + n) of a block, 16 at a time, as
+// sample_grid_avx2's: each particle's 4 rows and 3 fractions; `span`: the
+// least and greatest y cell, then z (not wrapped), of those it found.
+// Returns how many it found.
 __attribute__((target("avx512f"))) size_t find_rows16(const float* const p[3], size_t at, size_t n, float scale,
                                                       int32_t (*rows)[kSampleBlock], float (*fraction)[kSampleBlock],
                                                       int32_t span[4]) {
@@ -424,6 +424,7 @@ __attribute__((target("avx2"))) size_t sample_grid_avx2(const float* v, float sc
                                                         size_t begin, size_t end, float* const out[3],
                                                         const Ready& ready, int vector_lanes) {
   static const bool cpu_has_avx512 = __builtin_cpu_supports("avx512f");
+  const bool avx512 = vector_lanes >= 16 && cpu_has_avx512;
   const __m256 scale8 = _mm256_set1_ps(scale);  // divided, as cell_of does
   const __m256 per_cell = _mm256_set1_ps(float(kTurbulenceSamplesPerCell));
   const __m256i wrap = _mm256_set1_epi32(kSide - 1), one = _mm256_set1_epi32(1);
@@ -438,7 +439,6 @@ __attribute__((target("avx2"))) size_t sample_grid_avx2(const float* v, float sc
     const size_t n = std::min(kBlock, (end - i) & ~size_t(7));
     __m256i y_least = _mm256_set1_epi32(INT32_MAX), y_greatest = _mm256_set1_epi32(INT32_MIN);
     __m256i z_least = y_least, z_greatest = y_greatest;
-    const bool avx512 = vector_lanes >= 16 && cpu_has_avx512;
     int32_t span16[4] = {INT32_MAX, INT32_MIN, INT32_MAX, INT32_MIN};  // find_rows16's
     for (size_t j = avx512 ? find_rows16(p, i, n, scale, rows, fraction, span16) : 0; j < n; j += 8) {
       Axes8 a[3];
