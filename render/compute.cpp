@@ -82,6 +82,24 @@ void DeviceBuffer::fill(uint32_t word, size_t offset, size_t bytes) {
                        GL_UNSIGNED_INT, &word);
 }
 
+DeviceBuffer DeviceBufferPool::take(size_t bytes, DeviceBuffer::Use use, const std::string& what) {
+  {
+    std::lock_guard lock(mutex_);
+    for (auto it = spare_.begin(); it != spare_.end(); ++it)
+      if (it->bytes() == std::max<size_t>(bytes, 4)) {
+        DeviceBuffer buffer = std::move(*it);
+        spare_.erase(it);
+        return buffer;
+      }
+  }
+  return DeviceBuffer(bytes, use, what);
+}
+
+void DeviceBufferPool::give_back(DeviceBuffer buffer) {
+  std::lock_guard lock(mutex_);
+  if (spare_.size() < most_) spare_.push_back(std::move(buffer));
+}
+
 DeviceCounters::DeviceCounters(size_t count)
     : count_(count), buffer_(count * 4, DeviceBuffer::Use::kernels, "GPU counters") {
   buffer_.fill(0);

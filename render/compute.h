@@ -14,6 +14,7 @@
 // hand-written name, so none can be misspelt.
 #include <cstddef>
 #include <cstdint>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -89,6 +90,22 @@ class DeviceBuffer {
  private:
   GlBuffer buffer_;
   size_t bytes_ = 0;
+};
+
+// Buffers handed back for reuse, for copies made every frame (the particles'
+// copies for state hashes): a new buffer is a new allocation, which llvmpipe
+// fills with zeros. Keeps at most `most` spare buffers; safe from any thread.
+class DeviceBufferPool {
+ public:
+  explicit DeviceBufferPool(size_t most) : most_(most) {}
+  // A spare buffer of exactly `bytes`, else a new one.
+  DeviceBuffer take(size_t bytes, DeviceBuffer::Use use, const std::string& what);
+  void give_back(DeviceBuffer buffer);
+
+ private:
+  size_t most_;
+  std::mutex mutex_;
+  std::vector<DeviceBuffer> spare_;
 };
 
 // A few 32-bit counters that kernels add to with atomics (births, deaths) and

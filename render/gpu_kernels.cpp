@@ -180,6 +180,7 @@ GpuStore::GpuStore(size_t n, size_t page) : capacity(n), page_capacity(std::max<
   for (size_t p = 0; p < count; ++p)
     pages.emplace_back((capacity == 0 ? 1 : page_size(p)) * particle_words() * 4, DeviceBuffer::Use::kernels,
                        "GPU particle storage");
+  hash_copies = std::make_shared<DeviceBufferPool>(4 * count);  // four frames' copies
 }
 
 void GpuStore::bind(ComputeKernel& kernel, char name, unsigned binding, size_t page) const {
@@ -225,14 +226,21 @@ void GpuStore::hash_into(StateSink& sink, size_t count) const {
   // run frames later (a render's manifest) and need nothing of this store,
   // which they used to read through `this` (a capture outliving its
   // simulation would have read freed memory).
+  // The copies go back to the pool (which the store shares) once fetched.
   struct Copies {
+    std::shared_ptr<DeviceBufferPool> pool;
     std::vector<DeviceBuffer> pages;
     std::vector<size_t> sizes;
+    ~Copies() {
+      for (DeviceBuffer& page : pages) pool->give_back(std::move(page));
+    }
   };
   auto copies = std::make_shared<Copies>();
+  copies->pool = hash_copies;
   for (size_t p = 0; p < pages.size() && p * page_capacity < count; ++p) {
     const size_t bytes = page_size(p) * particle_words() * 4;
-    copies->pages.emplace_back(bytes, DeviceBuffer::Use::host_reads, "a copy of the particles for their state hash");
+    copies->pages.push_back(
+        hash_copies->take(bytes, DeviceBuffer::Use::host_reads, "a copy of the particles for their state hash"));
     copies->pages.back().copy_from(pages[p], bytes);
     copies->sizes.push_back(page_size(p));
   }

@@ -5,6 +5,7 @@
 // GPU, and reading a store back (tests, state hashes).
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,10 @@ struct GpuStore {
   // Slots [0, count) into a state hash, as StateSink::add_store of a CPU copy
   // would: the pages are copied on the GPU now and read when the sink asks.
   void hash_into(StateSink& sink, size_t count) const;
+  // hash_into's copies, reused once fetched: a render keeps a few frames'
+  // copies in flight (llvmpipe: allocating them every frame took a third of
+  // a GPU render of scenes/fountain-ring.json).
+  std::shared_ptr<DeviceBufferPool> hash_copies;
   // The store through a CPU copy, for checkpoints.
   void save(StateWriter& out) const;
   void load(StateReader& in);
