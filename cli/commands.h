@@ -86,6 +86,7 @@ struct TestOptions {
   std::optional<std::string> rasteriser;  // passed to render
   std::optional<std::string> fill_resolution;  // passed to render
   std::optional<std::string> device_class;  // overrides the GL's (tests of the fallback)
+  bool no_cpu_check = false;            // GPU backend: skip the CPU backend's run against the shared hashes
   std::optional<int> device;
   int jobs = 0;                         // scenes rendered at once (0: from the cores and the GL)
 };

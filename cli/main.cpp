@@ -150,6 +150,9 @@ int main(int argc, char** argv) {
   test_cmd->add_option("--device-class", test.device_class,
                        "use the goldens of this device class instead of the GL's (such as nvidia-h200)");
   test_cmd->add_option("--device", test.device, "EGL device index (see `fxsim info`)")->check(CLI::NonNegativeNumber);
+  test_cmd->add_flag("--no-cpu-check", test.no_cpu_check,
+                     "on the GPU backend, skip simulating each scene once more on the CPU backend against the shared "
+                     "CPU state hashes (for a GPU runner whose CPU suite runs elsewhere)");
   test_cmd->add_option("--jobs", test.jobs, "scenes rendered at once (default: half the cores on a software GL, 4 on "
                                             "a GPU)")
       ->check(CLI::Range(1, 256));

@@ -99,6 +99,26 @@ TEST(TestCommand, AChangedSimulationFailsOnItsStateHashes) {
   EXPECT_NE(read_text_file(out / "j.xml").find("the simulation changed: first difference at line 1"), std::string::npos);
 }
 
+TEST(TestCommand, AGpuRunChecksTheSharedCpuHashesUnlessToldNotTo) {
+  SuiteFolder s;
+  const std::string gpu = s.path() + " --device-class llvmpipe --backend gpu";
+  ASSERT_EQ(run_fxsim("test " + gpu + " --update").exit_code, 0);
+  ASSERT_TRUE(fs::exists(s.golden("state-hashes.txt")));  // the CPU backend's, written by the GPU run's second simulation
+  ASSERT_TRUE(fs::exists(s.golden("llvmpipe-gpu/state-hashes.txt")));
+  // The shared CPU hashes of another simulation: the GPU's own still match.
+  std::string cpu_hashes = read_text_file(s.golden("state-hashes.txt"));
+  const size_t digit = cpu_hashes.find_first_of("0123456789abcdef", cpu_hashes.find(' '));
+  ASSERT_NE(digit, std::string::npos) << cpu_hashes;
+  cpu_hashes[digit] = cpu_hashes[digit] == '0' ? '1' : '0';
+  write_text_file(s.golden("state-hashes.txt"), cpu_hashes);
+  const CliResult checked = run_fxsim("test " + gpu);
+  EXPECT_EQ(checked.exit_code, 1) << checked.out;
+  EXPECT_NE(checked.out.find("CPU state hashes: the simulation changed"), std::string::npos) << checked.out;
+  const CliResult unchecked = run_fxsim("test " + gpu + " --no-cpu-check");
+  EXPECT_EQ(unchecked.exit_code, 0) << unchecked.out;
+  EXPECT_NE(unchecked.out.find("hashes match, CPU not checked"), std::string::npos) << unchecked.out;
+}
+
 TEST(TestCommand, DeviceClassSetsFallBackToTheBaseSet) {
   SuiteFolder s;
   ASSERT_EQ(run_fxsim("test " + s.path() + " --device-class llvmpipe" + " --update").exit_code, 0);
