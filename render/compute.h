@@ -94,7 +94,9 @@ class DeviceBuffer {
 
 // Buffers handed back for reuse, for copies made every frame (the particles'
 // copies for state hashes): a new buffer is a new allocation, which llvmpipe
-// fills with zeros. Keeps at most `most` spare buffers; safe from any thread.
+// fills with zeros. Keeps at most `most` spare buffers. The list is guarded
+// by a mutex, but take() may make a buffer and give_back() drop one: GL
+// calls, so on the GL thread.
 class DeviceBufferPool {
  public:
   explicit DeviceBufferPool(size_t most) : most_(most) {}
