@@ -51,7 +51,8 @@ struct GpuStore {
   void hash_into(StateSink& sink, size_t count) const;
   // hash_into's copies, reused once fetched: a render keeps a few frames'
   // copies in flight (llvmpipe: allocating them every frame took a third of
-  // a GPU render of scenes/fountain-ring.json).
+  // a GPU render of scenes/fountain-ring.json). The spare ones stay on the
+  // GPU until the store goes: about two copies of its pages.
   std::shared_ptr<DeviceBufferPool> hash_copies;
   // The store through a CPU copy, for checkpoints.
   void save(StateWriter& out) const;
