@@ -240,14 +240,15 @@ std::string scene_line(const SceneCheck& s) {
     if (f.comparison.bits == 8) max = std::max(max, f.comparison.max);  // "max N/255": the 8-bit images
   const bool updated = std::any_of(s.frames.begin(), s.frames.end(), [](const FrameCheck& f) { return f.status == CheckStatus::updated; });
   const std::string status = s.failed() ? "FAIL" : updated ? "UPDATED" : s.warned() ? "WARN" : "PASS";
-  if (worst.empty())
-    worst = (updated ? fmt::format("{} images written{}", s.frames.size(),
-                                   s.hashes ? fmt::format("; hashes: {}", s.hashes->message) : "")
-                     : fmt::format("{} images, max {}/255{}", s.frames.size(), std::lround(max * 255),
-                                   !s.hashes                                  ? ""
-                                   : s.hashes->status == CheckStatus::updated ? ", hashes written"
-                                                                              : ", hashes match")) +
-            (s.backend == "gpu" && s.hashes && !s.cpu_hashes ? ", CPU not checked" : "");
+  if (worst.empty()) {
+    worst = updated ? fmt::format("{} images written{}", s.frames.size(),
+                                  s.hashes ? fmt::format("; hashes: {}", s.hashes->message) : "")
+                    : fmt::format("{} images, max {}/255{}", s.frames.size(), std::lround(max * 255),
+                                  !s.hashes                                  ? ""
+                                  : s.hashes->status == CheckStatus::updated ? ", hashes written"
+                                                                             : ", hashes match");
+    if (s.backend == "gpu" && s.hashes && !s.cpu_hashes) worst += ", CPU not checked";  // --no-cpu-check
+  }
   return fmt::format("{:<8} {:<22} {:<4} {:6.1f} s  {}", status, s.name, s.backend, s.seconds, worst);
 }
 }  // namespace

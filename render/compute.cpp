@@ -82,7 +82,7 @@ void DeviceBuffer::fill(uint32_t word, size_t offset, size_t bytes) {
                        GL_UNSIGNED_INT, &word);
 }
 
-DeviceBuffer DeviceBufferPool::take(size_t bytes, DeviceBuffer::Use use, const std::string& what) {
+DeviceBuffer DeviceBufferPool::take(size_t bytes) {
   {
     std::lock_guard lock(mutex_);
     for (auto it = spare_.begin(); it != spare_.end(); ++it)
@@ -92,7 +92,7 @@ DeviceBuffer DeviceBufferPool::take(size_t bytes, DeviceBuffer::Use use, const s
         return buffer;
       }
   }
-  return DeviceBuffer(bytes, use, what);
+  return DeviceBuffer(bytes, use_, what_);
 }
 
 void DeviceBufferPool::give_back(DeviceBuffer buffer) {

@@ -99,13 +99,17 @@ class DeviceBuffer {
 // calls, so on the GL thread.
 class DeviceBufferPool {
  public:
-  explicit DeviceBufferPool(size_t most) : most_(most) {}
+  // Buffers of one use, named `what` in GL errors.
+  DeviceBufferPool(size_t most, DeviceBuffer::Use use, std::string what)
+      : most_(most), use_(use), what_(std::move(what)) {}
   // A spare buffer of exactly `bytes`, else a new one.
-  DeviceBuffer take(size_t bytes, DeviceBuffer::Use use, const std::string& what);
+  DeviceBuffer take(size_t bytes);
   void give_back(DeviceBuffer buffer);
 
  private:
   size_t most_;
+  DeviceBuffer::Use use_;
+  std::string what_;
   std::mutex mutex_;
   std::vector<DeviceBuffer> spare_;
 };

@@ -534,9 +534,9 @@ float edge(vec2 a, vec2 b, vec2 q) {
 // The samples of this pixel inside triangle (a, b, c), as bits. An edge
 // function is linear in window position: found once at the pixel's corner,
 // it is stepped to each sample by two multiply-adds (six a sample), where a
-// cross product per edge and sample cost the blend an eighth of its time (H200, 1080p, 3 December
-// 2026: rain 100 M 90.2 -> 78.8 ms, snow 100 M 42.1 -> 37.2; the same bytes
-// as before on llvmpipe in ten example scenes). (The CPU rasteriser still
+// cross product per edge and sample cost the blend an eighth of its time
+// (H200, 1080p, 3 December 2026: rain 100 M 90.2 -> 78.8 ms, snow 100 M
+// 42.1 -> 37.2; the same bytes as before on llvmpipe in ten example scenes). (The CPU rasteriser still
 // finds each sample's own: the two may differ for a sample on an edge.)
 uint coverage(vec2 a, vec2 b, vec2 c, vec2 pixel) {
   float area = edge(a, b, c);

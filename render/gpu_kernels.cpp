@@ -180,7 +180,8 @@ GpuStore::GpuStore(size_t n, size_t page) : capacity(n), page_capacity(std::max<
   for (size_t p = 0; p < count; ++p)
     pages.emplace_back((capacity == 0 ? 1 : page_size(p)) * particle_words() * 4, DeviceBuffer::Use::kernels,
                        "GPU particle storage");
-  hash_copies = std::make_shared<DeviceBufferPool>(4 * count);  // four frames' copies
+  hash_copies = std::make_shared<DeviceBufferPool>(4 * count, DeviceBuffer::Use::host_reads,  // four frames' copies
+                                                   "a copy of the particles for their state hash");
 }
 
 void GpuStore::bind(ComputeKernel& kernel, char name, unsigned binding, size_t page) const {
@@ -239,8 +240,7 @@ void GpuStore::hash_into(StateSink& sink, size_t count) const {
   copies->pool = hash_copies;
   for (size_t p = 0; p < pages.size() && p * page_capacity < count; ++p) {
     const size_t bytes = page_size(p) * particle_words() * 4;
-    copies->pages.push_back(
-        hash_copies->take(bytes, DeviceBuffer::Use::host_reads, "a copy of the particles for their state hash"));
+    copies->pages.push_back(hash_copies->take(bytes));
     copies->pages.back().copy_from(pages[p], bytes);
     copies->sizes.push_back(page_size(p));
   }

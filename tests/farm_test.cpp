@@ -132,27 +132,29 @@ TEST(Farm, TheShardComesFromSlurmOrKubernetesWhenNotGiven) {
 TEST(Farm, AKilledRunIsCompletedBySkipExisting) {
   TempDir dir("killed");
   const std::string scene = FXSIM_SOURCE_DIR "/scenes/snow-heavy-wind.json";  // 120 000 flakes: slow enough to stop
-  ASSERT_EQ(run_fxsim("render " + scene + kSmall + "--frames 1-12 -o " + q(dir / "full/f_####.png")).exit_code, 0);
+  constexpr int kFrames = 12;
+  const std::string frames = fmt::format(" --frames 1-{} ", kFrames);
+  ASSERT_EQ(run_fxsim("render " + scene + kSmall + frames + "-o " + q(dir / "full/f_####.png")).exit_code, 0);
   // Stopped (SIGTERM) once three frames are written.
   const std::string script = fmt::format(
-      "'{}' render '{}' --width 96 --height 54 -q --frames 1-12 --threads 1 -o {} & pid=$!; "
+      "'{}' render '{}' --width 96 --height 54 -q{}--threads 1 -o {} & pid=$!; "
       "while [ $(ls {} 2>/dev/null | grep -c '^f_.*png$') -lt 3 ]; do sleep 0.02; done; kill -TERM $pid; wait $pid",
-      FXSIM_EXE, scene, q(dir / "run/f_####.png"), q(dir / "run"));
+      FXSIM_EXE, scene, frames, q(dir / "run/f_####.png"), q(dir / "run"));
   const int status = std::system(fmt::format("bash -c {}", q(script)).c_str());
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 128 + 15) << "the render finished before it was stopped";
   int written = 0;
-  struct stat before[13] = {};
-  for (int f = 1; f <= 12; ++f)
+  struct stat before[kFrames + 1] = {};
+  for (int f = 1; f <= kFrames; ++f)
     if (stat((dir / "run" / frame_name(f)).c_str(), &before[f]) == 0) ++written;
   ASSERT_GE(written, 3);
-  ASSERT_LT(written, 12);
-  const CliResult resume = run_fxsim("render " + scene + " --width 96 --height 54 --progress none --frames 1-12 "
+  ASSERT_LT(written, kFrames);
+  const CliResult resume = run_fxsim("render " + scene + " --width 96 --height 54 --progress none" + frames +
                                      "--skip-existing -o " + q(dir / "run/f_####.png"));
   ASSERT_EQ(resume.exit_code, 0) << resume.err;
-  EXPECT_NE(resume.err.find(fmt::format("{} of 12 frames are already written", written)), std::string::npos) << resume.err;
-  expect_same_frames(dir / "full", dir / "run", 1, 12);
-  for (int f = 1; f <= 12; ++f) {
+  EXPECT_NE(resume.err.find(fmt::format("{} of {} frames are already written", written, kFrames)), std::string::npos) << resume.err;
+  expect_same_frames(dir / "full", dir / "run", 1, kFrames);
+  for (int f = 1; f <= kFrames; ++f) {
     struct stat after {};
     if (before[f].st_ino == 0) continue;
     ASSERT_EQ(stat((dir / "run" / frame_name(f)).c_str(), &after), 0);
@@ -168,12 +170,12 @@ TEST(Farm, AKilledRunIsCompletedBySkipExisting) {
     if (line.find("\"frame\":2,") == std::string::npos) kept_lines += line + "\n";
   write_text_file(dir / "run/fxsim-manifest.jsonl", kept_lines);
   EXPECT_EQ(run_fxsim("verify " + q(dir / "run")).exit_code, 1);
-  const CliResult adopt = run_fxsim("render " + scene + " --width 96 --height 54 --progress none --frames 1-12 "
+  const CliResult adopt = run_fxsim("render " + scene + " --width 96 --height 54 --progress none" + frames +
                                     "--skip-existing -o " + q(dir / "run/f_####.png"));
   EXPECT_NE(adopt.err.find("1 of them had no line in the manifest"), std::string::npos) << adopt.err;
   EXPECT_EQ(run_fxsim("verify " + q(dir / "run")).exit_code, 0);
   // Everything there: nothing to do.
-  const CliResult again = run_fxsim("render " + scene + " --width 96 --height 54 --progress none --frames 1-12 "
+  const CliResult again = run_fxsim("render " + scene + " --width 96 --height 54 --progress none" + frames +
                                     "--skip-existing -o " + q(dir / "run/f_####.png"));
   EXPECT_EQ(again.exit_code, 0);
   EXPECT_NE(again.err.find("nothing to render (every frame is written)"), std::string::npos) << again.err;
