@@ -54,7 +54,7 @@ class HostileScene : public ::testing::TestWithParam<Hostile> {};
 
 TEST_P(HostileScene, IsRefusedWith65AndNothingWritten) {
   const Hostile& h = GetParam();
-  expect_refused(h.name, h.text, 65, h.words);
+  expect_refused(h.name, h.text(), 65, h.words);
 }
 
 INSTANTIATE_TEST_SUITE_P(Scenes, HostileScene, ::testing::ValuesIn(hostile_scenes()),

@@ -9,7 +9,10 @@ namespace fxsim::test {
 
 struct Hostile {
   const char* name;
-  std::string text;
+  // Builds the scene's text when a test needs it, not when the tests are
+  // registered: the largest are megabytes, and every process of the CLI
+  // suite (one a test under ctest) registers them all.
+  std::string (*text)();
   const char* words;
 };
 

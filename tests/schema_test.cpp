@@ -91,7 +91,7 @@ TEST(SceneSchema, RefusesTheHostileScenesASchemaCanJudge) {
   for (const Hostile& h : hostile_scenes()) {
     files.push_back(dir / (std::string(h.name) + ".json"));
     names[files.back()] = h.name;
-    write_text_file(files.back(), h.text);
+    write_text_file(files.back(), h.text());
   }
   // And mistakes an editor should flag as they are typed.
   for (const auto& [name, text] : std::vector<std::pair<std::string, std::string>>{
