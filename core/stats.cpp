@@ -122,9 +122,10 @@ void StateHasher::add(const void* data, size_t bytes) {
   h_ = mix64(h_ ^ tail);
 }
 
-void StateHasher::add_later(std::function<std::vector<uint8_t>()> fetch) {
-  const std::vector<uint8_t> bytes = fetch();
-  add(bytes.data(), bytes.size());
+void StateHasher::add_later(size_t bytes, Fetch fetch) {
+  if (fetched_.size() < bytes) fetched_.resize(bytes);
+  fetch(fetched_.data());
+  add(fetched_.data(), bytes);
 }
 
 void StateSink::add_store(const ParticleStore& store, size_t count) {
@@ -134,15 +135,16 @@ void StateSink::add_store(const ParticleStore& store, size_t count) {
 
 void StateCapture::add(const void* data, size_t bytes) {
   const auto* p = static_cast<const uint8_t*>(data);
-  items_.push_back({std::vector<uint8_t>(p, p + bytes), {}});
+  items_.push_back({std::vector<uint8_t>(p, p + bytes), 0, {}});
 }
 
-void StateCapture::add_later(std::function<std::vector<uint8_t>()> fetch) { items_.push_back({{}, std::move(fetch)}); }
+void StateCapture::add_later(size_t bytes, Fetch fetch) { items_.push_back({{}, bytes, std::move(fetch)}); }
 
 void StateCapture::fetch() {
   for (Item& item : items_)
     if (item.fetch) {
-      item.bytes = item.fetch();
+      item.bytes.resize(item.later_bytes);
+      item.fetch(item.bytes.data());
       item.fetch = nullptr;
     }
 }

@@ -55,10 +55,11 @@ class StateSink {
  public:
   virtual ~StateSink() = default;
   virtual void add(const void* data, size_t bytes) = 0;
-  // Bytes that are ready only later (a copy the GPU makes of its particles):
-  // `fetch` returns them, on the thread that owns the GL context; they count
-  // as one add().
-  virtual void add_later(std::function<std::vector<uint8_t>()> fetch) = 0;
+  // `bytes` that are ready only later (a copy the GPU makes of its
+  // particles): `fetch` writes them where it is told, on the thread that owns
+  // the GL context; they count as one add().
+  using Fetch = std::function<void(uint8_t* out)>;
+  virtual void add_later(size_t bytes, Fetch fetch) = 0;
   // The count, then each field's first `count` elements.
   void add_store(const ParticleStore& store, size_t count);
 };
@@ -67,11 +68,14 @@ class StateSink {
 class StateHasher : public StateSink {
  public:
   void add(const void* data, size_t bytes) override;
-  void add_later(std::function<std::vector<uint8_t>()> fetch) override;
+  void add_later(size_t bytes, Fetch fetch) override;
   uint64_t value() const { return h_; }
 
  private:
   uint64_t h_ = 0xCBF29CE484222325ull;
+  // Where every fetch writes: a state's fields are megabytes each, and a new
+  // buffer for each was zeroed (and under ASan mapped afresh) for nothing.
+  std::vector<uint8_t> fetched_;
 };
 
 // A state hash taken without waiting for the GPU: the CPU's bytes are copied
@@ -81,7 +85,7 @@ class StateHasher : public StateSink {
 class StateCapture : public StateSink {
  public:
   void add(const void* data, size_t bytes) override;
-  void add_later(std::function<std::vector<uint8_t>()> fetch) override;
+  void add_later(size_t bytes, Fetch fetch) override;
   // On the GL thread: runs the pending fetches (and frees what they held).
   void fetch();
   // After fetch(), on any thread; computed once.
@@ -90,7 +94,8 @@ class StateCapture : public StateSink {
  private:
   struct Item {
     std::vector<uint8_t> bytes;
-    std::function<std::vector<uint8_t>()> fetch;  // empty once fetched
+    size_t later_bytes = 0;
+    Fetch fetch;  // empty once fetched
   };
   std::vector<Item> items_;
   mutable std::once_flag hashed_;

@@ -248,13 +248,11 @@ void GpuStore::hash_into(StateSink& sink, size_t count) const {
   sink.add(&n, sizeof n);
   // Field by field, each the concatenation of its pages' slots below `count`.
   for (size_t field = 0; field < particle_words(); ++field)
-    sink.add_later([copies, field, count, page = page_capacity] {
-      std::vector<uint8_t> bytes(count * 4);
+    sink.add_later(count * 4, [copies, field, count, page = page_capacity](uint8_t* bytes) {
       for (size_t p = 0; p < copies->pages.size(); ++p) {
         const size_t base = p * page, slots = std::min(copies->sizes[p], count - base);
-        copies->pages[p].download(bytes.data() + base * 4, slots * 4, field * copies->sizes[p] * 4);
+        copies->pages[p].download(bytes + base * 4, slots * 4, field * copies->sizes[p] * 4);
       }
-      return bytes;
     });
 }
 
