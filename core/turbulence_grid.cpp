@@ -133,18 +133,41 @@ std::vector<float> turbulence_slice_grid(uint32_t slice_seed, ThreadPool* thread
   return grid;
 }
 
-TurbulenceField::TurbulenceField(Slice a, Slice b, float blend, float gain, float scale)
+std::unique_ptr<float[]> TurbulenceFieldGrids::take() {
+  {
+    std::lock_guard lock(mutex_);
+    if (!spares_.empty()) {
+      std::unique_ptr<float[]> grid = std::move(spares_.back());
+      spares_.pop_back();
+      return grid;
+    }
+  }
+  return std::make_unique_for_overwrite<float[]>(kFieldFloats);
+}
+
+void TurbulenceFieldGrids::give_back(std::unique_ptr<float[]> grid) {
+  std::lock_guard lock(mutex_);
+  if (spares_.size() < kSparesKept) spares_.push_back(std::move(grid));
+}
+
+TurbulenceField::TurbulenceField(Slice a, Slice b, float blend, float gain, float scale,
+                                 std::shared_ptr<TurbulenceFieldGrids> grids)
     : from_(std::move(a)),
       to_(std::move(b)),
       blend_(blend),
       gain_(gain),
       scale_(scale),
-      velocities_(std::make_unique_for_overwrite<float[]>(kFieldFloats)) {
+      grids_(std::move(grids)),
+      velocities_(grids_ ? grids_->take() : std::make_unique_for_overwrite<float[]>(kFieldFloats)) {
 #if FXSIM_ADDRESS_SANITIZER
   // In the sanitized build (scripts/sanitize) a row read before it was
   // blended reads NaN, which the tests comparing with at() and the goldens see.
   std::fill_n(velocities_.get(), kFieldFloats, std::numeric_limits<float>::quiet_NaN());
 #endif
+}
+
+TurbulenceField::~TurbulenceField() {
+  if (grids_) grids_->give_back(std::move(velocities_));
 }
 
 void TurbulenceField::blend_rows(int z, uint64_t rows) const {

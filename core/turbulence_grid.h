@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include <glm/vec3.hpp>
@@ -45,6 +46,22 @@ std::vector<float> turbulence_slice_grid(uint32_t slice_seed, ThreadPool* thread
 // time). The results are the same bits whichever (tests compare each with at()).
 void limit_turbulence_vector_width(int lanes);
 
+// Grids TurbulenceField has done with, for the next field to take: a step's
+// field is 4.2 MiB, which a new allocation maps and faults in afresh where
+// the allocator does not reuse its heap (ASan's never does: the sanitized
+// tests spent up to a fifth of a turbulent render faulting in fields).
+// Shared by a wind's fields, on any thread.
+class TurbulenceFieldGrids {
+ public:
+  std::unique_ptr<float[]> take();  // a spare, or a new grid (contents undefined)
+  void give_back(std::unique_ptr<float[]> grid);
+
+ private:
+  static constexpr size_t kSparesKept = 2;
+  std::mutex mutex_;
+  std::vector<std::unique_ptr<float[]>> spares_;
+};
+
 // The turbulence velocity at one moment, in m/s, on the grid; `scale` is the
 // feature size in metres (the grid's spacing is scale / kTurbulenceSamplesPerCell).
 //
@@ -59,7 +76,12 @@ void limit_turbulence_vector_width(int lanes);
 class TurbulenceField {
  public:
   using Slice = std::shared_ptr<const std::vector<float>>;  // turbulence_slice_grid's
-  TurbulenceField(Slice a, Slice b, float blend, float gain, float scale);
+  // `grids`, where given, lends the field its grid and takes it back.
+  TurbulenceField(Slice a, Slice b, float blend, float gain, float scale,
+                  std::shared_ptr<TurbulenceFieldGrids> grids = nullptr);
+  ~TurbulenceField();
+  TurbulenceField(const TurbulenceField&) = delete;
+  TurbulenceField& operator=(const TurbulenceField&) = delete;
 
   glm::vec3 at(glm::vec3 p) const;
   // at() for particles [begin, end) of position arrays (x, y, z each):
@@ -77,6 +99,7 @@ class TurbulenceField {
 
   Slice from_, to_;
   float blend_, gain_, scale_;
+  std::shared_ptr<TurbulenceFieldGrids> grids_;
   // The grid's rows, each with a copy of its first point past its last (so
   // a cell's two points along x are side by side); a row is written only
   // when first needed.

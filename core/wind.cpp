@@ -49,6 +49,8 @@ struct WindField::TurbulenceCache {
   std::mutex mutex;
   std::deque<std::pair<int64_t, std::shared_ptr<const std::vector<float>>>> slices;
   std::deque<std::pair<double, std::shared_ptr<const TurbulenceField>>> fields;
+  // The fields' grids: each step's field takes the one an evicted field gave back.
+  std::shared_ptr<TurbulenceFieldGrids> grids = std::make_shared<TurbulenceFieldGrids>();
   static constexpr size_t kSlicesKept = 3, kFieldsKept = 4;
 };
 
@@ -84,7 +86,7 @@ std::shared_ptr<const TurbulenceField> WindField::turbulence_field(double t, Thr
   for (const auto& [time, field] : cache_->fields)
     if (time == t) return field;
   const TurbulenceMoment m = moment_locked(t, threads);
-  auto field = std::make_shared<const TurbulenceField>(m.from, m.to, m.blend, m.gain, turbulence_scale_);
+  auto field = std::make_shared<const TurbulenceField>(m.from, m.to, m.blend, m.gain, turbulence_scale_, cache_->grids);
   if (cache_->fields.size() == TurbulenceCache::kFieldsKept) cache_->fields.pop_front();
   cache_->fields.emplace_back(t, field);
   return field;
