@@ -15,7 +15,7 @@ using namespace fxsim;
 
 TEST(FireGrid, FollowsTheCellularRuleComputedByHand) {
   // 3 rows × 4 columns, seeds in the middle half of the bottom row (columns 1, 2).
-  FireGrid g(3, 4, 255, 0.5f);
+  FireGrid g(3, 4, 0.5f);
   EXPECT_EQ(g.first_seed_column(), 1);
   EXPECT_EQ(g.last_seed_column(), 3);
   const float start[3][4] = {{8, 0, 4, 12}, {40, 20, 0, 4}, {100, 60, 80, 7}};
@@ -41,7 +41,7 @@ TEST(FireGrid, FollowsTheCellularRuleComputedByHand) {
 }
 
 TEST(FireGrid, SeedsTheMiddleTwoThirdsByDefault) {
-  FireGrid g(48, 32, 255, 0.667f);
+  FireGrid g(48, 32, 0.667f);
   EXPECT_EQ(g.last_seed_column() - g.first_seed_column(), 21);
   EXPECT_EQ(g.first_seed_column(), 5);
 }

@@ -9,8 +9,8 @@
 
 namespace fxsim {
 
-FireGrid::FireGrid(int rows, int columns, float max_intensity, float seed_fraction)
-    : rows_(rows), columns_(columns), max_(max_intensity), cells_(size_t(rows) * size_t(columns), 0.0f) {
+FireGrid::FireGrid(int rows, int columns, float seed_fraction)
+    : rows_(rows), columns_(columns), cells_(size_t(rows) * size_t(columns), 0.0f) {
   const int seeded = std::clamp(int(std::lround(seed_fraction * float(columns))), 0, columns);
   first_seed_ = (columns - seeded) / 2;
   last_seed_ = first_seed_ + seeded;
@@ -47,7 +47,7 @@ PoolRules ember_rules() {
 FireSystem::FireSystem(const EmitterSettings& settings, size_t emitter_index, const WindField& wind,
                        const PoolMaker& make_pool)
     : settings_(settings), fire_(settings.as<FireParams>()), emitter_index_(uint32_t(emitter_index)), wind_(wind),
-      grid_(fire_.rows, fire_.columns, fire_.max_intensity, fire_.seed_fraction),
+      grid_(fire_.rows, fire_.columns, fire_.seed_fraction),
       embers_(make_pool(ember_rules(), Effect<FireParams>::slots(settings, {}).pool_slots("embers"))) {}
 
 void FireSystem::save(StateWriter& out) {
@@ -84,7 +84,7 @@ void FireSystem::begin(double t, const CameraPose&) {
   embers_->forget_positions();
   updates_ = 0;
   embers_thrown_ = 0;
-  grid_ = FireGrid(fire_.rows, fire_.columns, fire_.max_intensity, fire_.seed_fraction);
+  grid_ = FireGrid(fire_.rows, fire_.columns, fire_.seed_fraction);
   // A fire appears burning: the grid has already run long enough for the heat
   // to climb its whole height (two updates per row), keyed like any other update.
   for (int k = 0; k < 2 * fire_.rows; ++k) update_grid(uint64_t(k));

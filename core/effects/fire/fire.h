@@ -27,7 +27,7 @@ namespace fxsim {
 // row rows-1 the bottom (the paper's row m).
 class FireGrid {
  public:
-  FireGrid(int rows, int columns, float max_intensity, float seed_fraction);
+  FireGrid(int rows, int columns, float seed_fraction);
 
   int rows() const { return rows_; }
   int columns() const { return columns_; }
@@ -66,7 +66,6 @@ class FireGrid {
  private:
   size_t index(int i, int j) const { return size_t(i) * size_t(columns_) + size_t(j); }
   int rows_, columns_;
-  float max_;
   int first_seed_, last_seed_;
   std::vector<float> cells_, next_;
 };

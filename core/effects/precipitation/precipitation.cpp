@@ -216,8 +216,9 @@ void PrecipitationSystem::step(const StepContext& ctx) {
       const float lx = to_local[0][0] * dx + to_local[1][0] * dy + to_local[2][0] * dz;
       const float ly = to_local[0][1] * dx + to_local[1][1] * dy + to_local[2][1] * dz;
       const float lz = to_local[0][2] * dx + to_local[1][2] * dy + to_local[2][2] * dz;
-      leaving[i - begin] = uint8_t((std::fabs(lx) > half_.x) | (std::fabs(ly) > half_.y) | (std::fabs(lz) > half_.z) |
-                                   (store_.py[i] < ground));
+      // | of ints, not || of bools: no branch in the loop GCC vectorises.
+      leaving[i - begin] = uint8_t(int(std::fabs(lx) > half_.x) | int(std::fabs(ly) > half_.y) |
+                                   int(std::fabs(lz) > half_.z) | int(store_.py[i] < ground));
     }
     int64_t reborn_here = 0;
     for (size_t i = begin; i < end; ++i) {
