@@ -39,6 +39,12 @@ void StateReader::store(ParticleStore& store) {
 #undef FXSIM_READ_FIELD
 }
 
+size_t StateReader::count(size_t most) {
+  const uint64_t n = value<uint64_t>();
+  if (n > most) mismatch(fmt::format("a count of at most {}, not {},", most, n));
+  return size_t(n);
+}
+
 void StateReader::mismatch(const std::string& what) const {
   throw FxError(ExitCode::invalid_scene,
                 fmt::format("the checkpoint does not fit this scene: expected {} at byte {} of {}", what, at_, size_));

@@ -60,6 +60,8 @@ class StateReader {
     bytes(out.data(), expected * sizeof(T));
   }
   void tag(const char (&name)[5]);
+  // A count of at most `most` (live particles in a store of that capacity).
+  size_t count(size_t most);
   // Into a store of the same capacity.
   void store(ParticleStore& store);
   bool done() const { return at_ == size_; }

@@ -5,7 +5,11 @@
 // statistics. A state of another scene is refused, never half-loaded.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstring>
 #include <filesystem>
+
+#include <fmt/format.h>
 
 #include "cli_runner.h"
 #include "core/exit_codes.h"
@@ -110,6 +114,45 @@ TEST(CheckpointFiles, AnotherScenesStateIsRefusedAndADamagedFileIsPassedOver) {
   warnings.clear();
   EXPECT_FALSE(load_checkpoint(dir.path(), {snow.simulation_key, "test", "cpu"}, 10, warnings));
   EXPECT_EQ(warnings.size(), 2u);
+}
+
+TEST(CheckpointFiles, ALiveCountBeyondTheStoreIsRefusedOnBothBackends) {
+  // A state whose digest matches but whose count of live drops exceeds its
+  // store (a file made by hand): refused, not stepped past the store's end.
+  const auto context = EglContext::create(std::nullopt, 4, 3);
+  const Scene rain = parse_scene_file(FXSIM_SOURCE_DIR "/scenes/rain.json");
+  for (const bool gpu : {false, true}) {
+    GpuKernels kernels;
+    Simulation a(rain, 1, gpu ? gpu_system_factory(kernels) : SystemFactory{});
+    a.advance_to_frame(2);
+    std::vector<uint8_t> state = a.save_state();
+    // The rain's section: its tag, its store (tag, capacity, every field), then the live count.
+    const char* tag = gpu ? "GPRE" : "PREC";
+    const auto section = std::search(state.begin(), state.end(), tag, tag + 4);
+    ASSERT_NE(section, state.end());
+    uint64_t capacity = 0;
+    const size_t store_at = size_t(section - state.begin()) + 4;
+    ASSERT_EQ(std::memcmp(state.data() + store_at, "PSTO", 4), 0);
+    std::memcpy(&capacity, state.data() + store_at + 4, 8);
+    ASSERT_EQ(capacity, uint64_t(rain.emitters[0].max_particles));
+    const size_t live_at = store_at + 12 + size_t(capacity) * particle_bytes();
+    uint64_t live = 0;
+    std::memcpy(&live, state.data() + live_at, 8);
+    ASSERT_GT(live, 0u);
+    ASSERT_LE(live, capacity);
+    const uint64_t beyond = capacity + 1;
+    std::memcpy(state.data() + live_at, &beyond, 8);
+    Simulation b(rain, 1, gpu ? gpu_system_factory(kernels) : SystemFactory{});
+    try {
+      b.load_state(state);
+      ADD_FAILURE() << "a live count past the store was loaded, gpu " << gpu;
+    } catch (const FxError& e) {
+      EXPECT_EQ(e.code(), ExitCode::invalid_scene);
+      EXPECT_NE(std::string(e.what()).find(fmt::format("a count of at most {}, not {}", capacity, beyond)),
+                std::string::npos)
+          << e.what();
+    }
+  }
 }
 
 TEST_P(CheckpointRoundTrip, ACapturedStateHashIsTheStateHash) {

@@ -278,7 +278,7 @@ void GpuPrecipitation::load(StateReader& in) {
   if (splash_) splash_->take_deaths();
   in.tag("GPRE");
   store_.load(in);
-  live_ = size_t(in.value<uint64_t>());
+  live_ = in.count(store_.capacity);
   in.value(emission_carry_);
   in.value(spawned_);
   in.value(died_);

@@ -216,7 +216,7 @@ void PrecipitationSystem::step(const StepContext& ctx) {
       const float lx = to_local[0][0] * dx + to_local[1][0] * dy + to_local[2][0] * dz;
       const float ly = to_local[0][1] * dx + to_local[1][1] * dy + to_local[2][1] * dz;
       const float lz = to_local[0][2] * dx + to_local[1][2] * dy + to_local[2][2] * dz;
-      // | of ints, not || of bools: no branch in the loop GCC vectorises.
+      // | (no branch in a loop GCC vectorises), on ints: clang warns of | on bools.
       leaving[i - begin] = uint8_t(int(std::fabs(lx) > half_.x) | int(std::fabs(ly) > half_.y) |
                                    int(std::fabs(lz) > half_.z) | int(store_.py[i] < ground));
     }
@@ -300,7 +300,7 @@ void PrecipitationSystem::save(StateWriter& out) {
 void PrecipitationSystem::load(StateReader& in) {
   in.tag("PREC");
   in.store(store_);
-  live_ = size_t(in.value<uint64_t>());
+  live_ = in.count(store_.capacity());
   in.value(emission_carry_);
   in.value(spawned_);
   in.value(died_);
