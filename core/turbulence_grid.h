@@ -47,7 +47,7 @@ std::vector<float> turbulence_slice_grid(uint32_t slice_seed, ThreadPool* thread
 void limit_turbulence_vector_width(int lanes);
 
 // Grids TurbulenceField has done with, for the next field to take: a step's
-// field is 4.2 MiB, which a new allocation maps and faults in afresh where
+// field is 4.1 MiB, which a new allocation maps and faults in afresh where
 // the allocator does not reuse its heap (ASan's never does: the sanitized
 // tests spent up to a fifth of a turbulent render faulting in fields).
 // Shared by a wind's fields, on any thread.
@@ -67,7 +67,7 @@ class TurbulenceFieldGrids {
 //
 // The field is (a + (b − a)·blend)·gain, float by float (render/gpu_turbulence.cpp's
 // blend kernel computes the same), blended row by row when a reader first
-// needs the row: a step's field is 4.2 MiB, blended anew each step from two
+// needs the row: a step's field is 4.1 MiB, blended anew each step from two
 // slices out of the caches, and most scenes' particles fill a part of the
 // grid's period (`fxsim bench --effect rain`'s box: 17 % of its rows).
 // Readers on several threads share the work: each row is blended once, by

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <fmt/format.h>
 #include <glm/gtc/type_ptr.hpp>
 #include <limits>
 #include <vector>
@@ -223,6 +224,10 @@ void GpuStore::write(const ParticleStore& in) {
 }
 
 void GpuStore::hash_into(StateSink& sink, size_t count) const {
+  // The pages below cover slots [0, count) only up to the capacity: past it
+  // the hasher's buffer would keep an earlier field's bytes.
+  if (count > capacity)
+    throw FxError(ExitCode::internal, fmt::format("a GPU store of {} slots was hashed over {}", capacity, count));
   // The pages' copies and their sizes, held by the fetches themselves: they
   // run frames later (a render's manifest) and need nothing of this store,
   // which they used to read through `this` (a capture outliving its
