@@ -116,6 +116,9 @@ class Checkpoints {
     for (const std::string& w : warnings) fmt::print(stderr, "fxsim: warning: {}\n", w);
     if (!found) return 0;
     simulation.load_state(found->state);
+    if (simulation.frame() != found->info.frame)
+      throw FxError(ExitCode::invalid_scene, fmt::format("{}: the checkpoint's state is of frame {}, its header says {}",
+                                                         found->info.path.string(), simulation.frame(), found->info.frame));
     if (!quiet_)
       fmt::print(stderr, "fxsim: starting from checkpoint {} (frame {}, read in {:.2f} s)\n", found->info.path.string(),
                  found->info.frame, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());

@@ -16,6 +16,8 @@ inline constexpr int kMaxImageSide = 16384;
 inline constexpr size_t kMaxEmitters = 4096;
 // Particles physical rain or snow fills its box with when max_particles is not given.
 inline constexpr int64_t kMaxPhysicalParticles = 20000000;
+// Frames a scene may have (and the highest frame a checkpoint may hold).
+inline constexpr int kMaxFrames = 10000000;
 // Lights a scene may have (each is a uniform of the sprite and ground shaders).
 inline constexpr size_t kMaxLights = 16;
 // Problems printed for one scene; the rest are counted.

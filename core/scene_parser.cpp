@@ -73,7 +73,7 @@ class Parser {
     o.height = int(r.integer("height", o.height, IntRange{1, kMaxImageSide}));
     o.fps = r.number("fps", o.fps, Range{0.01, 1000});
     o.substeps = int(r.integer("substeps", o.substeps, IntRange{1, 1000}));
-    o.frames = int(r.integer("frames", o.frames, IntRange{1, 10000000}));
+    o.frames = int(r.integer("frames", o.frames, IntRange{1, kMaxFrames}));
     o.path = r.string("path", stem_ + "_####.png");
     if (o.path.empty()) r.error(r.child("path"), "expected a file path, got an empty string");
     else if (o.frames > 1 && o.path.find('#') == std::string::npos && !video_format_of(o.path))

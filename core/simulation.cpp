@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include <fmt/format.h>
+
 #include "core/exit_codes.h"
+#include "core/limits.h"
 #include "core/state_archive.h"
 
 
@@ -95,7 +98,10 @@ void Simulation::load_state(const std::vector<uint8_t>& state) {
   StateReader in(state.data(), state.size());
   in.tag("SIMU");
   in.value(step_);
-  frame_ = int(in.value<int64_t>());
+  const int64_t frame = in.value<int64_t>();
+  in.require(frame >= 0 && frame <= kMaxFrames, fmt::format("a frame in 0..{}", kMaxFrames));
+  frame_ = int(frame);
+  in.step = step_;
   if (in.value<uint64_t>() != systems_.size()) in.tag("EMIT");  // another scene: says so
   for (size_t i = 0; i < systems_.size(); ++i) {
     active_[i] = in.value<uint8_t>() != 0;

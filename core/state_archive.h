@@ -62,6 +62,14 @@ class StateReader {
   void tag(const char (&name)[5]);
   // A count of at most `most` (live particles in a store of that capacity).
   size_t count(size_t most);
+  // Refuses the state, naming what was expected, unless `fits`: for values a
+  // hand-made state (its digest made to match) could set to anything.
+  void require(bool fits, const std::string& expected) const {
+    if (!fits) mismatch(expected);
+  }
+  // The step the state's simulation had reached (Simulation::load_state
+  // reads it first): no system's own step may lie beyond it.
+  int64_t step = 0;
   // Into a store of the same capacity.
   void store(ParticleStore& store);
   bool done() const { return at_ == size_; }

@@ -10,6 +10,7 @@
 #include <zlib.h>
 
 #include "core/exit_codes.h"
+#include "core/limits.h"
 #include "core/parallel.h"
 #include "core/sha256.h"
 #include "render/atomic_file.h"
@@ -90,10 +91,18 @@ CheckpointInfo parse_header(const fs::path& path, Cursor& c) {
   try {
     const auto header = nlohmann::json::parse(header_text, header_text + header_bytes);
     info.key = {header.at("scene_hash"), header.at("fxsim_version"), header.at("backend")};
-    info.frame = header.at("frame");
-    info.step = header.at("step");
+    // Whole numbers in range before they are converted (a float or a huge
+    // number converted to an integer is undefined).
+    const auto whole = [&](const char* name, double most) {
+      const auto& value = header.at(name);
+      if (!value.is_number_integer() || value.get<double>() < 0 || value.get<double>() > most)
+        damaged(path, fmt::format("its header's {} is not a whole number in 0..{}", name, most));
+      return value.get<int64_t>();
+    };
+    info.frame = int(whole("frame", kMaxFrames));
+    info.step = whole("step", 9.0e18);
     info.time = header.at("time");
-    info.state_bytes = header.at("state_bytes");
+    info.state_bytes = uint64_t(whole("state_bytes", 9.0e18));
   } catch (const nlohmann::json::exception& e) {
     damaged(path, fmt::format("its header cannot be read: {}", e.what()));
   }
@@ -179,11 +188,18 @@ std::vector<uint8_t> read_checkpoint_state(const fs::path& path, int threads) {
   Cursor c(path, bytes);
   const CheckpointInfo info = parse_header(path, c);
   const uint32_t count = c.get<uint32_t>();
+  // Each piece is 16 bytes of the table: no more than the file holds (before
+  // the table is allocated), and as written: every piece kPieceBytes of the
+  // state but the last, which is at most that. So the sizes add up without
+  // overflow, and each piece is uncompressed into its own part of the state.
+  if (count == 0 || count > (bytes.size() - c.at()) / 16) damaged(path, "its table of pieces does not fit it");
   std::vector<Piece> pieces(count);
   uint64_t total = 0;
-  for (Piece& p : pieces) {
+  for (uint32_t i = 0; i < count; ++i) {
+    Piece& p = pieces[i];
     p.raw = c.get<uint64_t>();
     p.packed = c.get<uint64_t>();
+    if (i + 1 < count ? p.raw != kPieceBytes : p.raw > kPieceBytes) damaged(path, "its pieces are not as written");
     total += p.raw;
   }
   if (total != info.state_bytes) damaged(path, "its pieces do not add up to its state");

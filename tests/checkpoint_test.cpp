@@ -13,6 +13,7 @@
 
 #include "cli_runner.h"
 #include "core/exit_codes.h"
+#include "core/sha256.h"
 #include "core/scene_parser.h"
 #include "core/simulation.h"
 #include "render/checkpoint_files.h"
@@ -116,43 +117,152 @@ TEST(CheckpointFiles, AnotherScenesStateIsRefusedAndADamagedFileIsPassedOver) {
   EXPECT_EQ(warnings.size(), 2u);
 }
 
-TEST(CheckpointFiles, ALiveCountBeyondTheStoreIsRefusedOnBothBackends) {
-  // A state whose digest matches but whose count of live drops exceeds its
-  // store (a file made by hand): refused, not stepped past the store's end.
+// A hand-made checkpoint: its digest is over the file, so it matches whatever
+// the state holds. These put one value at a place in a saved state.
+template <class T>
+std::vector<uint8_t> with(std::vector<uint8_t> state, size_t at, T value) {
+  std::memcpy(state.data() + at, &value, sizeof value);
+  return state;
+}
+template <class T>
+T read_at(const std::vector<uint8_t>& state, size_t at) {
+  T value;
+  std::memcpy(&value, state.data() + at, sizeof value);
+  return value;
+}
+// Where a section's tag is followed by its particle store ("PSTO", capacity,
+// every field of every slot): where the store's fields start, and its capacity.
+size_t store_fields(const std::vector<uint8_t>& state, const char* tag, uint64_t& capacity) {
+  const auto section = std::search(state.begin(), state.end(), tag, tag + 4);
+  EXPECT_NE(section, state.end()) << tag;
+  const size_t store = size_t(section - state.begin()) + 4;
+  EXPECT_EQ(std::memcmp(state.data() + store, "PSTO", 4), 0) << tag;
+  capacity = read_at<uint64_t>(state, store + 4);
+  return store + 12;
+}
+void expect_refused(const Scene& scene, bool gpu, const std::vector<uint8_t>& state, const std::string& words) {
+  GpuKernels kernels;
+  Simulation b(scene, 1, gpu ? gpu_system_factory(kernels) : SystemFactory{});
+  try {
+    b.load_state(state);
+    ADD_FAILURE() << "loaded, gpu " << gpu << "; expected a refusal naming " << words;
+  } catch (const FxError& e) {
+    EXPECT_EQ(e.code(), ExitCode::invalid_scene) << e.what();
+    EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+  }
+}
+
+TEST(CheckpointFiles, ValuesAHandMadeStateCouldSetAreRefusedOnBothBackends) {
+  // Each a value the simulation would use as a count, a bound or an index:
+  // refused as a state that does not fit the scene, never stepped with.
   const auto context = EglContext::create(std::nullopt, 4, 3);
   const Scene rain = parse_scene_file(FXSIM_SOURCE_DIR "/scenes/rain.json");
+  const Scene fountain = parse_scene_file(FXSIM_SOURCE_DIR "/scenes/fountain-windy.json");
+  const Scene fire = parse_scene_file(FXSIM_SOURCE_DIR "/scenes/campfire.json");
   for (const bool gpu : {false, true}) {
-    GpuKernels kernels;
-    Simulation a(rain, 1, gpu ? gpu_system_factory(kernels) : SystemFactory{});
-    a.advance_to_frame(2);
-    std::vector<uint8_t> state = a.save_state();
-    // The rain's section: its tag, its store (tag, capacity, every field), then the live count.
-    const char* tag = gpu ? "GPRE" : "PREC";
-    const auto section = std::search(state.begin(), state.end(), tag, tag + 4);
-    ASSERT_NE(section, state.end());
+    SCOPED_TRACE(gpu ? "GPU backend" : "CPU backend");
+    const auto saved = [&](const Scene& scene, int frame) {
+      GpuKernels kernels;
+      Simulation a(scene, 1, gpu ? gpu_system_factory(kernels) : SystemFactory{});
+      a.advance_to_frame(frame);
+      return a.save_state();
+    };
+    // The simulation's frame (after "SIMU" and the step).
+    const std::vector<uint8_t> drops = saved(rain, 2);
+    ASSERT_EQ(read_at<int64_t>(drops, 12), 2);
+    expect_refused(rain, gpu, with<int64_t>(drops, 12, -5), "a frame in 0..10000000");
+    // Rain: the live drops (after the store), then the emission's carry.
     uint64_t capacity = 0;
-    const size_t store_at = size_t(section - state.begin()) + 4;
-    ASSERT_EQ(std::memcmp(state.data() + store_at, "PSTO", 4), 0);
-    std::memcpy(&capacity, state.data() + store_at + 4, 8);
+    const size_t live_at = store_fields(drops, gpu ? "GPRE" : "PREC", capacity) + size_t(capacity) * particle_bytes();
     ASSERT_EQ(capacity, uint64_t(rain.emitters[0].max_particles));
-    const size_t live_at = store_at + 12 + size_t(capacity) * particle_bytes();
-    uint64_t live = 0;
-    std::memcpy(&live, state.data() + live_at, 8);
-    ASSERT_GT(live, 0u);
-    ASSERT_LE(live, capacity);
-    const uint64_t beyond = capacity + 1;
-    std::memcpy(state.data() + live_at, &beyond, 8);
-    Simulation b(rain, 1, gpu ? gpu_system_factory(kernels) : SystemFactory{});
-    try {
-      b.load_state(state);
-      ADD_FAILURE() << "a live count past the store was loaded, gpu " << gpu;
-    } catch (const FxError& e) {
-      EXPECT_EQ(e.code(), ExitCode::invalid_scene);
-      EXPECT_NE(std::string(e.what()).find(fmt::format("a count of at most {}, not {}", capacity, beyond)),
-                std::string::npos)
-          << e.what();
-    }
+    ASSERT_GT(read_at<uint64_t>(drops, live_at), 0u);
+    ASSERT_LE(read_at<uint64_t>(drops, live_at), capacity);
+    expect_refused(rain, gpu, with<uint64_t>(drops, live_at, capacity + 1),
+                   fmt::format("a count of at most {}, not {}", capacity, capacity + 1));
+    ASSERT_GE(read_at<double>(drops, live_at + 8), 0.0);
+    expect_refused(rain, gpu, with<double>(drops, live_at + 8, 1.8e19), "an emission carry in [0, 1)");
+    // A fountain: a live drop's nozzle (the store's 13th field), the step it started at.
+    const std::vector<uint8_t> jets = saved(fountain, 30);
+    const size_t fields = store_fields(jets, gpu ? "GFOU" : "FOUN", capacity);
+    const size_t field_bytes = size_t(capacity) * 4;
+    size_t live = 0;
+    while (live < capacity && !(read_at<float>(jets, fields + 10 * field_bytes + live * 4) >= 0)) ++live;
+    ASSERT_LT(live, capacity);
+    expect_refused(fountain, gpu, with<uint32_t>(jets, fields + 12 * field_bytes + live * 4, 1000),
+                   "drops of the scene's nozzles");
+    const size_t first_step_at = fields + 14 * field_bytes;
+    ASSERT_GE(read_at<int64_t>(jets, first_step_at), 0);
+    expect_refused(fountain, gpu, with<int64_t>(jets, first_step_at, read_at<int64_t>(jets, 4) + 1), "a first step");
+    // A fire: its start (after the grid's cells), whose catch-up would otherwise run for ever.
+    const std::vector<uint8_t> flames = saved(fire, 2);
+    const auto section = std::search(flames.begin(), flames.end(), "FIRE", "FIRE" + 4);
+    ASSERT_NE(section, flames.end());
+    const size_t cells_at = size_t(section - flames.begin()) + 4;
+    const size_t start_at = cells_at + 8 + size_t(read_at<uint64_t>(flames, cells_at)) * 4;
+    ASSERT_GE(read_at<double>(flames, start_at), 0.0);
+    expect_refused(fire, gpu, with<double>(flames, start_at, -1e12), "a start time in 0..10000000");
   }
+}
+
+// A checkpoint file's bytes with its SHA-256 made to match them again.
+std::string resigned(std::string bytes) {
+  Sha256 digest;
+  digest.add(bytes.data(), bytes.size() - 32);
+  const std::vector<uint8_t> sum = digest.digest();
+  std::memcpy(bytes.data() + bytes.size() - 32, sum.data(), 32);
+  return bytes;
+}
+
+TEST(CheckpointFiles, AHandMadeHeaderOrTableOfPiecesIsPassedOverWithAWarning) {
+  // Its digest matches; what it says of itself does not hold. The header's
+  // numbers are converted, and the pieces allocated and uncompressed into
+  // the state, only once they are in range and as fxsim writes them.
+  const Scene rain = parse_scene_file(FXSIM_SOURCE_DIR "/scenes/rain.json");
+  Simulation a(rain, 1);
+  a.advance_to_frame(2);
+  const std::vector<uint8_t> state = a.save_state();
+  const CheckpointKey key{rain.simulation_key, "test", "cpu"};
+  TempDir dir("hand-made");
+  const fs::path path = write_checkpoint(dir.path(), key, 2, 2, 2.0 / 24, state);
+  const std::string written = read_text_file(path);
+  uint32_t header_bytes = 0;
+  std::memcpy(&header_bytes, written.data() + 12, 4);
+  const size_t table = 16 + header_bytes;  // the count of pieces, then (state bytes, packed bytes) a piece
+  uint32_t count = 0;
+  std::memcpy(&count, written.data() + table, 4);
+  ASSERT_GE(count, 2u);  // rain's drops and splashes: more than one piece of 16 MiB
+  const auto passed_over = [&](const std::string& bytes, const std::string& words) {
+    write_text_file(path, bytes);
+    std::vector<std::string> warnings;
+    EXPECT_FALSE(load_checkpoint(dir.path(), key, 10, warnings)) << words;
+    ASSERT_EQ(warnings.size(), 1u) << words << ": " << (warnings.empty() ? "" : warnings[0]) << " / " << warnings.back();
+    EXPECT_NE(warnings[0].find(words), std::string::npos) << warnings[0];
+  };
+  // A table of four billion pieces (64 GiB of it, before anything was read).
+  std::string bytes = written;
+  const uint32_t billions = 0xFFFFFFFFu;
+  std::memcpy(bytes.data() + table, &billions, 4);
+  passed_over(resigned(bytes), "its table of pieces does not fit it");
+  // Pieces whose sizes still add up to the state's, modulo 2^64: the first
+  // 16 bytes short of 2^64 more (given that much room to uncompress into),
+  // the second 16 bytes more, to be uncompressed 16 bytes early.
+  bytes = written;
+  uint64_t first = 0, second = 0;
+  std::memcpy(&first, written.data() + table + 4, 8);
+  std::memcpy(&second, written.data() + table + 20, 8);
+  first += ~uint64_t(0) - 15;
+  second += 16;
+  std::memcpy(bytes.data() + table + 4, &first, 8);
+  std::memcpy(bytes.data() + table + 20, &second, 8);
+  passed_over(resigned(bytes), "its pieces are not as written");
+  // A frame that is not a whole number (converting 1e300 to an int is undefined).
+  std::string header = written.substr(16, header_bytes);
+  const size_t frame = header.find("\"frame\":2");
+  ASSERT_NE(frame, std::string::npos) << header;
+  header.replace(frame, 9, "\"frame\":1e300");
+  const uint32_t longer = uint32_t(header.size());
+  bytes = written.substr(0, 12) + std::string(reinterpret_cast<const char*>(&longer), 4) + header + written.substr(table);
+  passed_over(resigned(bytes), "its header's frame is not a whole number");
 }
 
 TEST_P(CheckpointRoundTrip, ACapturedStateHashIsTheStateHash) {

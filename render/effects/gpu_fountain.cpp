@@ -218,8 +218,14 @@ void GpuFountain::load(StateReader& in) {
   counters_.take();
   if (mist_) mist_->take_deaths();
   in.tag("GFOU");
-  drops_.load(in);
+  {
+    ParticleStore drops(drops_.capacity);
+    in.store(drops);
+    FountainSystem::check_sources(drops, fountain_.nozzles.size(), in);
+    drops_.write(drops);
+  }
   in.value(first_step_);
+  in.require(first_step_ >= -1 && first_step_ <= in.step, "a first step of -1 (none yet) up to the state's step");
   in.value(emitted_);
   in.value(spawned_);
   in.value(died_);

@@ -280,6 +280,7 @@ void GpuPrecipitation::load(StateReader& in) {
   store_.load(in);
   live_ = in.count(store_.capacity);
   in.value(emission_carry_);
+  in.require(emission_carry_ >= 0 && emission_carry_ < 1, "an emission carry in [0, 1)");
   in.value(spawned_);
   in.value(died_);
   in.value(splash_spawned_);

@@ -6,6 +6,7 @@
 #include <glm/geometric.hpp>
 
 #include "core/rng.h"
+#include "core/value_ranges.h"
 
 namespace fxsim {
 
@@ -66,6 +67,7 @@ void FireSystem::load(StateReader& in) {
   in.vector(cells, grid_.cells().size());
   grid_.set_cells(std::move(cells));
   in.value(start_);
+  in.require(kTime.contains(start_), "a start time " + kTime.text());
   in.value(updates_);
   in.value(embers_thrown_);
   in.value(prewarm_updates_);
@@ -128,7 +130,7 @@ void FireSystem::throw_ember(const StepContext& ctx) {
 
 void FireSystem::step(const StepContext& ctx) {
   embers_->step(ctx, wind_);
-  const double elapsed = ctx.t1 - start_ + 1e-9;
+  const double elapsed = std::max(0.0, ctx.t1 - start_ + 1e-9);  // (never negative, even from a hand-made checkpoint)
   const uint64_t due = uint64_t(std::floor(fire_.update_rate * elapsed));
   for (; updates_ < due; ++updates_) update_grid(prewarm_updates_ + updates_);
   const uint64_t embers_due = uint64_t(std::floor(fire_.embers * elapsed));

@@ -86,10 +86,17 @@ void FountainSystem::save(StateWriter& out) {
   if (mist_) mist_->save(out);
 }
 
+void FountainSystem::check_sources(const ParticleStore& drops, size_t nozzles, StateReader& in) {
+  for (size_t i = 0; i < drops.capacity(); ++i)
+    if (!(drops.age[i] < 0)) in.require(drops.source[i] < nozzles, "drops of the scene's nozzles");
+}
+
 void FountainSystem::load(StateReader& in) {
   in.tag("FOUN");
   in.store(store_);
+  check_sources(store_, fountain_.nozzles.size(), in);
   in.value(first_step_);
+  in.require(first_step_ >= -1 && first_step_ <= in.step, "a first step of -1 (none yet) up to the state's step");
   in.value(emitted_);
   in.value(spawned_);
   in.value(died_);

@@ -62,6 +62,10 @@ class FountainSystem : public ParticleSystem {
   // A drop's chance of turning into mist during one step of dt seconds:
   // probability × (speed / 8)² × dt, 0 without mist (paper 003's rule; both backends).
   static float mist_chance(const FountainParams& fountain, const Nozzle& nozzle, float dt);
+  // Refuses a loaded state (both backends) in which a slot that is not empty
+  // (its age not below 0: NaN too) names a nozzle past the last: the step
+  // reads each live drop's nozzle.
+  static void check_sources(const ParticleStore& drops, size_t nozzles, StateReader& in);
   // Drops nozzle k has emitted by `seconds` after the start: floor(rate × seconds).
   static uint64_t emitted_by(double rate, int64_t steps, double steps_per_second);
 
