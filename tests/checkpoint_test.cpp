@@ -265,6 +265,27 @@ TEST(CheckpointFiles, AHandMadeHeaderOrTableOfPiecesIsPassedOverWithAWarning) {
   passed_over(resigned(bytes), "its header's frame is not a whole number");
 }
 
+TEST(CheckpointFiles, ARenderRefusesACheckpointWhoseHeaderAndStateDisagree) {
+  // fxsim's own checkpoint of frame 4, its header made to say frame 3: the
+  // render would draw frame 4 from a state it took for frame 3's.
+  TempDir dir("disagree");
+  const std::string scene = FXSIM_SOURCE_DIR "/scenes/rain.json";
+  const fs::path folder = dir / "ck";
+  ASSERT_EQ(run_fxsim(fmt::format("render '{}' --backend cpu --frames 4 --simulate-only --checkpoint-every 4 --checkpoints '{}' -q",
+                                  scene, folder.string())).exit_code, 0);
+  const fs::path path = folder / checkpoint_file_name(4);
+  std::string bytes = read_text_file(path);
+  const size_t frame = bytes.find("\"frame\":4,");
+  ASSERT_NE(frame, std::string::npos);
+  bytes[frame + 8] = '3';
+  write_text_file(path, resigned(bytes));
+  const CliResult r = run_fxsim(fmt::format("render '{}' --backend cpu --frames 4 --width 64 --height 36 --checkpoints '{}' -o '{}'",
+                                            scene, folder.string(), (dir / "out/f_####.png").string()));
+  EXPECT_EQ(r.exit_code, 65) << r.err;
+  EXPECT_NE(r.err.find("the checkpoint's state is of frame 4, its header says 3"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "out/f_0004.png"));
+}
+
 TEST_P(CheckpointRoundTrip, ACapturedStateHashIsTheStateHash) {
   // The manifest's hash, captured without waiting for the GPU, must be the
   // one --state-hashes writes; small GPU pages put several pages in a field.
