@@ -195,7 +195,8 @@ TEST(CheckpointFiles, ValuesAHandMadeStateCouldSetAreRefusedOnBothBackends) {
     expect_refused(fountain, gpu, with<int64_t>(jets, first_step_at, read_at<int64_t>(jets, 4) + 1), "a first step");
     // A fire: its start (after the grid's cells), whose catch-up would otherwise run for ever.
     const std::vector<uint8_t> flames = saved(fire, 2);
-    const auto section = std::search(flames.begin(), flames.end(), "FIRE", "FIRE" + 4);
+    const std::string_view fire_tag = "FIRE";
+    const auto section = std::search(flames.begin(), flames.end(), fire_tag.begin(), fire_tag.end());
     ASSERT_NE(section, flames.end());
     const size_t cells_at = size_t(section - flames.begin()) + 4;
     const size_t start_at = cells_at + 8 + size_t(read_at<uint64_t>(flames, cells_at)) * 4;
