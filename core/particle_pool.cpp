@@ -139,8 +139,8 @@ void ParticlePool::load(StateReader& in) {
   in.tag("POOL");
   in.store(store_);
   in.value(added_);
-  in.value(spawned_);
-  in.value(died_);
+  spawned_ = in.event_count();
+  died_ = in.event_count();
   previous_.forget();
 }
 

@@ -45,6 +45,12 @@ size_t StateReader::count(size_t most) {
   return size_t(n);
 }
 
+int64_t StateReader::event_count() {
+  const int64_t n = value<int64_t>();
+  require(n >= 0 && n <= (int64_t(1) << 53), "an event count in 0..2^53");
+  return n;
+}
+
 void StateReader::mismatch(const std::string& what) const {
   throw FxError(ExitCode::invalid_scene,
                 fmt::format("the checkpoint does not fit this scene: expected {} at byte {} of {}", what, at_, size_));

@@ -62,6 +62,9 @@ class StateReader {
   void tag(const char (&name)[5]);
   // A count of at most `most` (live particles in a store of that capacity).
   size_t count(size_t most);
+  // A count of events so far (particles spawned, died): 0 … 2^53, so that
+  // adding to it never overflows.
+  int64_t event_count();
   // Refuses the state, naming what was expected, unless `fits`: for values a
   // hand-made state (its digest made to match) could set to anything.
   void require(bool fits, const std::string& expected) const {

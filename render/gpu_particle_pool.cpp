@@ -141,8 +141,8 @@ void GpuParticlePool::load(StateReader& in) {
   in.store(store_);  // the staging copy holds the particles too, as births would leave it
   gpu_.store().write(store_);
   in.value(added_);
-  in.value(spawned_);
-  in.value(died_);
+  spawned_ = in.event_count();
+  died_ = in.event_count();
   gpu_previous_.forget();
 }
 

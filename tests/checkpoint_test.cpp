@@ -181,6 +181,9 @@ TEST(CheckpointFiles, ValuesAHandMadeStateCouldSetAreRefusedOnBothBackends) {
                    fmt::format("a count of at most {}, not {}", capacity, capacity + 1));
     ASSERT_GE(read_at<double>(drops, live_at + 8), 0.0);
     expect_refused(rain, gpu, with<double>(drops, live_at + 8, 1.8e19), "an emission carry in [0, 1)");
+    // Then the drops spawned so far, a count that only grows (from near 2^63 it would overflow).
+    ASSERT_GT(read_at<int64_t>(drops, live_at + 16), 0);
+    expect_refused(rain, gpu, with<int64_t>(drops, live_at + 16, INT64_MAX - 1), "an event count in 0..2^53");
     // A fountain: a live drop's nozzle (the store's 13th field), the step it started at.
     const std::vector<uint8_t> jets = saved(fountain, 30);
     const size_t fields = store_fields(jets, gpu ? "GFOU" : "FOUN", capacity);

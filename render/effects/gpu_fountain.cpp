@@ -227,10 +227,10 @@ void GpuFountain::load(StateReader& in) {
   in.value(first_step_);
   in.require(first_step_ >= -1 && first_step_ <= in.step, "a first step of -1 (none yet) up to the state's step");
   in.value(emitted_);
-  in.value(spawned_);
-  in.value(died_);
-  in.value(mist_spawned_);
-  in.value(mist_died_);
+  spawned_ = in.event_count();
+  died_ = in.event_count();
+  mist_spawned_ = in.event_count();
+  mist_died_ = in.event_count();
   if (in.value<uint8_t>() != uint8_t(mist_.has_value())) in.tag("MIST");
   if (mist_) mist_->store().load(in);
   previous_.forget();

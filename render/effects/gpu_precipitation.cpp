@@ -281,10 +281,10 @@ void GpuPrecipitation::load(StateReader& in) {
   live_ = in.count(store_.capacity);
   in.value(emission_carry_);
   in.require(emission_carry_ >= 0 && emission_carry_ < 1, "an emission carry in [0, 1)");
-  in.value(spawned_);
-  in.value(died_);
-  in.value(splash_spawned_);
-  in.value(splash_died_);
+  spawned_ = in.event_count();
+  died_ = in.event_count();
+  splash_spawned_ = in.event_count();
+  splash_died_ = in.event_count();
   if (in.value<uint8_t>() != uint8_t(splash_.has_value())) in.tag("SPLA");
   if (splash_) splash_->store().load(in);
   previous_.forget();
