@@ -51,6 +51,18 @@ int64_t StateReader::event_count() {
   return n;
 }
 
+double StateReader::fraction(const std::string& what) {
+  const double v = value<double>();
+  require(v >= 0 && v < 1, what + " in [0, 1)");  // (false for NaN)
+  return v;
+}
+
+int64_t StateReader::step_or_none(const std::string& what) {
+  const int64_t v = value<int64_t>();
+  require(v >= -1 && v <= step, what + " of -1 (none yet) up to the state's step");
+  return v;
+}
+
 void StateReader::mismatch(const std::string& what) const {
   throw FxError(ExitCode::invalid_scene,
                 fmt::format("the checkpoint does not fit this scene: expected {} at byte {} of {}", what, at_, size_));

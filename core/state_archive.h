@@ -65,6 +65,10 @@ class StateReader {
   // A count of events so far (particles spawned, died): 0 … 2^53, so that
   // adding to it never overflows.
   int64_t event_count();
+  // A double in [0, 1) (a carry of a fraction of a particle), named `what` if refused.
+  double fraction(const std::string& what);
+  // A step of this simulation's so far, or -1 for none yet, named `what` if refused.
+  int64_t step_or_none(const std::string& what);
   // Refuses the state, naming what was expected, unless `fits`: for values a
   // hand-made state (its digest made to match) could set to anything.
   void require(bool fits, const std::string& expected) const {

@@ -267,9 +267,10 @@ void GpuStore::save(StateWriter& out) const {
   out.store(cpu);
 }
 
-void GpuStore::load(StateReader& in) {
+void GpuStore::load(StateReader& in, const std::function<void(const ParticleStore&)>& check) {
   ParticleStore cpu(capacity);
   in.store(cpu);
+  if (check) check(cpu);
   write(cpu);
 }
 

@@ -5,6 +5,7 @@
 // GPU, and reading a store back (tests, state hashes).
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -56,7 +57,8 @@ struct GpuStore {
   std::shared_ptr<DeviceBufferPool> hash_copies;
   // The store through a CPU copy, for checkpoints.
   void save(StateWriter& out) const;
-  void load(StateReader& in);
+  // `check` sees the slots as read, before they go to the GPU (a loaded state's refusals).
+  void load(StateReader& in, const std::function<void(const ParticleStore&)>& check = {});
   // Sets every slot's age to `age` (-1: empty) and everything else to 0.
   void clear(float age);
 };

@@ -218,14 +218,8 @@ void GpuFountain::load(StateReader& in) {
   counters_.take();
   if (mist_) mist_->take_deaths();
   in.tag("GFOU");
-  {
-    ParticleStore drops(drops_.capacity);
-    in.store(drops);
-    FountainSystem::check_sources(drops, fountain_.nozzles.size(), in);
-    drops_.write(drops);
-  }
-  in.value(first_step_);
-  in.require(first_step_ >= -1 && first_step_ <= in.step, "a first step of -1 (none yet) up to the state's step");
+  drops_.load(in, [&](const ParticleStore& drops) { FountainSystem::check_sources(drops, fountain_.nozzles.size(), in); });
+  first_step_ = in.step_or_none("a first step");
   in.value(emitted_);
   spawned_ = in.event_count();
   died_ = in.event_count();

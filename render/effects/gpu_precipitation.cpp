@@ -279,8 +279,7 @@ void GpuPrecipitation::load(StateReader& in) {
   in.tag("GPRE");
   store_.load(in);
   live_ = in.count(store_.capacity);
-  in.value(emission_carry_);
-  in.require(emission_carry_ >= 0 && emission_carry_ < 1, "an emission carry in [0, 1)");
+  emission_carry_ = in.fraction("an emission carry");
   spawned_ = in.event_count();
   died_ = in.event_count();
   splash_spawned_ = in.event_count();

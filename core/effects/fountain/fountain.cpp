@@ -95,8 +95,7 @@ void FountainSystem::load(StateReader& in) {
   in.tag("FOUN");
   in.store(store_);
   check_sources(store_, fountain_.nozzles.size(), in);
-  in.value(first_step_);
-  in.require(first_step_ >= -1 && first_step_ <= in.step, "a first step of -1 (none yet) up to the state's step");
+  first_step_ = in.step_or_none("a first step");
   in.value(emitted_);
   spawned_ = in.event_count();
   died_ = in.event_count();

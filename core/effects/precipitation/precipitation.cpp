@@ -301,8 +301,7 @@ void PrecipitationSystem::load(StateReader& in) {
   in.tag("PREC");
   in.store(store_);
   live_ = in.count(store_.capacity());
-  in.value(emission_carry_);
-  in.require(emission_carry_ >= 0 && emission_carry_ < 1, "an emission carry in [0, 1)");
+  emission_carry_ = in.fraction("an emission carry");
   spawned_ = in.event_count();
   died_ = in.event_count();
   if (in.value<uint8_t>() != uint8_t(splash_.has_value())) in.tag("SPLA");  // another scene: stops there
