@@ -51,6 +51,10 @@ int64_t StateReader::event_count() {
   return n;
 }
 
+void StateReader::presence(bool present, const std::string& what) {
+  require(value<uint8_t>() == uint8_t(present), (present ? "" : "no ") + what);
+}
+
 double StateReader::fraction(const std::string& what) {
   const double v = value<double>();
   require(v >= 0 && v < 1, what + " in [0, 1)");  // (false for NaN)

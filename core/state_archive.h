@@ -67,6 +67,9 @@ class StateReader {
   int64_t event_count();
   // A double in [0, 1) (a carry of a fraction of a particle), named `what` if refused.
   double fraction(const std::string& what);
+  // A section's presence flag (StateWriter::value(uint8_t)): refused unless
+  // it says what the scene has, `what` present or not.
+  void presence(bool present, const std::string& what);
   // A step of this simulation's so far, or -1 for none yet, named `what` if refused.
   int64_t step_or_none(const std::string& what);
   // Refuses the state, naming what was expected, unless `fits`: for values a

@@ -184,6 +184,12 @@ TEST(CheckpointFiles, ValuesAHandMadeStateCouldSetAreRefusedOnBothBackends) {
     // Then the drops spawned so far, a count that only grows (from near 2^63 it would overflow).
     ASSERT_GT(read_at<int64_t>(drops, live_at + 16), 0);
     expect_refused(rain, gpu, with<int64_t>(drops, live_at + 16, INT64_MAX - 1), "an event count in 0..2^53");
+    // Then the drops died (the GPU's state: and the splashes' two counts),
+    // and whether splashes follow (rain.json's drops splash).
+    const size_t splashes_at = live_at + (gpu ? 48 : 32);
+    ASSERT_EQ(read_at<uint8_t>(drops, splashes_at), 1u);
+    expect_refused(rain, gpu, with<uint8_t>(drops, splashes_at, 0), "expected splashes at byte");
+    expect_refused(rain, gpu, with<uint8_t>(drops, splashes_at, 7), "expected splashes at byte");
     // A fountain: a live drop's nozzle (the store's 13th field), the step it started at.
     const std::vector<uint8_t> jets = saved(fountain, 30);
     const size_t fields = store_fields(jets, gpu ? "GFOU" : "FOUN", capacity);

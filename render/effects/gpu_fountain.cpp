@@ -225,7 +225,7 @@ void GpuFountain::load(StateReader& in) {
   died_ = in.event_count();
   mist_spawned_ = in.event_count();
   mist_died_ = in.event_count();
-  if (in.value<uint8_t>() != uint8_t(mist_.has_value())) in.tag("MIST");
+  in.presence(mist_.has_value(), "mist");
   if (mist_) mist_->store().load(in);
   previous_.forget();
   mist_previous_.forget();

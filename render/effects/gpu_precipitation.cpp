@@ -284,7 +284,7 @@ void GpuPrecipitation::load(StateReader& in) {
   died_ = in.event_count();
   splash_spawned_ = in.event_count();
   splash_died_ = in.event_count();
-  if (in.value<uint8_t>() != uint8_t(splash_.has_value())) in.tag("SPLA");
+  in.presence(splash_.has_value(), "splashes");
   if (splash_) splash_->store().load(in);
   previous_.forget();
   splash_previous_.forget();

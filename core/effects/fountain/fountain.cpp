@@ -99,7 +99,7 @@ void FountainSystem::load(StateReader& in) {
   in.value(emitted_);
   spawned_ = in.event_count();
   died_ = in.event_count();
-  if (in.value<uint8_t>() != uint8_t(mist_.has_value())) in.tag("MIST");
+  in.presence(mist_.has_value(), "mist");
   if (mist_) mist_->load(in);
   previous_.forget();
 }

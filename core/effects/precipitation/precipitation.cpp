@@ -304,7 +304,7 @@ void PrecipitationSystem::load(StateReader& in) {
   emission_carry_ = in.fraction("an emission carry");
   spawned_ = in.event_count();
   died_ = in.event_count();
-  if (in.value<uint8_t>() != uint8_t(splash_.has_value())) in.tag("SPLA");  // another scene: stops there
+  in.presence(splash_.has_value(), "splashes");
   if (splash_) splash_->load(in);
   previous_.forget();
 }
