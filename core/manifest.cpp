@@ -10,6 +10,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/exit_codes.h"
@@ -23,9 +24,20 @@ ManifestWriter::ManifestWriter(fs::path folder) : folder_(std::move(folder)) {}
 
 void ManifestWriter::append(const std::string& line) {
   const fs::path file = folder_ / kManifestName;
-  const int fd = ::open(file.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
-  if (fd < 0)
-    throw FxError(ExitCode::cannot_write, fmt::format("{}: cannot append to the manifest ({})", file.string(), std::strerror(errno)));
+  // O_NONBLOCK: a FIFO standing there must not hang the render (its open
+  // would wait for a reader); O_NOFOLLOW: nor a link lead elsewhere. Only a
+  // regular file is appended to.
+  const int fd = ::open(file.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+  struct stat st {};
+  if (fd < 0 || ::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    const int error = errno;
+    struct stat there {};
+    const bool odd = fd >= 0 || ((error == ELOOP || error == ENXIO) && ::lstat(file.c_str(), &there) == 0);
+    if (fd >= 0) ::close(fd);
+    throw FxError(ExitCode::cannot_write,
+                  odd ? fmt::format("{}: exists and is not a regular file; fxsim appends only to a regular file", file.string())
+                      : fmt::format("{}: cannot append to the manifest ({})", file.string(), std::strerror(error)));
+  }
   // One write per line under a lock: shards appending at once never interleave.
   ::flock(fd, LOCK_EX);
   const std::string text = line + "\n";

@@ -1,6 +1,7 @@
 #include "core/sha256.h"
 #include "core/scene_parser.h"
 
+#include <algorithm>
 #include <bit>
 #include <cerrno>
 #include <climits>
@@ -348,7 +349,17 @@ class Parser {
       else r.error(r.child("type"), "expected one of " + types + ", " + describe_json(*type));
     }
     e.name = r.string("name", fmt::format("{}{}", e.type_name(), index));
-    if (!emitter_names_.insert(e.name).second)
+    // It names files (a mask layer's PNG beside each frame): nothing that
+    // could lead out of the folder or into another one.
+    const bool safe_name = !e.name.empty() && e.name.size() <= 64 && e.name != "." && e.name != ".." &&
+                           std::none_of(e.name.begin(), e.name.end(), [](char c) {
+                             return c == '/' || c == '\\' || static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+                           });
+    if (!safe_name)
+      r.error(r.child("name"), fmt::format("expected a name of 1 to 64 characters, not . or .., without '/', '\\' or "
+                                           "control characters (it names mask files), got {}",
+                                           Json(e.name).dump()));
+    else if (!emitter_names_.insert(e.name).second)
       r.error(r.child("name"), fmt::format("expected a unique emitter name, got \"{}\" again", e.name));
     const uint64_t derived = mix64(scene_.seed ^ mix64(uint64_t(index) + 0x5EED));
     e.seed = uint64_t(r.integer("seed", int64_t(derived >> 1), kSeed));

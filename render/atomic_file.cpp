@@ -26,7 +26,7 @@ std::atomic<bool> g_registered_taken[kPartialSlots];
 }  // namespace
 
 std::filesystem::path partial_path(const std::filesystem::path& path) {
-  return fmt::format("{}.partial-{}", path.string(), getpid());
+  return fmt::format("{}{}{}", path.string(), kPartialMark, getpid());
 }
 
 PartialFile::PartialFile(const std::filesystem::path& path) : slot_(-1) {

@@ -31,8 +31,11 @@ class PartialFile {
   int slot_;
 };
 
-// The name a file is written under before it is complete: "<path>.partial-<pid>"
-// (remove_stale_partials() cleans up after killed runs).
+// The name a file is written under before it is complete:
+// "<path>.fxsim-partial-<pid>" (remove_stale_partials() cleans up after
+// killed runs: a mark no other program's file is likely to carry, so that
+// only fxsim's own are removed).
+constexpr const char* kPartialMark = ".fxsim-partial-";
 std::filesystem::path partial_path(const std::filesystem::path& path);
 
 }  // namespace fxsim

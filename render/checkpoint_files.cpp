@@ -153,7 +153,7 @@ fs::path write_checkpoint(const fs::path& folder, const CheckpointKey& key, int 
   // Whole or not at all: a temporary file (removed by an interrupt) renamed into place.
   const fs::path path = folder / checkpoint_file_name(frame);
   check_output_path(path.string());
-  const fs::path temporary = fmt::format("{}.partial-{}", path.string(), getpid());
+  const fs::path temporary = partial_path(path);
   const PartialFile partial(temporary);
   const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
   bool ok = fd >= 0;

@@ -166,7 +166,7 @@ void ImageSequenceSink::commit(const FrameRecord& record, const Prepared& files)
 }
 
 TextSink::TextSink(std::string path) : path_(std::move(path)) {
-  if (path_ != "-") check_output_path(path_);
+  if (path_ != "-") check_output_path(path_, true);
 }
 
 void TextSink::start() { out_ = TextOutput::open(path_); }

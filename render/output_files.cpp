@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "core/exit_codes.h"
+#include "render/atomic_file.h"
 
 namespace fxsim {
 
@@ -41,13 +42,13 @@ void wait_for_commit() {
   }
 }
 
-void check_output_path(const std::string& path) {
+void check_output_path(const std::string& path, bool dash_too) {
   struct stat st {};
   if (::lstat(path.c_str(), &st) != 0) return;  // nothing there yet
   if (S_ISREG(st.st_mode)) return;
   throw FxError(ExitCode::cannot_write,
                 fmt::format("{}: exists and is {}; fxsim replaces only regular files{}", path, kind_of(st.st_mode),
-                            S_ISLNK(st.st_mode) || S_ISCHR(st.st_mode) ? " (use - for standard output)" : ""));
+                            dash_too && (S_ISLNK(st.st_mode) || S_ISCHR(st.st_mode)) ? " (use - for standard output)" : ""));
 }
 
 void prepare_output_folder(const std::filesystem::path& file) {
@@ -65,9 +66,9 @@ size_t remove_stale_partials(const std::filesystem::path& folder) {
   size_t removed = 0;
   for (std::filesystem::directory_iterator it(folder.empty() ? "." : folder, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
-    const size_t mark = name.rfind(".partial-");
+    const size_t mark = name.rfind(kPartialMark);
     if (mark == std::string::npos || mark == 0) continue;
-    const std::string_view digits = std::string_view(name).substr(mark + 9);
+    const std::string_view digits = std::string_view(name).substr(mark + std::strlen(kPartialMark));
     int pid = 0;
     const auto [end_of_number, error] = std::from_chars(digits.data(), digits.data() + digits.size(), pid);
     if (error != std::errc() || end_of_number != digits.data() + digits.size() || pid <= 0) continue;
@@ -81,7 +82,7 @@ size_t remove_stale_partials(const std::filesystem::path& folder) {
 std::optional<TextOutput> TextOutput::open(const std::optional<std::string>& path) {
   if (!path) return std::nullopt;
   if (*path == "-") return TextOutput(1, "standard output");
-  check_output_path(*path);
+  check_output_path(*path, true);
   prepare_output_folder(*path);
   const int fd = ::open(path->c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0)

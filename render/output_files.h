@@ -30,14 +30,15 @@ class CommitSection {
 // or its own handler would wait for itself.
 void wait_for_commit();
 
-// Throws FxError(cannot_write) when `path` exists and is not a regular file.
-void check_output_path(const std::string& path);
+// Throws FxError(cannot_write) when `path` exists and is not a regular file;
+// `dash_too`: the output also takes "-" for standard output (the message says so).
+void check_output_path(const std::string& path, bool dash_too = false);
 
 // Creates the folder that will hold `file` (with its parents). Throws
 // FxError(cannot_write) when it cannot be made or a non-folder stands there.
 void prepare_output_folder(const std::filesystem::path& file);
 
-// Removes "<name>.partial-<pid>" files whose process no longer runs from
+// Removes "<name>.fxsim-partial-<pid>" files whose process no longer runs from
 // `folder`: what a killed render left behind. Returns how many it removed.
 size_t remove_stale_partials(const std::filesystem::path& folder);
 

@@ -60,6 +60,19 @@ TEST(HostileOutput, AFifoOrADeviceIsRefusedWithoutBlocking) {
   EXPECT_NE(r.err.find("/dev/null: exists and is a device; fxsim replaces only regular files (use - for standard output)"),
             std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(dir / "g.png"));
+  // The manifest the frames' folder gets: a FIFO there hung the render in its open.
+  TempDir other("out_fifo_manifest");
+  ASSERT_EQ(mkfifo((other / "fxsim-manifest.jsonl").c_str(), 0600), 0);
+  r = run_fxsim("render '" + kScene + "' --frames 1" + kSmall + "-o '" + (other / "f_####.png").string() + "'",
+                "timeout 20");
+  EXPECT_EQ(r.exit_code, 73) << r.err;
+  EXPECT_NE(r.err.find("fxsim-manifest.jsonl: exists and is a FIFO"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(other / "f_0001.png"));
+  // A frame's path that is a link: no hint of "-", which frames do not take.
+  ASSERT_EQ(symlink("/tmp", (dir / "h.png").c_str()), 0);
+  r = run_fxsim("render '" + kScene + "' --frames 1" + kSmall + "-o '" + (dir / "h.png").string() + "'");
+  EXPECT_EQ(r.exit_code, 73) << r.err;
+  EXPECT_NE(r.err.find("is a symbolic link; fxsim replaces only regular files\n"), std::string::npos) << r.err;
 }
 
 TEST(HostileOutput, StatisticsAndHashesGoToStandardOutputWithDash) {
@@ -83,15 +96,18 @@ TEST(HostileOutput, StatisticsAndHashesGoToStandardOutputWithDash) {
 TEST(HostileOutput, StaleTemporaryFilesOfDeadRunsAreRemoved) {
   TempDir dir("out_stale");
   // A pid above any pid_max belongs to no process; our own pid is alive.
-  write_text_file(dir / "f_0007.png.partial-2147483000", "half a frame");
-  const std::string alive = "f_0008.png.partial-" + std::to_string(getpid());
+  write_text_file(dir / "f_0007.png.fxsim-partial-2147483000", "half a frame");
+  const std::string alive = "f_0008.png.fxsim-partial-" + std::to_string(getpid());
   write_text_file(dir / alive, "being written");
-  write_text_file(dir / "notes.partial-x", "not ours");
+  write_text_file(dir / "notes.fxsim-partial-x", "not ours");
+  // Another program's temporary file, however it is named, is not fxsim's to remove.
+  write_text_file(dir / "thesis.tex.partial-2147483000", "a user's own");
   const CliResult r = run_fxsim("render '" + kScene + "' --frames 1" + kSmall + "-o '" + (dir / "f_####.png").string() + "'");
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_FALSE(fs::exists(dir / "f_0007.png.partial-2147483000"));
+  EXPECT_FALSE(fs::exists(dir / "f_0007.png.fxsim-partial-2147483000"));
   EXPECT_TRUE(fs::exists(dir / alive));
-  EXPECT_TRUE(fs::exists(dir / "notes.partial-x"));
+  EXPECT_TRUE(fs::exists(dir / "notes.fxsim-partial-x"));
+  EXPECT_TRUE(fs::exists(dir / "thesis.tex.partial-2147483000"));
   EXPECT_TRUE(fs::exists(dir / "f_0001.png"));
 }
 
