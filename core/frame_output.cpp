@@ -112,11 +112,19 @@ std::optional<VideoFormat> video_format_of(const std::string& path) {
 }
 
 std::string frame_path(const std::string& pattern, int frame) {
-  const size_t start = pattern.find('#');
-  if (start == std::string::npos) return pattern;
-  size_t end = start;
-  while (end < pattern.size() && pattern[end] == '#') ++end;
-  return pattern.substr(0, start) + fmt::format("{:0{}d}", frame, end - start) + pattern.substr(end);
+  std::string path;
+  for (size_t at = 0; at < pattern.size();) {
+    const size_t start = pattern.find('#', at);
+    if (start == std::string::npos) {
+      path += pattern.substr(at);
+      break;
+    }
+    size_t end = start;
+    while (end < pattern.size() && pattern[end] == '#') ++end;
+    path += pattern.substr(at, start - at) + fmt::format("{:0{}d}", frame, end - start);
+    at = end;
+  }
+  return path;
 }
 
 }  // namespace fxsim

@@ -39,8 +39,9 @@ enum class VideoFormat { mp4, webm, mov, gif };
 std::optional<ImageFormat> image_format_of(const std::string& path);
 std::optional<VideoFormat> video_format_of(const std::string& path);
 
-// Replaces the first run of '#' with the zero-padded frame number (padded to
-// the run's length); a path without '#' is returned unchanged.
+// Replaces every run of '#' with the zero-padded frame number (padded to
+// the run's length: out/####/f_##.png -> out/0007/f_07.png); a path without
+// '#' is returned unchanged.
 std::string frame_path(const std::string& pattern, int frame);
 
 }  // namespace fxsim

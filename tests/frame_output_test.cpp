@@ -9,6 +9,9 @@ TEST(FramePath, PadsToTheRunOfHashes) {
   EXPECT_EQ(frame_path("f#.png", 12), "f12.png");
   EXPECT_EQ(frame_path("a_##_b.png", 3), "a_03_b.png");
   EXPECT_EQ(frame_path("still.png", 3), "still.png");
+  // Every run, each padded to its own length (a folder a frame, and the frame in it).
+  EXPECT_EQ(frame_path("out_##/f_####.png", 3), "out_03/f_0003.png");
+  EXPECT_EQ(frame_path("##/#.png", 123), "123/123.png");
 }
 
 TEST(FrameSelection, ParsesOneFrameARangeOrAList) {
