@@ -2,6 +2,7 @@
 // loop → its outputs (PNG frames, statistics, state hashes), with progress.
 #include <algorithm>
 #include <iterator>
+#include <cctype>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -74,6 +75,51 @@ std::filesystem::path output_folder(const std::string& pattern) {
   std::filesystem::path folder = std::filesystem::path(pattern).parent_path();
   while (folder.string().find('#') != std::string::npos) folder = folder.parent_path();
   return folder.empty() ? "." : folder;
+}
+
+// Whether `path` could be one of the frames of `pattern` (each run of '#'
+// standing for digits, at least as many as the run), after both are made
+// absolute and normal.
+bool could_be_a_frame(const std::string& pattern, const std::string& path) {
+  const std::string p = std::filesystem::absolute(pattern).lexically_normal().string();
+  const std::string q = std::filesystem::absolute(path).lexically_normal().string();
+  size_t i = 0, j = 0;
+  while (i < p.size()) {
+    if (p[i] != '#') {
+      if (j >= q.size() || p[i++] != q[j++]) return false;
+      continue;
+    }
+    size_t run = 0, digits = 0;
+    while (i < p.size() && p[i] == '#') ++i, ++run;
+    while (j < q.size() && std::isdigit(static_cast<unsigned char>(q[j]))) ++j, ++digits;
+    if (digits < run) return false;
+  }
+  return j == q.size();
+}
+
+// No two outputs in one file: the text outputs (--stats, --state-hashes)
+// would overwrite each other, a frame, a video or the manifest, and the
+// render end with 0 and a file that is neither.
+void refuse_shared_outputs(const RenderOptions& options, const std::string& pattern, bool video_only) {
+  std::vector<std::pair<std::string, std::string>> files;  // (what, path)
+  if (options.stats && *options.stats != "-") files.emplace_back("--stats", *options.stats);
+  if (options.state_hashes && *options.state_hashes != "-") files.emplace_back("--state-hashes", *options.state_hashes);
+  if (options.video) files.emplace_back("--video", *options.video);
+  const auto same = [](const std::string& a, const std::string& b) {
+    return std::filesystem::absolute(a).lexically_normal() == std::filesystem::absolute(b).lexically_normal();
+  };
+  for (size_t a = 0; a < files.size(); ++a) {
+    for (size_t b = a + 1; b < files.size(); ++b)
+      if (same(files[a].second, files[b].second))
+        throw FxError(ExitCode::usage, fmt::format("{} and {} name the same file, {}: give each its own",
+                                                   files[a].first, files[b].first, files[a].second));
+    if (video_only ? same(files[a].second, pattern) : could_be_a_frame(pattern, files[a].second))
+      throw FxError(ExitCode::usage, fmt::format("{} {}: that is where the render writes its {}", files[a].first,
+                                                 files[a].second, video_only ? "video" : "frames"));
+    if (!video_only && same(files[a].second, (output_folder(pattern) / kManifestName).string()))
+      throw FxError(ExitCode::usage, fmt::format("{} {}: that is the output folder's manifest", files[a].first,
+                                                 files[a].second));
+  }
 }
 
 // A manifest's run line: what this render sets out to write (the caller adds
@@ -224,6 +270,7 @@ int run_render(const RenderOptions& options) {
                                                "frames are to be written", scene.output.path, count));
   if (options.stats && options.state_hashes && *options.stats == "-" && *options.state_hashes == "-")
     throw FxError(ExitCode::usage, "--stats - and --state-hashes -: only one of them can go to standard output");
+  refuse_shared_outputs(options, scene.output.path, video_only);
   const ProgressStyle style = parse_progress_style(options.progress, options.quiet);
   if (!options.simulate_only)
     check_plates(scene.output, frames.frames());  // every plate frame the render needs, before anything renders

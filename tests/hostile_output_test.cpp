@@ -179,3 +179,22 @@ TEST(HostileOutput, AnImageTooLargeInBytesForTheGlIsAnInvalidSceneNotAMissingGl)
   EXPECT_FALSE(fs::exists(dir / "out"));
   EXPECT_FALSE(fs::exists(dir / "s.jsonl"));
 }
+
+TEST(HostileOutput, TwoOutputsInOneFileAreRefusedBeforeAnyWork) {
+  // Each would overwrite or interleave the other, and the render end with 0.
+  TempDir dir("out_shared");
+  const std::string frames = " -o '" + (dir / "f_####.png").string() + "'";
+  const std::string same = (dir / "same.txt").string();
+  const std::pair<std::string, std::string> cases[] = {
+      {" --stats '" + same + "' --state-hashes '" + same + "'", "name the same file"},
+      {" --stats '" + (dir / "f_0002.png").string() + "'", "where the render writes its frames"},
+      {" --state-hashes '" + (dir / "sub" / ".." / "f_12345.png").string() + "'", "where the render writes its frames"},
+      {" --stats '" + (dir / "fxsim-manifest.jsonl").string() + "'", "the output folder's manifest"},
+  };
+  for (const auto& [options, words] : cases) {
+    const CliResult r = run_fxsim("render '" + kScene + "' --frames 1-2" + kSmall + frames + options);
+    EXPECT_EQ(r.exit_code, 64) << options << ": " << r.err;
+    EXPECT_NE(r.err.find(words), std::string::npos) << r.err;
+  }
+  EXPECT_TRUE(fs::is_empty(dir.path()));
+}
