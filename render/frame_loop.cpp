@@ -54,6 +54,11 @@ FrameLoopReport run_frame_loop(Simulation& simulation, Renderer& renderer, const
   auto started = Clock::now();
   const int first = simulation.frame() + (options.include_current && simulation.frame() >= 1 ? 0 : 1);
   for (int frame = first; frame <= frames.last(); ++frame) {
+    // Before frames that are only simulated (a gap in --frames), the frames
+    // drawn go out: else the last one before the gap waited, unwritten,
+    // until the next one was drawn, and an interrupt lost it.
+    if (!frames.contains(frame))
+      while (!drawing.empty()) hand_over_oldest();
     simulation.advance_to_frame(frame);
     if (options.on_simulated) options.on_simulated(frame);
     if (hashing) {

@@ -12,6 +12,7 @@
 #include "render/egl_context.h"
 #include "tests/gl_context_fixture.h"
 #include "render/frame_layer.h"
+#include "render/frame_loop.h"
 #include "render/frame_target.h"
 #include "render/gpu_kernels.h"
 #include "render/gpu_params.h"
@@ -195,6 +196,31 @@ TEST_F(ComputeGlTest, TheComputeRasteriserCountsTheSamplesItBlendsAsGlCountsThem
   }
   ASSERT_GT(counted[0], 10000u);  // about 300 × 28 pixels × 4 samples
   EXPECT_NEAR(double(counted[1]), double(counted[0]), 0.01 * double(counted[0]));
+}
+
+namespace {
+struct CommittedFrames : FrameSink {
+  std::vector<int> frames;
+  void commit(const FrameRecord& record, const Prepared&) override { frames.push_back(record.frame); }
+};
+}  // namespace
+
+TEST_F(GlTest, AFrameBeforeAGapInTheSelectionIsHandedOverBeforeTheGapIsSimulated) {
+  // --frames 1-2,40: frame 2 goes to the writer before frames 3-39 are
+  // simulated, not once frame 40 is drawn (an interrupt in the gap lost it).
+  const Scene scene = parse_scene_text(R"({"fxsim": 1, "emitters": [{"type": "snow", "max_particles": 100}]})",
+                                       "gap.json", ".");
+  Simulation sim(scene, 1);
+  Renderer renderer(scene, 32, 16);
+  CommittedFrames sink;
+  FrameLoopOptions options;
+  std::vector<std::pair<int, size_t>> pending;  // (frame simulated, images not yet read back)
+  options.on_simulated = [&](int frame) { pending.emplace_back(frame, renderer.images_pending()); };
+  const FrameSelection frames = FrameSelection::of({1, 2, 40});
+  run_frame_loop(sim, renderer, frames, {&sink}, options);
+  EXPECT_EQ(sink.frames, (std::vector<int>{1, 2, 40}));
+  ASSERT_GE(pending.size(), 3u);
+  EXPECT_EQ(pending[2], std::make_pair(3, size_t(0)));  // frame 2 was read back before frame 3's step
 }
 
 TEST_F(GlTest, BlendingHappensInLinearLight) {
