@@ -179,11 +179,22 @@ class Runner {
                               name, device_.base, scene.backend, suite.file.string());
       return f;
     }
-    const Image golden = read_png(f.golden), actual = read_png(f.actual);
-    // 16-bit layers (depth, motion) in their own steps; heat maps from the 8-bit views.
-    f.comparison = png_bit_depth(f.actual) == 16 && png_bit_depth(f.golden) == 16
-                       ? compare_images(read_png16(f.golden, 4), read_png16(f.actual, 4), scene.tolerance)
-                       : compare_images(golden, actual, scene.tolerance);
+    const Image actual = read_png(f.actual);
+    Image golden;
+    try {
+      golden = read_png(f.golden);
+      // 16-bit layers (depth, motion) in their own steps; heat maps from the 8-bit views.
+      f.comparison = png_bit_depth(f.actual) == 16 && png_bit_depth(f.golden) == 16
+                         ? compare_images(read_png16(f.golden, 4), read_png16(f.actual, 4), scene.tolerance)
+                         : compare_images(golden, actual, scene.tolerance);
+    } catch (const FxError& e) {
+      // A damaged golden fails its frame (and --update replaces it), not the whole run.
+      if (options_.update) return write_golden();
+      f.status = CheckStatus::fail;
+      f.message = fmt::format("the golden cannot be read ({}); fxsim test {} --update replaces it", e.what(),
+                              suite.file.string());
+      return f;
+    }
     f.status = f.comparison.verdict == CompareVerdict::pass      ? CheckStatus::pass
                : f.comparison.verdict == CompareVerdict::warning ? CheckStatus::warn
                                                                  : CheckStatus::fail;

@@ -181,3 +181,21 @@ TEST(TestCommand, TheLayersBesideEachFrameHaveGoldensToo) {
   EXPECT_EQ(changed.exit_code, 1);
   EXPECT_NE(changed.out.find("frame 6 motion:"), std::string::npos) << changed.out;
 }
+
+TEST(TestCommand, ADamagedGoldenFailsItsFrameAndUpdateReplacesIt) {
+  // A cut-short golden PNG is that frame's failure, with the JUnit file
+  // still written; before, the whole run stopped with 66 and no report.
+  SuiteFolder s;
+  ASSERT_EQ(run_fxsim("test " + s.path() + " --device-class llvmpipe --update").exit_code, 0);
+  const std::string whole = read_text_file(s.golden("frame_0006.png"));
+  write_text_file(s.golden("frame_0006.png"), whole.substr(0, 100));
+  TempDir out("junit_damaged");
+  const CliResult damaged = run_fxsim("test " + s.path() + " --device-class llvmpipe --junit " + quoted(out / "j.xml"));
+  EXPECT_EQ(damaged.exit_code, 1) << damaged.out << damaged.err;
+  EXPECT_NE(damaged.out.find("the golden cannot be read"), std::string::npos) << damaged.out;
+  EXPECT_NE(read_text_file(out / "j.xml").find("failures=\"1\""), std::string::npos);
+  const CliResult update = run_fxsim("test " + s.path() + " --device-class llvmpipe --update");
+  EXPECT_EQ(update.exit_code, 0) << update.out << update.err;
+  EXPECT_EQ(read_text_file(s.golden("frame_0006.png")), whole);
+  EXPECT_EQ(run_fxsim("test " + s.path() + " --device-class llvmpipe").exit_code, 0);
+}
