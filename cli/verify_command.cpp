@@ -58,6 +58,9 @@ int run_verify(const std::string& folder_text, bool quiet) {
   const Manifest manifest = read_manifest(folder / kManifestName);
   std::vector<std::string> missing, corrupt, mismatched;
   for (const std::string& bad : manifest.bad_lines) corrupt.push_back(fmt::format("{}: {}", kManifestName, bad));
+  // A render records its run before any frame: a manifest without one (empty,
+  // cut short) vouches for nothing.
+  if (manifest.runs.empty()) corrupt.push_back(fmt::format("{}: it records no run", kManifestName));
 
   std::map<std::string, const ManifestRun*> runs;
   for (const ManifestRun& r : manifest.runs) runs[r.run] = &r;

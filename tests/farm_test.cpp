@@ -210,6 +210,11 @@ TEST(Farm, VerifyFindsMissingTruncatedAndCorruptFrames) {
   EXPECT_NE(v2.out.find("f_0008.png: frame 8 has no record (never written)"), std::string::npos) << v2.out;
   TempDir empty("verify-empty");
   EXPECT_EQ(run_fxsim("verify " + q(empty.path())).exit_code, 66);
+  // An empty manifest (cut short before its first line) vouches for nothing.
+  write_text_file(empty / "fxsim-manifest.jsonl", "");
+  const CliResult v3 = run_fxsim("verify " + q(empty.path()));
+  EXPECT_EQ(v3.exit_code, 1) << v3.out;
+  EXPECT_NE(v3.out.find("fxsim-manifest.jsonl: it records no run"), std::string::npos) << v3.out;
 }
 
 TEST(Farm, SimulateOnlyAndDevicesAreCheckedAndDevicesRunOneShardEach) {
