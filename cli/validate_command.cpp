@@ -1,7 +1,9 @@
 // validate: the verdict render would give, without GL: every problem of the
-// scene (textures opened and decoded too), then whether the render fits in
-// the memory this machine has free.
+// scene (textures and plates opened and decoded too), then whether the
+// render fits in the memory this machine has free.
 #include <cstdio>
+#include <numeric>
+#include <vector>
 #include <fmt/format.h>
 
 #include "cli/commands.h"
@@ -9,6 +11,7 @@
 #include "core/effects/registry.h"
 #include "core/memory_estimate.h"
 #include "core/scene_parser.h"
+#include "render/plate_pass.h"
 
 namespace fxsim {
 
@@ -16,6 +19,11 @@ int run_validate(const std::string& scene_file, const std::string& backend) {
   try {
     const Scene scene = parse_scene_file(scene_file);
     report_scene_warnings(scene, scene_file);
+    // Every plate frame the whole scene needs, as render checks those it
+    // draws: present (66) and of the output's size (65). No GL is touched.
+    std::vector<int> frames(size_t(scene.output.frames));
+    std::iota(frames.begin(), frames.end(), 1);
+    check_plates(scene.output, frames);
     // Without GL the GPU's memory is unknown: with --backend gpu, only what
     // stays in RAM is checked here (render checks the GPU's free memory).
     const size_t ram = ram_image_bytes(scene) + (backend == "gpu" ? 0 : cpu_particle_bytes(scene) + gl_image_bytes(scene));

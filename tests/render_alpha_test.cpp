@@ -228,6 +228,9 @@ TEST(RenderPlates, AWrongSizeOrMissingPlateIsRefusedBeforeRendering) {
   EXPECT_EQ(wrong.exit_code, 65) << wrong.err;
   EXPECT_NE(wrong.err.find("is 80x54, the output 96x54"), std::string::npos) << wrong.err;
   EXPECT_FALSE(fs::exists(dir / "out"));
+  // validate gives render's verdict (it checked no plate before).
+  const CliResult judged = run_fxsim("validate '" + (dir / "scene.json").string() + "'");
+  EXPECT_EQ(judged.exit_code, 65) << judged.out << judged.err;
   std::string sequence = with_plate(kTwoEmitters);
   sequence.replace(sequence.find("plate.png"), 9, "plate_#.png");
   write_text_file(dir / "scene.json", sequence);
@@ -235,6 +238,7 @@ TEST(RenderPlates, AWrongSizeOrMissingPlateIsRefusedBeforeRendering) {
   EXPECT_EQ(missing.exit_code, 66) << missing.err;
   EXPECT_NE(missing.err.find("plate_1.png: no plate for frame 1"), std::string::npos) << missing.err;
   EXPECT_FALSE(fs::exists(dir / "out"));
+  EXPECT_EQ(run_fxsim("validate '" + (dir / "scene.json").string() + "'").exit_code, 66);
 }
 
 namespace {
