@@ -218,6 +218,9 @@ int run_render(const RenderOptions& options) {
     if (!image_format_of(scene.output.path) && !video_format_of(scene.output.path))
       throw FxError(ExitCode::usage, fmt::format("-o {}: expected a path ending in .png or .exr (frames) or .mp4, .webm, "
                                                  ".mov or .gif (a video)", scene.output.path));
+    if (const auto problem = video_output_problem(scene.output, scene.output.path))
+      throw FxError(ExitCode::usage, fmt::format("-o {}: {} (the scene's output.{})", scene.output.path,
+                                                 problem->message, problem->key));
   }
   std::vector<int> wanted = frames_to_render(options, scene).frames();
   // A farm's share: a shard of the frames, less those already written.

@@ -5,6 +5,8 @@
 #include <charconv>
 #include <fmt/format.h>
 
+#include "core/scene.h"
+
 namespace fxsim {
 
 static std::optional<int> parse_positive(std::string_view text) {
@@ -108,6 +110,20 @@ std::optional<VideoFormat> video_format_of(const std::string& path) {
   if (has_extension(path, ".webm")) return VideoFormat::webm;
   if (has_extension(path, ".mov")) return VideoFormat::mov;
   if (has_extension(path, ".gif")) return VideoFormat::gif;
+  return std::nullopt;
+}
+
+std::optional<OutputProblem> video_output_problem(const OutputSettings& output, const std::string& path) {
+  const std::optional<VideoFormat> video = video_format_of(path);
+  if (!video) return std::nullopt;
+  if (output.depth_layer || output.mask_layers || output.motion_layer || output.plate_layer)
+    return OutputProblem{"layers", "a video carries no layers: write PNG or EXR frames (with --video beside them for "
+                                   "a video too)"};
+  if (output.bit_depth != 8)
+    return OutputProblem{"bit_depth", "a video's samples are 8-bit: write PNG frames for 16 bits"};
+  if (*video == VideoFormat::mp4 && output.transparent())
+    return OutputProblem{"background", "an .mp4 has no alpha: the transparent frames would lose their coverage; "
+                                       "write .mov or .webm (which keep it), PNG frames, or give an opaque background"};
   return std::nullopt;
 }
 

@@ -8,6 +8,8 @@
 
 namespace fxsim {
 
+struct OutputSettings;
+
 struct FrameRange {
   int first = 1;
   int last = 1;  // reached by the step
@@ -38,6 +40,14 @@ enum class ImageFormat { png, exr };
 enum class VideoFormat { mp4, webm, mov, gif };
 std::optional<ImageFormat> image_format_of(const std::string& path);
 std::optional<VideoFormat> video_format_of(const std::string& path);
+
+// What a video at `path` cannot carry of what `output` asks for: its layers,
+// 16-bit samples, or (an .mp4, which has no alpha) a transparent background:
+// the output key and why. Nothing for a path that is not a video, or a video that can.
+struct OutputProblem {
+  std::string key, message;
+};
+std::optional<OutputProblem> video_output_problem(const OutputSettings& output, const std::string& path);
 
 // Replaces every run of '#' with the zero-padded frame number (padded to
 // the run's length: out/####/f_##.png -> out/0007/f_07.png); a path without

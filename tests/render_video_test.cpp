@@ -91,3 +91,24 @@ TEST(RenderVideo, AnInterruptLeavesNoVideoNoTemporaryFileAndNoFfmpeg) {
   const std::string pgrep = "pgrep -f '[f]fmpeg .*" + dir.path().string() + "' > /dev/null";
   EXPECT_NE(std::system(pgrep.c_str()), 0);
 }
+
+TEST(RenderVideo, WhatAVideoCannotCarryIsRefusedNotDropped) {
+  // Layers (a dataset's ground truth), 16-bit samples and an .mp4's
+  // transparency were dropped without a word, and the render ended with 0.
+  TempDir dir("cannot-carry");
+  const std::string video = " -o '" + (dir / "v.mp4").string() + "'";
+  const CliResult layers = run_fxsim("render " + kSnow + " --frames 1-2 -q --set '/output/layers=[\"mask\"]'" + video);
+  EXPECT_EQ(layers.exit_code, 64) << layers.err;
+  EXPECT_NE(layers.err.find("a video carries no layers"), std::string::npos) << layers.err;
+  write_text_file(dir / "clear.json", R"({"fxsim": 1, "output": {"width": 32, "height": 18, "frames": 2,
+    "background": "transparent"}, "emitters": [{"type": "snow"}]})");
+  const CliResult clear = run_fxsim("render '" + (dir / "clear.json").string() + "' -q" + video);
+  EXPECT_EQ(clear.exit_code, 64) << clear.err;
+  EXPECT_NE(clear.err.find("an .mp4 has no alpha"), std::string::npos) << clear.err;
+  // Written in the scene: its own error, at the key.
+  const CliResult deep = run_fxsim("render " + kSnow + " -q --set /output/path=v.webm --set /output/bit_depth=16");
+  EXPECT_EQ(deep.exit_code, 65) << deep.err;
+  EXPECT_NE(deep.err.find("/output/bit_depth: a video's samples are 8-bit"), std::string::npos) << deep.err;
+  EXPECT_TRUE(fs::exists(dir / "clear.json"));
+  EXPECT_FALSE(fs::exists(dir / "v.mp4"));
+}
