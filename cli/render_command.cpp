@@ -7,6 +7,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fmt/format.h>
 #include <memory>
 #include <string>
@@ -39,10 +40,18 @@ namespace {
 // On Ctrl-C or a kill, the frame being written must not be left half-written.
 // A commit in progress (a frame renamed into place and its lines appended) is
 // let finish first, so the text outputs cover exactly the frames on disk.
+bool g_quiet = false;  // (read by on_interrupt)
+
 extern "C" void on_interrupt(int signal) {
   wait_for_commit();
   stop_child_processes();  // ffmpeg: its temporary file is removed next
   remove_partial_output();
+  if (!g_quiet) {  // write(2) alone: async-signal-safe
+    const char* text = signal == SIGINT    ? "\nfxsim: interrupted (SIGINT): stopped; every frame on disk is whole\n"
+                       : signal == SIGTERM ? "\nfxsim: terminated (SIGTERM): stopped; every frame on disk is whole\n"
+                                           : "\nfxsim: hung up (SIGHUP): stopped; every frame on disk is whole\n";
+    [[maybe_unused]] const ssize_t n = ::write(2, text, std::strlen(text));
+  }
   _exit(128 + signal);
 }
 
@@ -208,6 +217,9 @@ int run_render(const RenderOptions& options) {
   // --threads caps every thread fxsim starts, llvmpipe's too: Mesa reads
   // LP_NUM_THREADS when the context is made.
   const int cores = thread_count(options.threads);
+  if (options.threads > 0 && options.encoders && *options.encoders > options.threads)
+    throw FxError(ExitCode::usage, fmt::format("--encoders {} exceeds --threads {}, the most threads fxsim may use",
+                                               *options.encoders, options.threads));
   if (options.threads > 0) setenv("LP_NUM_THREADS", std::to_string(options.threads).c_str(), 1);
 
   Scene scene = parse_scene_file(options.scene, scene_overrides(options));
@@ -300,6 +312,7 @@ int run_render(const RenderOptions& options) {
   if (options.stats) sinks.push_back(std::make_unique<StatisticsSink>(*options.stats));
   if (options.state_hashes) sinks.push_back(std::make_unique<StateHashSink>(*options.state_hashes));
 
+  g_quiet = options.quiet;
   for (int s : {SIGINT, SIGTERM, SIGHUP}) std::signal(s, on_interrupt);
   const auto started = std::chrono::steady_clock::now();
   GlSession gl(options.device, parse_backend_choice(options.backend));
