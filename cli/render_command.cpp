@@ -309,6 +309,13 @@ int run_render(const RenderOptions& options) {
   if (options.video)
     sinks.push_back(std::make_unique<VideoSink>(*options.video, scene.output.width, scene.output.height,
                                                 scene.output.fps, video));
+  if (options.checkpoint_every) {  // where checkpoints will go: a folder fxsim can write into
+    const std::filesystem::path folder = checkpoint_folder(options, scene.output.path);
+    std::error_code ec;
+    if (std::filesystem::exists(folder, ec) && !std::filesystem::is_directory(folder, ec))
+      throw FxError(ExitCode::cannot_write, fmt::format("{}: the checkpoint folder is a file", folder.string()));
+    check_output_path((folder / "checkpoint").string());
+  }
   if (options.stats) sinks.push_back(std::make_unique<StatisticsSink>(*options.stats));
   if (options.state_hashes) sinks.push_back(std::make_unique<StateHashSink>(*options.state_hashes));
 

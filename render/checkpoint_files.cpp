@@ -117,7 +117,8 @@ fs::path write_checkpoint(const fs::path& folder, const CheckpointKey& key, int 
   std::error_code error;
   fs::create_directories(folder, error);
   if (!fs::is_directory(folder))
-    throw FxError(ExitCode::cannot_write, fmt::format("{}: cannot make the checkpoint folder", folder.string()));
+    throw FxError(ExitCode::cannot_write, fmt::format("{}: cannot make the checkpoint folder ({})", folder.string(),
+                                                      error ? error.message() : "a file stands there"));
   const std::string header = nlohmann::json{{"scene_hash", key.scene_hash}, {"fxsim_version", key.version},
                                             {"backend", key.backend}, {"frame", frame}, {"step", step},
                                             {"time", time}, {"state_bytes", state.size()}}.dump();

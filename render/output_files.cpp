@@ -43,6 +43,14 @@ void wait_for_commit() {
 }
 
 void check_output_path(const std::string& path, bool dash_too) {
+  // The folder it goes into (or the nearest one there is, where the rest
+  // will be made) must take files: found now, not after frames are written.
+  std::filesystem::path folder = std::filesystem::absolute(path).parent_path();
+  std::error_code ec;
+  while (!std::filesystem::exists(folder, ec) && folder.has_relative_path()) folder = folder.parent_path();
+  if (std::filesystem::is_directory(folder, ec) && ::access(folder.c_str(), W_OK | X_OK) != 0)
+    throw FxError(ExitCode::cannot_write,
+                  fmt::format("{}: cannot write into {} ({})", path, folder.string(), std::strerror(errno)));
   struct stat st {};
   if (::lstat(path.c_str(), &st) != 0) return;  // nothing there yet
   if (S_ISREG(st.st_mode)) return;

@@ -198,3 +198,14 @@ TEST(HostileOutput, TwoOutputsInOneFileAreRefusedBeforeAnyWork) {
   }
   EXPECT_TRUE(fs::is_empty(dir.path()));
 }
+
+TEST(HostileOutput, ACheckpointFolderThatIsAFileIsRefusedBeforeAnyFrame) {
+  // Found at the first checkpoint before, with frames already written.
+  TempDir dir("out_checkpoint_file");
+  write_text_file(dir / "taken", "a file");
+  const CliResult r = run_fxsim("render '" + kScene + "' --frames 1-6" + kSmall + "-o '" + (dir / "f_####.png").string() +
+                                "' --checkpoints '" + (dir / "taken").string() + "' --checkpoint-every 4");
+  EXPECT_EQ(r.exit_code, 73) << r.err;
+  EXPECT_NE(r.err.find("taken: the checkpoint folder is a file"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "f_0001.png"));
+}
