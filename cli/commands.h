@@ -23,7 +23,7 @@ struct RenderOptions {
   int64_t part_sprites = 0;              // the compute rasteriser's most sprites a part (0: what the GL holds)
   std::optional<int> width, height;
   std::optional<double> fps;          // overrides output.fps
-  std::optional<uint64_t> seed;       // overrides seed
+  std::optional<int64_t> seed;        // overrides seed (0 or more: checked by the scene's rule)
   std::vector<std::string> sets;      // --set /json/pointer=VALUE, in order
   std::optional<int> png_level;       // overrides output.png_level
   int threads = 0;  // 0: all hardware threads; caps the simulation, the encoders and llvmpipe

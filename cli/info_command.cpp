@@ -47,7 +47,10 @@ int run_info(std::optional<int> device, bool json) {
   fmt::print("GL renderer: {}\n", info.renderer);
   fmt::print("GL version:  {}\n", info.version);
   const DeviceClass dc = device_class(info.vendor, info.renderer);
-  fmt::print("device class: {} (goldens looked up as {}, then {}, then the base set)\n", dc.base, dc.exact, dc.base);
+  if (dc.exact == dc.base)
+    fmt::print("device class: {} (goldens looked up as {}, then the base set)\n", dc.base, dc.base);
+  else
+    fmt::print("device class: {} (goldens looked up as {}, then {}, then the base set)\n", dc.base, dc.exact, dc.base);
   fmt::print("GPU backend: {}\n", !limits.compute                          ? "not available (needs OpenGL 4.3)"
                                   : session.backend() == Backend::gpu      ? "available (`auto` picks it)"
                                                                            : "available (software GL: `auto` picks cpu)");

@@ -5,7 +5,9 @@
 //   compare  two PNGs or folders of PNGs
 //   bench    throughput figures
 #include <CLI/CLI.hpp>
+#include <charconv>
 #include <cstdio>
+#include <limits>
 #include <fmt/format.h>
 #include <new>
 
@@ -57,7 +59,10 @@ int main(int argc, char** argv) {
   render_cmd->add_option("--width", render.width, "image width, overrides output.width")->check(CLI::Range(1, 16384));
   render_cmd->add_option("--height", render.height, "image height, overrides output.height")->check(CLI::Range(1, 16384));
   render_cmd->add_option("--fps", render.fps, "frames per second, overrides output.fps");
-  render_cmd->add_option("--seed", render.seed, "the scene's seed, overrides seed");
+  // Read as text: CLI11 turns a number past the type's range into its
+  // largest value, which is a seed too (99999999999999999999 rendered with 2^63 - 1).
+  std::optional<std::string> seed_text;
+  render_cmd->add_option("--seed", seed_text, "the scene's seed, overrides seed");
   render_cmd->add_option("--set", render.sets,
                          "set a scene value before validation: /json/pointer=VALUE (VALUE is JSON, or else a "
                          "string); repeatable, applied in order")
@@ -185,11 +190,14 @@ int main(int argc, char** argv) {
 
   BenchOptions bench;
   auto* bench_cmd = app.add_subcommand("bench", "measure simulation, drawing and frame throughput (prints figures)");
-  bench_cmd->add_option("--scene", bench.scene, "measure this scene's frames (at --width x --height) instead of a "
-                                                "synthetic effect");
+  CLI::Option* bench_scene = bench_cmd->add_option("--scene", bench.scene, "measure this scene's frames (at --width x "
+                                                                           "--height) instead of a synthetic effect");
   bench_cmd->add_option("--effect", bench.effect, "snow, rain or fountain")
-      ->check(CLI::IsMember({"snow", "rain", "fountain"}));
-  bench_cmd->add_option("--particles", bench.particles, "number of particles")->check(CLI::Range(int64_t(1), int64_t(0x7FFFFFFF)));
+      ->check(CLI::IsMember({"snow", "rain", "fountain"}))
+      ->excludes(bench_scene);
+  bench_cmd->add_option("--particles", bench.particles, "number of particles")
+      ->check(CLI::Range(int64_t(1), int64_t(0x7FFFFFFF)))
+      ->excludes(bench_scene);
   bench_cmd->add_option("--threads", bench.threads, "CPU threads (default: all cores)")->check(CLI::Range(1, 1024));
   bench_cmd->add_option("--steps", bench.steps, "steps per timing repetition")->check(CLI::Range(1, 100000));
   bench_cmd->add_option("--frames", bench.frames, "frames drawn for the per-frame figures (0 skips drawing)")
@@ -239,7 +247,18 @@ int main(int argc, char** argv) {
   }
 
   try {
-    if (*render_cmd) return run_render(render);
+    if (*render_cmd) {
+      if (seed_text) {
+        int64_t seed = -1;
+        const char* end = seed_text->data() + seed_text->size();
+        const auto [stop, error] = std::from_chars(seed_text->data(), end, seed);
+        if (error != std::errc() || stop != end || seed < 0)
+          throw FxError(ExitCode::usage, fmt::format("--seed {}: expected a whole number in 0..{}", *seed_text,
+                                                     std::numeric_limits<int64_t>::max()));
+        render.seed = seed;
+      }
+      return run_render(render);
+    }
     if (*validate_cmd) return run_validate(validate_scene, validate_backend);
     if (*info_cmd) return run_info(info_device, info_json);
     if (*test_cmd) return run_test(test);
@@ -255,7 +274,11 @@ int main(int argc, char** argv) {
       return 0;
     }
   } catch (const SceneError& e) {
-    return report_scene_error(e, render.scene);
+    // The summary line names what was read: the scene, or the suite.
+    const std::string read = *bench_cmd ? bench.scene
+                             : *test_cmd && !test.suites.empty() ? test.suites.front()
+                                                                 : render.scene;
+    return report_scene_error(e, read);
   } catch (const FxError& e) {
     std::fprintf(stderr, "fxsim: %s\n", e.what());
     return int(e.code());

@@ -379,10 +379,11 @@ int run_render(const RenderOptions& options) {
   if (!options.quiet)
     fmt::print(stdout_taken ? stderr : stdout,
                "rendered {} frame{} ({}-{}) of {} in {:.2f} s ({:.1f} frames/s), up to {} live particles "
-               "(secondaries included), {}x{} on {}, {} PNG encoder{} → {}\n",
+               "(secondaries included), {}x{} on {}, {} {}encoder{} → {}\n",
                report.frames, report.frames == 1 ? "" : "s", frames.first(), frames.last(), options.scene, seconds,
                report.frames / seconds, report.peak_particles, scene.output.width, scene.output.height, gl.describe(),
-               loop.encoders, loop.encoders == 1 ? "" : "s", scene.output.path);
+               loop.encoders, video_only ? "" : image_format_of(scene.output.path) == ImageFormat::exr ? "EXR " : "PNG ",
+               loop.encoders == 1 ? "" : "s", scene.output.path);
   return 0;
 }
 

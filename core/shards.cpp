@@ -30,6 +30,8 @@ std::optional<Shard> shard_from_environment(const EnvironmentLookup& getenv, std
   if (const char* id_text = getenv("SLURM_ARRAY_TASK_ID")) {
     const auto id = integer(id_text), lo = integer(getenv("SLURM_ARRAY_TASK_MIN")),
                hi = integer(getenv("SLURM_ARRAY_TASK_MAX")), count = integer(getenv("SLURM_ARRAY_TASK_COUNT"));
+    if (!id)
+      throw FxError(ExitCode::usage, fmt::format("SLURM_ARRAY_TASK_ID={}: expected a whole number", id_text));
     if (!id || !lo || !hi || *hi < *lo || *id < *lo || *id > *hi)
       throw FxError(ExitCode::usage, fmt::format("SLURM_ARRAY_TASK_ID={} needs SLURM_ARRAY_TASK_MIN and _MAX around it "
                                                  "(got {} and {})", id_text, getenv("SLURM_ARRAY_TASK_MIN") ? getenv("SLURM_ARRAY_TASK_MIN") : "none",

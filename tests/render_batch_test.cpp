@@ -76,6 +76,13 @@ TEST(RenderBatch, SeedAndFpsOverridesChangeTheSimulationAsTheSceneKeysWould) {
   EXPECT_NE(plain, seeded);
   EXPECT_EQ(seeded, set_seed);
   EXPECT_NE(plain, faster);
+  // A seed that is not a whole number in range is a usage error naming what
+  // was typed (CLI11 had turned 99999999999999999999 into 2^63 - 1, a seed).
+  for (const char* bad : {"-1", "99999999999999999999", "12x"}) {
+    const CliResult r = run_fxsim("render " + kSnow + " --frames 1" + kSmall + "-o " + out_pattern(dir) + " --seed " + bad);
+    EXPECT_EQ(r.exit_code, 64) << bad << ": " << r.err;
+    EXPECT_NE(r.err.find(std::string("--seed ") + bad + ": expected a whole number"), std::string::npos) << r.err;
+  }
 }
 
 TEST(RenderBatch, AnInvalidOverrideIsASceneErrorNamingTheOverride) {
