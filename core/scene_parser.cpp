@@ -112,7 +112,9 @@ class Parser {
       for (size_t i = 0; i < layers->size(); ++i) {
         const Json& layer = (*layers)[i];
         const std::string name = layer.is_string() ? layer.get<std::string>() : "";
-        if (name == "depth") o.depth_layer = true;
+        if (!name.empty() && std::find(layers->begin(), layers->begin() + ptrdiff_t(i), layer) != layers->begin() + ptrdiff_t(i))
+          r.error(r.child("layers") + "/" + std::to_string(i), fmt::format("\"{}\" is already in the list", name));
+        else if (name == "depth") o.depth_layer = true;
         else if (name == "mask") o.mask_layers = true;
         else if (name == "motion") o.motion_layer = true;
         else if (name == "plate") o.plate_layer = true;

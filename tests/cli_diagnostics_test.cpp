@@ -37,6 +37,7 @@ const BadScene kBadScenes[] = {
     {"keys_out_of_order", R"({"fxsim": 1, "camera": {"keys": [{"time": 2}, {"time": 1}]}, "emitters": [{"type": "snow"}]})", "/camera/keys/1/time", "later"},
     {"far_before_near", R"({"fxsim": 1, "camera": {"near": 5, "far": 1}, "emitters": [{"type": "snow"}]})", "/camera/far", "> near"},
     {"name_leaving_the_folder", R"({"fxsim": 1, "emitters": [{"type": "snow", "name": "../../evil"}]})", "/emitters/0/name", "without '/'"},
+    {"layer_twice", R"({"fxsim": 1, "output": {"layers": ["mask", "depth", "mask"]}, "emitters": [{"type": "snow"}]})", "/output/layers/2", "already in the list"},
     {"empty_name", R"({"fxsim": 1, "emitters": [{"type": "snow", "name": ""}]})", "/emitters/0/name", "1 to 64 characters"},
     {"unknown_top_key", R"({"fxsim": 1, "emiters": [], "emitters": [{"type": "snow"}]})", "/emiters", "did you mean \"emitters\""},
     {"unknown_emitter_key", R"({"fxsim": 1, "emitters": [{"type": "snow", "max_particle": 5}]})", "/emitters/0/max_particle", "did you mean \"max_particles\""},
