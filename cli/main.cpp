@@ -275,9 +275,10 @@ int main(int argc, char** argv) {
     }
   } catch (const SceneError& e) {
     // The summary line names what was read: the scene, or the suite.
-    const std::string read = *bench_cmd ? bench.scene
-                             : *test_cmd && !test.suites.empty() ? test.suites.front()
-                                                                 : render.scene;
+    const std::string read = *bench_cmd                                ? bench.scene
+                             : *test_cmd && test.suites.size() == 1 ? test.suites.front()
+                             : *test_cmd                            ? "the suites"
+                                                                    : render.scene;
     return report_scene_error(e, read);
   } catch (const FxError& e) {
     std::fprintf(stderr, "fxsim: %s\n", e.what());

@@ -86,12 +86,19 @@ std::filesystem::path output_folder(const std::string& pattern) {
   return folder.empty() ? "." : folder;
 }
 
+// `path` absolute, normal, its existing folders' links followed.
+std::string resolved(const std::string& path) {
+  std::error_code ec;
+  const std::filesystem::path absolute = std::filesystem::absolute(path, ec);
+  if (ec) return path;
+  const std::filesystem::path real = std::filesystem::weakly_canonical(absolute, ec);
+  return ec ? absolute.lexically_normal().string() : real.string();
+}
+
 // Whether `path` could be one of the frames of `pattern` (each run of '#'
-// standing for digits, at least as many as the run), after both are made
-// absolute and normal.
+// standing for digits, at least as many as the run), both resolved.
 bool could_be_a_frame(const std::string& pattern, const std::string& path) {
-  const std::string p = std::filesystem::absolute(pattern).lexically_normal().string();
-  const std::string q = std::filesystem::absolute(path).lexically_normal().string();
+  const std::string p = resolved(pattern), q = resolved(path);
   size_t i = 0, j = 0;
   while (i < p.size()) {
     if (p[i] != '#') {
@@ -114,9 +121,9 @@ void refuse_shared_outputs(const RenderOptions& options, const std::string& patt
   if (options.stats && *options.stats != "-") files.emplace_back("--stats", *options.stats);
   if (options.state_hashes && *options.state_hashes != "-") files.emplace_back("--state-hashes", *options.state_hashes);
   if (options.video) files.emplace_back("--video", *options.video);
-  const auto same = [](const std::string& a, const std::string& b) {
-    return std::filesystem::absolute(a).lexically_normal() == std::filesystem::absolute(b).lexically_normal();
-  };
+  for (const auto& [what, path] : files)
+    if (path.empty()) throw FxError(ExitCode::usage, fmt::format("{} \"\": expected a file path", what));
+  const auto same = [](const std::string& a, const std::string& b) { return resolved(a) == resolved(b); };
   for (size_t a = 0; a < files.size(); ++a) {
     for (size_t b = a + 1; b < files.size(); ++b)
       if (same(files[a].second, files[b].second))
@@ -217,9 +224,6 @@ int run_render(const RenderOptions& options) {
   // --threads caps every thread fxsim starts, llvmpipe's too: Mesa reads
   // LP_NUM_THREADS when the context is made.
   const int cores = thread_count(options.threads);
-  if (options.threads > 0 && options.encoders && *options.encoders > options.threads)
-    throw FxError(ExitCode::usage, fmt::format("--encoders {} exceeds --threads {}, the most threads fxsim may use",
-                                               *options.encoders, options.threads));
   if (options.threads > 0) setenv("LP_NUM_THREADS", std::to_string(options.threads).c_str(), 1);
 
   Scene scene = parse_scene_file(options.scene, scene_overrides(options));
@@ -314,7 +318,7 @@ int run_render(const RenderOptions& options) {
     std::error_code ec;
     if (std::filesystem::exists(folder, ec) && !std::filesystem::is_directory(folder, ec))
       throw FxError(ExitCode::cannot_write, fmt::format("{}: the checkpoint folder is a file", folder.string()));
-    check_output_path((folder / "checkpoint").string());
+    check_output_folder(folder / "checkpoint");
   }
   if (options.stats) sinks.push_back(std::make_unique<StatisticsSink>(*options.stats));
   if (options.state_hashes) sinks.push_back(std::make_unique<StateHashSink>(*options.state_hashes));

@@ -180,21 +180,24 @@ class Runner {
       return f;
     }
     const Image actual = read_png(f.actual);
+    const bool deep = png_bit_depth(f.actual) == 16;
     Image golden;
+    bool golden_deep = false;
     try {
       golden = read_png(f.golden);
-      // 16-bit layers (depth, motion) in their own steps; heat maps from the 8-bit views.
-      f.comparison = png_bit_depth(f.actual) == 16 && png_bit_depth(f.golden) == 16
-                         ? compare_images(read_png16(f.golden, 4), read_png16(f.actual, 4), scene.tolerance)
-                         : compare_images(golden, actual, scene.tolerance);
+      golden_deep = deep && png_bit_depth(f.golden) == 16;
+      if (golden_deep) read_png16(f.golden, 4);
     } catch (const FxError& e) {
-      // A damaged golden fails its frame (and --update replaces it), not the whole run.
+      // A damaged golden fails its frame (--update writes a new one for this device class), not the whole run.
       if (options_.update) return write_golden();
       f.status = CheckStatus::fail;
-      f.message = fmt::format("the golden cannot be read ({}); fxsim test {} --update replaces it", e.what(),
+      f.message = fmt::format("the golden cannot be read ({}); fxsim test {} --update writes a new one", e.what(),
                               suite.file.string());
       return f;
     }
+    // 16-bit layers (depth, motion) in their own steps; heat maps from the 8-bit views.
+    f.comparison = golden_deep ? compare_images(read_png16(f.golden, 4), read_png16(f.actual, 4), scene.tolerance)
+                               : compare_images(golden, actual, scene.tolerance);
     f.status = f.comparison.verdict == CompareVerdict::pass      ? CheckStatus::pass
                : f.comparison.verdict == CompareVerdict::warning ? CheckStatus::warn
                                                                  : CheckStatus::fail;

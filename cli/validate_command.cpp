@@ -21,7 +21,10 @@ int run_validate(const std::string& scene_file, const std::string& backend) {
     report_scene_warnings(scene, scene_file);
     // Every plate frame the whole scene needs, as render checks those it
     // draws: present (66) and of the output's size (65). No GL is touched.
-    std::vector<int> frames(size_t(scene.output.frames));
+    // (A still plate serves every frame: checked once.)
+    const bool sequence = scene.output.plate.string().find('#') != std::string::npos ||
+                          scene.output.plate_depth.string().find('#') != std::string::npos;
+    std::vector<int> frames(sequence ? size_t(scene.output.frames) : 1);
     std::iota(frames.begin(), frames.end(), 1);
     check_plates(scene.output, frames);
     // Without GL the GPU's memory is unknown: with --backend gpu, only what

@@ -121,9 +121,10 @@ std::optional<OutputProblem> video_output_problem(const OutputSettings& output, 
                                    "a video too)"};
   if (output.bit_depth != 8)
     return OutputProblem{"bit_depth", "a video's samples are 8-bit: write PNG frames for 16 bits"};
-  if (*video == VideoFormat::mp4 && output.transparent())
-    return OutputProblem{"background", "an .mp4 has no alpha: the transparent frames would lose their coverage; "
-                                       "write .mov or .webm (which keep it), PNG frames, or give an opaque background"};
+  if (*video != VideoFormat::mov && output.transparent())
+    return OutputProblem{"background", "of the videos only a .mov (ProRes 4444) keeps alpha: the transparent frames "
+                                       "would lose their coverage; write .mov, PNG or EXR frames, or give an opaque "
+                                       "background"};
   return std::nullopt;
 }
 

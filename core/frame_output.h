@@ -42,7 +42,7 @@ std::optional<ImageFormat> image_format_of(const std::string& path);
 std::optional<VideoFormat> video_format_of(const std::string& path);
 
 // What a video at `path` cannot carry of what `output` asks for: its layers,
-// 16-bit samples, or (an .mp4, which has no alpha) a transparent background:
+// 16-bit samples, or (but in a .mov, the one with alpha) a transparent background:
 // the output key and why. Nothing for a path that is not a video, or a video that can.
 struct OutputProblem {
   std::string key, message;

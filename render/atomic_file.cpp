@@ -78,7 +78,13 @@ void write_file_atomically(const std::filesystem::path& path, const std::vector<
     done += size_t(n);
   }
   if (::close(fd) != 0) fail("finish writing the file");
-  check_output_path(path.string());  // again: it may have changed while the frame was written
+  try {
+    check_output_path(path.string());  // again: it may have changed while the frame was written
+  } catch (...) {
+    std::remove(temporary.c_str());
+    g_partial_active = false;
+    throw;
+  }
   if (std::rename(temporary.c_str(), path.c_str()) != 0) fail("rename the finished file into place");
   g_partial_active = false;
 }

@@ -12,6 +12,12 @@ namespace {
 // Frames drawn and not yet read back, at most: two lets the GPU draw one
 // while the other's pixels are copied out.
 constexpr size_t kFramesInFlightOnTheGpu = 2;
+// Frames only simulated in a row (a gap in the selection) after which the
+// frames drawn before the gap go out without waiting for the next one drawn:
+// a long fast-forward must not hold a finished frame back (an interrupt
+// would lose it), while a stride (1-240:2) keeps reading one frame back as
+// the next is drawn.
+constexpr int kLongGap = 4;
 }  // namespace
 
 FrameLoopReport run_frame_loop(Simulation& simulation, Renderer& renderer, const FrameSelection& frames,
@@ -53,11 +59,10 @@ FrameLoopReport run_frame_loop(Simulation& simulation, Renderer& renderer, const
   FrameRecord next;
   auto started = Clock::now();
   const int first = simulation.frame() + (options.include_current && simulation.frame() >= 1 ? 0 : 1);
+  int skipped_in_row = 0;
   for (int frame = first; frame <= frames.last(); ++frame) {
-    // Before frames that are only simulated (a gap in --frames), the frames
-    // drawn go out: else the last one before the gap waited, unwritten,
-    // until the next one was drawn, and an interrupt lost it.
-    if (!frames.contains(frame))
+    skipped_in_row = frames.contains(frame) ? 0 : skipped_in_row + 1;
+    if (skipped_in_row == kLongGap)
       while (!drawing.empty()) hand_over_oldest();
     simulation.advance_to_frame(frame);
     if (options.on_simulated) options.on_simulated(frame);

@@ -42,21 +42,35 @@ void wait_for_commit() {
   }
 }
 
-void check_output_path(const std::string& path, bool dash_too) {
-  // The folder it goes into (or the nearest one there is, where the rest
-  // will be made) must take files: found now, not after frames are written.
-  std::filesystem::path folder = std::filesystem::absolute(path).parent_path();
+void check_output_folder(const std::filesystem::path& file) {
+  // The folder (or the nearest one there is, where the rest will be made)
+  // must take files: found before any work, not after frames are written.
   std::error_code ec;
+  std::filesystem::path folder = std::filesystem::absolute(file, ec).parent_path();
+  if (ec) return;  // (no working folder: the write says why)
   while (!std::filesystem::exists(folder, ec) && folder.has_relative_path()) folder = folder.parent_path();
   if (std::filesystem::is_directory(folder, ec) && ::access(folder.c_str(), W_OK | X_OK) != 0)
     throw FxError(ExitCode::cannot_write,
-                  fmt::format("{}: cannot write into {} ({})", path, folder.string(), std::strerror(errno)));
+                  fmt::format("{}: cannot write into {} ({})", file.string(), folder.string(), std::strerror(errno)));
+}
+
+void check_output_path(const std::string& path, bool dash_too) {
+  if (path.empty()) throw FxError(ExitCode::cannot_write, "an output path is empty");
   struct stat st {};
-  if (::lstat(path.c_str(), &st) != 0) return;  // nothing there yet
-  if (S_ISREG(st.st_mode)) return;
-  throw FxError(ExitCode::cannot_write,
-                fmt::format("{}: exists and is {}; fxsim replaces only regular files{}", path, kind_of(st.st_mode),
-                            dash_too && (S_ISLNK(st.st_mode) || S_ISCHR(st.st_mode)) ? " (use - for standard output)" : ""));
+  const bool exists = ::lstat(path.c_str(), &st) == 0;
+  if (exists && !S_ISREG(st.st_mode))
+    throw FxError(ExitCode::cannot_write,
+                  fmt::format("{}: exists and is {}; fxsim replaces only regular files{}", path, kind_of(st.st_mode),
+                              dash_too && (S_ISLNK(st.st_mode) || S_ISCHR(st.st_mode)) ? " (use - for standard output)" : ""));
+  // A text output (dash_too) is truncated and written where it is: an
+  // existing one needs only to be writable itself. Others go through a
+  // temporary file beside them.
+  if (dash_too && exists) {
+    if (::access(path.c_str(), W_OK) != 0)
+      throw FxError(ExitCode::cannot_write, fmt::format("{}: cannot write ({})", path, std::strerror(errno)));
+    return;
+  }
+  check_output_folder(path);
 }
 
 void prepare_output_folder(const std::filesystem::path& file) {

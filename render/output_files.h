@@ -30,9 +30,15 @@ class CommitSection {
 // or its own handler would wait for itself.
 void wait_for_commit();
 
-// Throws FxError(cannot_write) when `path` exists and is not a regular file;
-// `dash_too`: the output also takes "-" for standard output (the message says so).
+// Throws FxError(cannot_write) when `path` exists and is not a regular file,
+// or cannot be written where it is (check_output_folder; for a text output,
+// an existing file must be writable itself); `dash_too`: the output also
+// takes "-" for standard output (the message says so).
 void check_output_path(const std::string& path, bool dash_too = false);
+
+// Throws FxError(cannot_write) when the folder that will hold `file` (or
+// the nearest existing folder above it) does not take new files.
+void check_output_folder(const std::filesystem::path& file);
 
 // Creates the folder that will hold `file` (with its parents). Throws
 // FxError(cannot_write) when it cannot be made or a non-folder stands there.

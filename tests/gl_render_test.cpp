@@ -205,9 +205,10 @@ struct CommittedFrames : FrameSink {
 };
 }  // namespace
 
-TEST_F(GlTest, AFrameBeforeAGapInTheSelectionIsHandedOverBeforeTheGapIsSimulated) {
-  // --frames 1-2,40: frame 2 goes to the writer before frames 3-39 are
-  // simulated, not once frame 40 is drawn (an interrupt in the gap lost it).
+TEST_F(GlTest, AFrameBeforeALongGapInTheSelectionIsHandedOverEarly) {
+  // --frames 1-2,40: frame 2 goes to the writer a few frames into the gap,
+  // not once frame 40 is drawn (an interrupt in the gap lost it); a stride
+  // (frames 1, 3, 5) keeps one frame read back while the next is drawn.
   const Scene scene = parse_scene_text(R"({"fxsim": 1, "emitters": [{"type": "snow", "max_particles": 100}]})",
                                        "gap.json", ".");
   Simulation sim(scene, 1);
@@ -216,11 +217,20 @@ TEST_F(GlTest, AFrameBeforeAGapInTheSelectionIsHandedOverBeforeTheGapIsSimulated
   FrameLoopOptions options;
   std::vector<std::pair<int, size_t>> pending;  // (frame simulated, images not yet read back)
   options.on_simulated = [&](int frame) { pending.emplace_back(frame, renderer.images_pending()); };
-  const FrameSelection frames = FrameSelection::of({1, 2, 40});
-  run_frame_loop(sim, renderer, frames, {&sink}, options);
+  run_frame_loop(sim, renderer, FrameSelection::of({1, 2, 40}), {&sink}, options);
   EXPECT_EQ(sink.frames, (std::vector<int>{1, 2, 40}));
-  ASSERT_GE(pending.size(), 3u);
-  EXPECT_EQ(pending[2], std::make_pair(3, size_t(0)));  // frame 2 was read back before frame 3's step
+  ASSERT_EQ(pending.size(), 40u);
+  EXPECT_EQ(pending[2], std::make_pair(3, size_t(1)));  // frame 2 still in flight at frame 3's step
+  EXPECT_EQ(pending[5], std::make_pair(6, size_t(0)));  // and read back by frame 6's, four frames into the gap
+  Simulation strided(scene, 1);
+  Renderer drawing(scene, 32, 16);
+  CommittedFrames odd;
+  pending.clear();
+  options.on_simulated = [&](int frame) { pending.emplace_back(frame, drawing.images_pending()); };
+  run_frame_loop(strided, drawing, FrameSelection::of({1, 3, 5}), {&odd}, options);
+  EXPECT_EQ(odd.frames, (std::vector<int>{1, 3, 5}));
+  ASSERT_EQ(pending.size(), 5u);
+  EXPECT_EQ(pending[3], std::make_pair(4, size_t(1)));  // frame 3 read back while frame 5 is drawn
 }
 
 TEST_F(GlTest, BlendingHappensInLinearLight) {

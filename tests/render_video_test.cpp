@@ -104,7 +104,9 @@ TEST(RenderVideo, WhatAVideoCannotCarryIsRefusedNotDropped) {
     "background": "transparent"}, "emitters": [{"type": "snow"}]})");
   const CliResult clear = run_fxsim("render '" + (dir / "clear.json").string() + "' -q" + video);
   EXPECT_EQ(clear.exit_code, 64) << clear.err;
-  EXPECT_NE(clear.err.find("an .mp4 has no alpha"), std::string::npos) << clear.err;
+  EXPECT_NE(clear.err.find("only a .mov (ProRes 4444) keeps alpha"), std::string::npos) << clear.err;
+  const CliResult webm = run_fxsim("render '" + (dir / "clear.json").string() + "' -q -o '" + (dir / "v.webm").string() + "'");
+  EXPECT_EQ(webm.exit_code, 64) << webm.err;  // VP9 here is yuv420p: no alpha either
   // Written in the scene: its own error, at the key.
   const CliResult deep = run_fxsim("render " + kSnow + " -q --set /output/path=v.webm --set /output/bit_depth=16");
   EXPECT_EQ(deep.exit_code, 65) << deep.err;
