@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <iterator>
 #include <cctype>
+#include <cmath>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -68,6 +69,8 @@ FrameSelection frames_to_render(const RenderOptions& options, const Scene& scene
 std::vector<SceneOverride> scene_overrides(const RenderOptions& options) {
   std::vector<SceneOverride> overrides;
   for (const std::string& set : options.sets) overrides.push_back(parse_set_override(set));
+  if (options.fps && !std::isfinite(*options.fps))  // (JSON has no NaN: the scene's message would say "null")
+    throw FxError(ExitCode::usage, fmt::format("--fps {}: expected a number of frames per second", *options.fps));
   if (options.fps) overrides.push_back({fmt::format("--fps {}", *options.fps), "/output/fps", *options.fps});
   if (options.seed) overrides.push_back({fmt::format("--seed {}", *options.seed), "/seed", *options.seed});
   if (options.png_level)

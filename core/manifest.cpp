@@ -99,7 +99,10 @@ Manifest read_manifest(const fs::path& path) {
       }
     } catch (const json::exception& e) {
       // A line cut short by a machine that died mid-write reads as damaged, not fatal.
-      m.bad_lines.push_back(fmt::format("line {}: {}", number, e.what()));
+      // nlohmann's "[json.exception.parse_error.101] " prefix says nothing to a user.
+      std::string why = e.what();
+      if (why.rfind("[json.exception.", 0) == 0 && why.find("] ") != std::string::npos) why.erase(0, why.find("] ") + 2);
+      m.bad_lines.push_back(fmt::format("line {}: {}", number, why));
     }
   }
   return m;

@@ -215,6 +215,12 @@ TEST(Farm, VerifyFindsMissingTruncatedAndCorruptFrames) {
   const CliResult v3 = run_fxsim("verify " + q(empty.path()));
   EXPECT_EQ(v3.exit_code, 1) << v3.out;
   EXPECT_NE(v3.out.find("fxsim-manifest.jsonl: it records no run"), std::string::npos) << v3.out;
+  // A damaged line is named without the JSON library's own prefix.
+  write_text_file(empty / "fxsim-manifest.jsonl", "{\"type\": \"run\", bad\n");
+  const CliResult v4 = run_fxsim("verify " + q(empty.path()));
+  EXPECT_EQ(v4.exit_code, 1) << v4.out;
+  EXPECT_NE(v4.out.find("fxsim-manifest.jsonl: line 1: parse error at line 1"), std::string::npos) << v4.out;
+  EXPECT_EQ(v4.out.find("json.exception"), std::string::npos) << v4.out;
 }
 
 TEST(Farm, SimulateOnlyAndDevicesAreCheckedAndDevicesRunOneShardEach) {

@@ -78,6 +78,9 @@ TEST(RenderBatch, SeedAndFpsOverridesChangeTheSimulationAsTheSceneKeysWould) {
   EXPECT_NE(plain, faster);
   // A seed that is not a whole number in range is a usage error naming what
   // was typed (CLI11 had turned 99999999999999999999 into 2^63 - 1, a seed).
+  const CliResult nan = run_fxsim("render " + kSnow + " --frames 1" + kSmall + "-o " + out_pattern(dir) + " --fps nan");
+  EXPECT_EQ(nan.exit_code, 64) << nan.err;  // (it said "got null": JSON has no NaN)
+  EXPECT_NE(nan.err.find("--fps nan: expected a number"), std::string::npos) << nan.err;
   for (const char* bad : {"-1", "99999999999999999999", "12x"}) {
     const CliResult r = run_fxsim("render " + kSnow + " --frames 1" + kSmall + "-o " + out_pattern(dir) + " --seed " + bad);
     EXPECT_EQ(r.exit_code, 64) << bad << ": " << r.err;
