@@ -8,6 +8,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fmt/format.h>
+#include <optional>
 #include <fstream>
 #include <mutex>
 #include <sstream>
@@ -182,11 +183,10 @@ class Runner {
     const Image actual = read_png(f.actual);
     const bool deep = png_bit_depth(f.actual) == 16;
     Image golden;
-    bool golden_deep = false;
+    std::optional<Samples16> golden16;  // where both are 16-bit layers (depth, motion)
     try {
       golden = read_png(f.golden);
-      golden_deep = deep && png_bit_depth(f.golden) == 16;
-      if (golden_deep) read_png16(f.golden, 4);
+      if (deep && png_bit_depth(f.golden) == 16) golden16 = read_png16(f.golden, 4);
     } catch (const FxError& e) {
       // A damaged golden fails its frame (--update writes a new one for this device class), not the whole run.
       if (options_.update) return write_golden();
@@ -196,8 +196,8 @@ class Runner {
       return f;
     }
     // 16-bit layers (depth, motion) in their own steps; heat maps from the 8-bit views.
-    f.comparison = golden_deep ? compare_images(read_png16(f.golden, 4), read_png16(f.actual, 4), scene.tolerance)
-                               : compare_images(golden, actual, scene.tolerance);
+    f.comparison = golden16 ? compare_images(*golden16, read_png16(f.actual, 4), scene.tolerance)
+                            : compare_images(golden, actual, scene.tolerance);
     f.status = f.comparison.verdict == CompareVerdict::pass      ? CheckStatus::pass
                : f.comparison.verdict == CompareVerdict::warning ? CheckStatus::warn
                                                                  : CheckStatus::fail;

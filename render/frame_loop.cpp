@@ -61,19 +61,20 @@ FrameLoopReport run_frame_loop(Simulation& simulation, Renderer& renderer, const
   const int first = simulation.frame() + (options.include_current && simulation.frame() >= 1 ? 0 : 1);
   int skipped_in_row = 0;
   for (int frame = first; frame <= frames.last(); ++frame) {
-    skipped_in_row = frames.contains(frame) ? 0 : skipped_in_row + 1;
+    const bool drawn = frames.contains(frame);  // (once: linear in the selection's ranges)
+    skipped_in_row = drawn ? 0 : skipped_in_row + 1;
     if (skipped_in_row == kLongGap)
       while (!drawing.empty()) hand_over_oldest();
     simulation.advance_to_frame(frame);
     if (options.on_simulated) options.on_simulated(frame);
     if (hashing) {
       next.hashes.emplace_back(frame, simulation.state_hash());
-    } else if (frame_hashing && frames.contains(frame)) {
+    } else if (frame_hashing && drawn) {
       // Captured now, fetched at hand-over: the GPU is not stalled for it.
       next.state = std::make_shared<StateCapture>();
       simulation.capture_state(*next.state);
     }
-    if (!frames.contains(frame)) {
+    if (!drawn) {
       if (options.on_skipped) options.on_skipped(frame);
       continue;
     }
