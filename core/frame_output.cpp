@@ -68,25 +68,42 @@ int FrameSelection::last() const {
   return f;
 }
 
-int FrameSelection::count() const {
-  int n = 0;
-  for (int f = first(); f <= last(); ++f) n += contains(f);
-  return n;
-}
+int FrameSelection::count() const { return static_cast<int>(frames().size()); }
 
+// Runs with a common step become one range each: a render's frames, less
+// those already written, are mostly a few such runs (1-240:2 stays one
+// range), and contains() is linear in the ranges.
 FrameSelection FrameSelection::of(const std::vector<int>& frames) {
   FrameSelection s;
   for (const int f : frames) {
-    if (!s.ranges.empty() && s.ranges.back().step == 1 && s.ranges.back().last + 1 == f) s.ranges.back().last = f;
-    else s.ranges.push_back({f, f, 1});
+    if (!s.ranges.empty()) {
+      FrameRange& run = s.ranges.back();
+      if (run.first == run.last && f > run.last) {  // a run of one frame takes the step to the next
+        run.step = f - run.last;
+        run.last = f;
+        continue;
+      }
+      if (run.last + run.step == f) {
+        run.last = f;
+        continue;
+      }
+    }
+    s.ranges.push_back({f, f, 1});
   }
   return s;
 }
 
+// Each range's frames, merged: not every frame from first() to last() tested
+// against every range, which took seconds for tens of thousands of frames.
 std::vector<int> FrameSelection::frames() const {
   std::vector<int> out;
-  for (int f = first(); f <= last(); ++f)
-    if (contains(f)) out.push_back(f);
+  for (const auto& r : ranges)
+    for (int f = r.first; f <= r.last; f += r.step) {
+      out.push_back(f);
+      if (f > r.last - r.step) break;  // the next step would pass INT_MAX
+    }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
 }
 

@@ -58,3 +58,37 @@ TEST(FrameSelection, StepsTakeEverySthFrameOfARange) {
   EXPECT_FALSE(parse_frame_selection("1-9:"));
   EXPECT_FALSE(parse_frame_selection("1-9:x"));
 }
+
+TEST(FrameSelection, OfMakesOneRangeOfEachRunWithACommonStep) {
+  // What a resumed render asks for: the frames not yet written.
+  const FrameSelection strided = FrameSelection::of({1, 3, 5, 7, 8, 9, 20});
+  ASSERT_EQ(strided.ranges.size(), 3u);
+  EXPECT_EQ(strided.ranges[0].first, 1);
+  EXPECT_EQ(strided.ranges[0].last, 7);
+  EXPECT_EQ(strided.ranges[0].step, 2);
+  EXPECT_EQ(strided.ranges[1].first, 8);
+  EXPECT_EQ(strided.ranges[1].last, 9);
+  EXPECT_EQ(strided.ranges[2].first, 20);
+  EXPECT_EQ(strided.frames(), (std::vector<int>{1, 3, 5, 7, 8, 9, 20}));
+  EXPECT_EQ(strided.count(), 7);
+  EXPECT_FALSE(strided.contains(2));
+  EXPECT_TRUE(strided.contains(9));
+  // Every other frame of a long range stays one range, as it was given.
+  std::vector<int> odd;
+  for (int f = 1; f <= 2'000'001; f += 2) odd.push_back(f);
+  const FrameSelection many = FrameSelection::of(odd);
+  EXPECT_EQ(many.ranges.size(), 1u);
+  EXPECT_EQ(many.count(), 1'000'001);
+  EXPECT_EQ(many.frames(), odd);
+}
+
+TEST(FrameSelection, FramesAreEachSelectedFrameOnceInOrder) {
+  const auto overlapping = parse_frame_selection("10-20:5,1-12,15");
+  ASSERT_TRUE(overlapping);
+  EXPECT_EQ(overlapping->frames(), (std::vector<int>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 15, 20}));
+  EXPECT_EQ(overlapping->count(), 14);
+  // A range ending at the largest frame number ends there.
+  const auto top = parse_frame_selection("2147483640-2147483647:3");
+  ASSERT_TRUE(top);
+  EXPECT_EQ(top->frames(), (std::vector<int>{2147483640, 2147483643, 2147483646}));
+}
