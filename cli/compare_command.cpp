@@ -81,7 +81,14 @@ int run_compare(const CompareOptions& o) {
   if (fs::is_directory(o.a) != fs::is_directory(o.b))
     throw FxError(ExitCode::usage, "compare takes two images or two folders, not one of each");
   const bool folders = fs::is_directory(o.a);
-  if (o.diff) check_output_path(*o.diff);
+  // --diff: a heat map's file for two images, a folder of them for two
+  // folders (one there already is reused: its diff_NAME.png are replaced).
+  if (o.diff && folders && fs::is_directory(*o.diff)) check_output_folder(fs::path(*o.diff) / "diff_.png");
+  else if (o.diff && folders && fs::exists(fs::symlink_status(*o.diff)))
+    throw FxError(ExitCode::cannot_write,
+                  fmt::format("--diff {}: exists and is not a folder; comparing folders, --diff names the folder for "
+                              "their diff_NAME.png", *o.diff));
+  else if (o.diff) check_output_path(*o.diff);
   std::vector<std::pair<std::string, std::string>> pairs;  // paths, "" for a missing side
   if (!folders) {
     pairs.emplace_back(o.a, o.b);
@@ -95,6 +102,12 @@ int run_compare(const CompareOptions& o) {
       pairs.emplace_back(std::binary_search(names_a.begin(), names_a.end(), name) ? (fs::path(o.a) / name).string() : "",
                          std::binary_search(names_b.begin(), names_b.end(), name) ? (fs::path(o.b) / name).string() : "");
   }
+  const auto diff_target = [&](const std::string& a) {
+    return folders ? fs::path(*o.diff) / ("diff_" + fs::path(a).filename().string()) : fs::path(*o.diff);
+  };
+  if (o.diff && folders)  // each heat map's path, before any is written
+    for (const auto& [a, b] : pairs)
+      if (!a.empty() && !b.empty()) check_output_path(diff_target(a).string());
   int worst = 0;
   nlohmann::json results = nlohmann::json::array();
   for (const auto& [a, b] : pairs) {
@@ -111,7 +124,7 @@ int run_compare(const CompareOptions& o) {
     else print_report(a, b, c, o.thresholds);
     worst = std::max(worst, exit_code_of(c.verdict));
     if (o.diff && c.same_size()) {
-      const fs::path target = folders ? fs::path(*o.diff) / ("diff_" + fs::path(a).filename().string()) : fs::path(*o.diff);
+      const fs::path target = diff_target(a);
       if (folders) fs::create_directories(*o.diff);
       write_file_atomically(target, encode_png(difference_heat_map(image_a, image_b)));
     }

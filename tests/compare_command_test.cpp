@@ -110,3 +110,28 @@ TEST(Compare, FoldersCompareByNameAndAMissingImageFails) {
   EXPECT_NE(out.find("f2.png: missing from"), std::string::npos) << out;
   EXPECT_EQ(compare(a.path() / "nosuch.png", b.path() / "f1.png", ""), 66);
 }
+
+TEST(Compare, FoldersWriteTheirHeatMapsIntoAFolderNewOrThereAlready) {
+  TempDir a("cmp-da"), b("cmp-db"), out("cmp-dout");
+  image(a, "f1.png", 0, 0), image(b, "f1.png", 3, 51);
+  image(a, "f2.png", 0, 0), image(b, "f2.png", 0, 0);
+  const fs::path maps = out / "maps";
+  EXPECT_EQ(compare(a.path(), b.path(), "--diff '" + maps.string() + "'"), 2);
+  EXPECT_TRUE(fs::is_regular_file(maps / "diff_f1.png"));
+  EXPECT_TRUE(fs::is_regular_file(maps / "diff_f2.png"));
+  // Compared again (the usual second look), the folder is reused and its maps replaced.
+  fs::remove(maps / "diff_f2.png");
+  std::string said;
+  EXPECT_EQ(compare(a.path(), b.path(), "--diff '" + maps.string() + "'", &said), 2) << said;
+  EXPECT_TRUE(fs::is_regular_file(maps / "diff_f2.png"));
+  // A file where the folder should be, or a folder where a map should be: refused before any map is written.
+  write_text_file(out / "file", "notes");
+  EXPECT_EQ(compare(a.path(), b.path(), "--diff '" + (out / "file").string() + "'", &said), 73);
+  EXPECT_NE(said.find("is not a folder"), std::string::npos) << said;
+  EXPECT_EQ(read_text_file(out / "file"), "notes");
+  fs::remove_all(maps);
+  fs::create_directories(maps / "diff_f2.png");
+  EXPECT_EQ(compare(a.path(), b.path(), "--diff '" + maps.string() + "'", &said), 73);
+  EXPECT_NE(said.find("diff_f2.png: exists and is a directory"), std::string::npos) << said;
+  EXPECT_FALSE(fs::exists(maps / "diff_f1.png"));
+}
