@@ -98,22 +98,23 @@ std::string resolved(const std::string& path) {
   return ec ? absolute.lexically_normal().string() : real.string();
 }
 
-// Whether `path` could be one of the frames of `pattern` (each run of '#'
-// standing for digits, at least as many as the run), both resolved.
+// Whether q from j matches p from i, each run of '#' standing for digits,
+// at least as many as the run; every split of a run of digits is tried
+// (f_##5.png's frame 1 is f_015.png).
+bool matches_frame_pattern(std::string_view p, size_t i, std::string_view q, size_t j) {
+  if (i == p.size()) return j == q.size();
+  if (p[i] != '#') return j < q.size() && p[i] == q[j] && matches_frame_pattern(p, i + 1, q, j + 1);
+  size_t run = 0, digits = 0;
+  while (i + run < p.size() && p[i + run] == '#') ++run;
+  while (j + digits < q.size() && std::isdigit(static_cast<unsigned char>(q[j + digits]))) ++digits;
+  for (size_t taken = run; taken <= digits; ++taken)
+    if (matches_frame_pattern(p, i + run, q, j + taken)) return true;
+  return false;
+}
+
+// Whether `path` could be one of the frames of `pattern`, both resolved.
 bool could_be_a_frame(const std::string& pattern, const std::string& path) {
-  const std::string p = resolved(pattern), q = resolved(path);
-  size_t i = 0, j = 0;
-  while (i < p.size()) {
-    if (p[i] != '#') {
-      if (j >= q.size() || p[i++] != q[j++]) return false;
-      continue;
-    }
-    size_t run = 0, digits = 0;
-    while (i < p.size() && p[i] == '#') ++i, ++run;
-    while (j < q.size() && std::isdigit(static_cast<unsigned char>(q[j]))) ++j, ++digits;
-    if (digits < run) return false;
-  }
-  return j == q.size();
+  return matches_frame_pattern(resolved(pattern), 0, resolved(path), 0);
 }
 
 // No two outputs in one file: the text outputs (--stats, --state-hashes)

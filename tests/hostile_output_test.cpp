@@ -196,6 +196,11 @@ TEST(HostileOutput, TwoOutputsInOneFileAreRefusedBeforeAnyWork) {
     EXPECT_EQ(r.exit_code, 64) << options << ": " << r.err;
     EXPECT_NE(r.err.find(words), std::string::npos) << r.err;
   }
+  // A digit after the run of '#': frame 1 of f_##5.png is f_015.png.
+  const CliResult r = run_fxsim("render '" + kScene + "' --frames 1-2" + kSmall + " -o '" + (dir / "f_##5.png").string() +
+                                "' --stats '" + (dir / "f_015.png").string() + "'");
+  EXPECT_EQ(r.exit_code, 64) << r.err;
+  EXPECT_NE(r.err.find("where the render writes its frames"), std::string::npos) << r.err;
   EXPECT_TRUE(fs::is_empty(dir.path()));
 }
 
