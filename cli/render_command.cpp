@@ -230,7 +230,9 @@ int run_render(const RenderOptions& options) {
   const int cores = thread_count(options.threads);
   if (options.threads > 0) setenv("LP_NUM_THREADS", std::to_string(options.threads).c_str(), 1);
 
-  Scene scene = parse_scene_file(options.scene, scene_overrides(options));
+  // The camera's path is checked at every frame the render asks for, past output.frames too.
+  const int last_asked = options.frames ? frames_to_render(options, Scene{}).last() : 0;
+  Scene scene = parse_scene_file(options.scene, scene_overrides(options), last_asked);
   report_scene_warnings(scene, options.scene);
   // -o is checked here (its '#' against the frames selected, its extension).
   if (options.output) {

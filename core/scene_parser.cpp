@@ -33,8 +33,8 @@ namespace {
 
 class Parser {
  public:
-  Parser(const Json& root, std::filesystem::path base_dir, std::string stem)
-      : root_(root), base_dir_(std::move(base_dir)), stem_(std::move(stem)) {}
+  Parser(const Json& root, std::filesystem::path base_dir, std::string stem, int last_frame)
+      : root_(root), base_dir_(std::move(base_dir)), stem_(std::move(stem)), last_frame_(last_frame) {}
 
   Scene parse() {
     ObjectReader top(&root_, "", problems_);
@@ -215,16 +215,19 @@ class Parser {
   }
 
   // Keys that are each fine can still pass through a degenerate view between
-  // them (the eye's and the target's paths crossing): each frame is checked.
+  // them (the eye's and the target's paths crossing): each frame is checked,
+  // up to the last a render asks for (--frames may go past output.frames).
   void check_path(ObjectReader& r) {
     const auto& o = scene_.output;
-    for (int frame = 0; frame <= o.frames; ++frame) {
+    const int last = std::max(o.frames, last_frame_);
+    for (int frame = 0; frame <= last; ++frame) {
       const double t = double(frame) / o.fps;
       const CameraPose pose = camera_view_at(scene_.camera, t);
       const ViewProblem problem = view_problem(pose.position, pose.target, pose.up);
       if (problem == ViewProblem::none) continue;
       r.error(r.child("keys"), fmt::format("expected a camera path whose target stays apart from the eye and off its "
-                                           "up axis, but at frame {} (t = {} s) the view is degenerate ({})", frame, t,
+                                           "up axis, but at frame {} (t = {} s{}) the view is degenerate ({})", frame, t,
+                                           frame > o.frames ? fmt::format("; --frames goes past output.frames, {}", o.frames) : "",
                                            problem == ViewProblem::along_up ? "looking along up" : "the target meets the eye"));
       return;
     }
@@ -455,6 +458,7 @@ class Parser {
   const Json& root_;
   std::filesystem::path base_dir_;
   std::string stem_;
+  int last_frame_ = 0;  // the last frame a render asks for, when past output.frames
   Scene scene_;
   std::vector<Diagnostic> problems_;
   std::unordered_set<std::string> emitter_names_;
@@ -484,7 +488,7 @@ Json parse_located_json(std::string_view text, std::string_view label, const Jso
 }
 
 Scene parse_scene_text(std::string_view text, std::string_view label, const std::filesystem::path& base_dir,
-                       const std::vector<SceneOverride>& overrides) {
+                       const std::vector<SceneOverride>& overrides, int last_frame) {
   if (text.size() > kMaxSceneBytes)
     throw SceneError({fmt::format("{}: the scene is larger than {} bytes (16 MiB), the most fxsim reads", label,
                                   kMaxSceneBytes)});
@@ -495,7 +499,7 @@ Scene parse_scene_text(std::string_view text, std::string_view label, const std:
   Json root = parse_located_json(text, label, where);
   apply_overrides(root, overrides);
   std::string stem = std::filesystem::path(std::string(label)).stem().string();
-  Parser parser(root, base_dir, stem.empty() || label == "<stdin>" ? "frame" : stem);
+  Parser parser(root, base_dir, stem.empty() || label == "<stdin>" ? "frame" : stem, last_frame);
   Scene scene = parser.parse();
   for (const auto& d : where.duplicate_keys()) parser.problems().push_back({d.pointer, d.message, true, d.offset});
   if (!parser.problems().empty()) {
@@ -593,16 +597,16 @@ std::string read_standard_input() {
 }
 }  // namespace
 
-Scene parse_scene_file(const std::filesystem::path& file, const std::vector<SceneOverride>& overrides) {
+Scene parse_scene_file(const std::filesystem::path& file, const std::vector<SceneOverride>& overrides, int last_frame) {
   if (file == "-") {
-    Scene scene = parse_scene_text(read_standard_input(), "<stdin>", ".", overrides);
+    Scene scene = parse_scene_text(read_standard_input(), "<stdin>", ".", overrides, last_frame);
     scene.file = "<stdin>";
     return scene;
   }
   const std::string text = read_scene_file(file);
   std::filesystem::path base = file.parent_path();
   if (base.empty()) base = ".";
-  Scene scene = parse_scene_text(text, file.string(), base, overrides);
+  Scene scene = parse_scene_text(text, file.string(), base, overrides, last_frame);
   scene.file = file;
   return scene;
 }

@@ -16,8 +16,10 @@ namespace fxsim {
 // Throws FxError(input_missing) when the file cannot be read, SceneError when
 // invalid. "-" reads the scene from standard input (relative paths in it then
 // resolve against the working directory). The overrides are applied before
-// validation.
-Scene parse_scene_file(const std::filesystem::path& file, const std::vector<SceneOverride>& overrides = {});
+// validation. `last_frame`: the last frame a render asks for, where past
+// output.frames (what is checked at every frame, the camera's path, is checked up to it).
+Scene parse_scene_file(const std::filesystem::path& file, const std::vector<SceneOverride>& overrides = {},
+                       int last_frame = 0);
 
 // The text of a scene file: only a regular file is opened (a FIFO or device is
 // refused without blocking); past kMaxSceneBytes reading stops. Throws
@@ -31,6 +33,6 @@ Json parse_located_json(std::string_view text, std::string_view label, const Jso
 
 // `label` is what messages call the file; relative texture paths resolve against `base_dir`.
 Scene parse_scene_text(std::string_view text, std::string_view label, const std::filesystem::path& base_dir,
-                       const std::vector<SceneOverride>& overrides = {});
+                       const std::vector<SceneOverride>& overrides = {}, int last_frame = 0);
 
 }  // namespace fxsim

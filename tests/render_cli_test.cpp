@@ -94,3 +94,21 @@ TEST(Render, AScenePastTheMachinesMemoryIsRefusedWith65) {
   EXPECT_FALSE(fs::exists(dir / "f_0001.png"));
 }
 
+
+TEST(Render, ACameraPathDegenerateAtAFramePastOutputFramesIsRefused) {
+  // Frames 1-48 are fine; at frame 72 (t = 3 s), which --frames may ask for,
+  // the eye passes through the target: a black frame with exit 0 before.
+  TempDir dir("camera_past");
+  write_text_file(dir / "c.json", R"({"fxsim": 1, "output": {"frames": 48},
+    "camera": {"target": [0, 2, 0], "keys": [{"time": 2.5, "position": [-5, 2, 0]}, {"time": 3.5, "position": [5, 2, 0]}]},
+    "emitters": [{"type": "snow", "max_particles": 1000}]})");
+  const std::string render = "render '" + (dir / "c.json").string() + "' --width 64 --height 36 -q -o '" +
+                             (dir / "out" / "f_####.png").string() + "' --frames ";
+  const CliResult past = run_fxsim(render + "70-72");
+  EXPECT_EQ(past.exit_code, 65) << past.err;
+  EXPECT_NE(past.err.find("c.json:2:"), std::string::npos) << past.err;
+  EXPECT_NE(past.err.find("/camera/keys: "), std::string::npos) << past.err;
+  EXPECT_NE(past.err.find("at frame 72 (t = 3 s; --frames goes past output.frames, 48)"), std::string::npos) << past.err;
+  EXPECT_FALSE(fs::exists(dir / "out"));
+  EXPECT_EQ(run_fxsim(render + "47-48").exit_code, 0);
+}
