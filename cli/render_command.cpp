@@ -343,7 +343,9 @@ int run_render(const RenderOptions& options) {
                           options.checkpoint_every, cores, options.quiet);
   checkpoints.set_substeps(scene.output.substeps);
   // The motion layer needs the frame before the first one drawn.
-  const int resumed = checkpoints.resume(simulation, frames.first() - (scene.output.motion_layer ? 1 : 0));
+  // From a checkpoint before the first frame where that frame needs its
+  // previous one: the motion layer its positions, --stats its steps' births and deaths.
+  const int resumed = checkpoints.resume(simulation, frames.first() - (scene.output.motion_layer || options.stats ? 1 : 0));
 
   if (options.simulate_only) {
     for (int frame = simulation.frame() + 1; frame <= frames.last(); ++frame) {
@@ -378,6 +380,7 @@ int run_render(const RenderOptions& options) {
   loop.on_skipped = [&](int frame) { progress.skipped(frame); };
   loop.on_simulated = [&](int frame) { checkpoints.reached(simulation, frame); };
   loop.include_current = true;
+  loop.counts_per_frame = options.stats.has_value();
   std::vector<FrameSink*> outputs;
   for (const auto& sink : sinks) outputs.push_back(sink.get());
   const FrameLoopReport report = run_frame_loop(simulation, renderer, frames, outputs, loop);
@@ -388,9 +391,11 @@ int run_render(const RenderOptions& options) {
   const bool stdout_taken = std::any_of(sinks.begin(), sinks.end(), [](const auto& s) { return s->writes_stdout(); });
   if (!options.quiet)
     fmt::print(stdout_taken ? stderr : stdout,
-               "rendered {} frame{} ({}-{}) of {} in {:.2f} s ({:.1f} frames/s), up to {} live particles "
+               "rendered {} frame{} ({}{}-{}) of {} in {:.2f} s ({:.1f} frames/s), up to {} live particles "
                "(secondaries included), {}x{} on {}, {} {}encoder{} → {}\n",
-               report.frames, report.frames == 1 ? "" : "s", frames.first(), frames.last(), options.scene, seconds,
+               report.frames, report.frames == 1 ? "" : "s",
+               report.frames < frames.last() - frames.first() + 1 ? "of " : "",  // "2 frames (of 3-5)": 3 and 5
+               frames.first(), frames.last(), options.scene, seconds,
                report.frames / seconds, report.peak_particles, scene.output.width, scene.output.height, gl.describe(),
                loop.encoders, video_only ? "" : image_format_of(scene.output.path) == ImageFormat::exr ? "EXR " : "PNG ",
                loop.encoders == 1 ? "" : "s", scene.output.path);

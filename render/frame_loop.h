@@ -32,6 +32,10 @@ struct FrameLoopOptions {
   // The simulation's current frame is drawn too when selected (a render
   // started from a checkpoint of its first frame).
   bool include_current = false;
+  // The births and deaths of each drawn frame are its own steps' (--stats):
+  // a frame only simulated takes its statistics too, and drops them. (Off,
+  // a drawn frame counts every step since the last drawn one.)
+  bool counts_per_frame = false;
 };
 
 // Simulates from the simulation's current frame to frames.last() and draws the

@@ -112,3 +112,25 @@ TEST(Render, ACameraPathDegenerateAtAFramePastOutputFramesIsRefused) {
   EXPECT_FALSE(fs::exists(dir / "out"));
   EXPECT_EQ(run_fxsim(render + "47-48").exit_code, 0);
 }
+
+TEST(Render, AFramesStatisticsAreTheSameWhateverFramesAreRendered) {
+  // Births and deaths are the frame's own steps': before, a frame after a
+  // gap counted every step since the last frame drawn (or since 0).
+  TempDir dir("stats_gap");
+  const auto frame_3 = [&](const std::string& extra) {
+    const CliResult r = run_fxsim("render '" FXSIM_SOURCE_DIR "/scenes/fountain.json' --width 64 --height 36 --quiet -o '" +
+                                  (dir / "f_####.png").string() + "' --stats - " + extra);
+    EXPECT_EQ(r.exit_code, 0) << extra << ": " << r.err;
+    const size_t at = r.out.rfind("{\"frame\":3,");
+    return at == std::string::npos ? std::string("no line for frame 3 in: ") + r.out : r.out.substr(at);
+  };
+  const std::string all = frame_3("--frames 1-3");
+  EXPECT_NE(all.find("\"spawned\":667,"), std::string::npos) << all;
+  EXPECT_EQ(frame_3("--frames 3"), all);
+  EXPECT_EQ(frame_3("--frames 1,3"), all);
+  // From a checkpoint: of frame 3 itself it would have no steps to count, so the one before is used.
+  EXPECT_EQ(run_fxsim("render '" FXSIM_SOURCE_DIR "/scenes/fountain.json' --width 64 --height 36 --quiet -o '" +
+                      (dir / "f_####.png").string() + "' --frames 3 --simulate-only --checkpoint-every 1")
+                .exit_code, 0);
+  EXPECT_EQ(frame_3("--frames 3"), all);
+}
