@@ -40,8 +40,8 @@ size_t edit_distance(std::string_view a, std::string_view b) {
 }
 }  // namespace
 
-SceneError::SceneError(std::vector<std::string> lines, size_t total)
-    : FxError(ExitCode::invalid_scene, join_lines(lines)), lines_(std::move(lines)),
+SceneError::SceneError(std::vector<std::string> lines, size_t total, bool missing_files)
+    : FxError(missing_files ? ExitCode::input_missing : ExitCode::invalid_scene, join_lines(lines)), lines_(std::move(lines)),
       total_(std::max(total, lines_.size())) {}
 
 std::vector<std::string> format_diagnostics(std::string_view file_label, const JsonLocations& where,

@@ -19,6 +19,7 @@ struct Diagnostic {
   std::string message;  // "expected …, got …"
   bool at_key = false;  // point at the member's key rather than its value
   std::optional<size_t> offset;  // where it is, when already known (the scanner's problems)
+  bool missing_file = false;     // a file it names is missing, unreadable or not a regular file
 };
 
 // Formats "file:line:col: /pointer: message" for the first kMaxProblemsShown
@@ -34,7 +35,9 @@ std::string nearest_word(std::string_view word, std::span<const std::string> can
 // per line. `total` counts the problems found, shown or not (at least lines.size()).
 class SceneError : public FxError {
  public:
-  explicit SceneError(std::vector<std::string> lines, size_t total = 0);
+  // Exit 65; 66 (input_missing) with `missing_files`: every problem is a file
+  // the scene names that is missing, unreadable or not a regular file.
+  explicit SceneError(std::vector<std::string> lines, size_t total = 0, bool missing_files = false);
   const std::vector<std::string>& lines() const { return lines_; }
   size_t total() const { return total_; }
 

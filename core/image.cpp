@@ -18,6 +18,11 @@
 
 namespace fxsim {
 
+bool is_readable_file(const std::filesystem::path& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), R_OK) == 0;
+}
+
 namespace {
 
 // The file's bytes, or why they cannot be had.

@@ -50,6 +50,10 @@ int png_bit_depth(const std::filesystem::path& path);
 // PNG, else why not ("not a PNG file", "is 60000×60000 pixels; at most …").
 std::string png_problem(const std::filesystem::path& path, int* width = nullptr, int* height = nullptr);
 
+// Whether `path` is a regular file (links followed) that this process can
+// read: what is not is a missing input (exit 66) rather than a bad one.
+bool is_readable_file(const std::filesystem::path& path);
+
 // Resamples to the given size (linear filtering, sRGB-aware), for texture arrays.
 Image resize_image(const Image& image, int width, int height);
 

@@ -513,7 +513,9 @@ Scene parse_scene_text(std::string_view text, std::string_view label, const std:
         in_file.push_back(d);
     }
     for (std::string& line : format_diagnostics(label, where, in_file)) lines.push_back(std::move(line));
-    throw SceneError(std::move(lines), parser.problems().size());
+    const bool all_missing = std::all_of(parser.problems().begin(), parser.problems().end(),
+                                         [](const Diagnostic& d) { return d.missing_file; });
+    throw SceneError(std::move(lines), parser.problems().size(), all_missing);
   }
   Json simulated = root;
   if (simulated.contains("output") && simulated["output"].is_object()) {

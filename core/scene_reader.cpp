@@ -61,6 +61,10 @@ void ObjectReader::error(const std::string& pointer, const std::string& message,
   out_.push_back({pointer, message, at_key, std::nullopt});
 }
 
+void ObjectReader::missing_file(const std::string& pointer, const std::string& message) {
+  out_.push_back({pointer, message, false, std::nullopt, true});
+}
+
 bool ObjectReader::present(const std::string& key) { return raw(key) != nullptr; }
 
 namespace {

@@ -92,6 +92,8 @@ class ObjectReader {
 
   void require(const std::string& key, const std::string& what);
   void error(const std::string& pointer, const std::string& message, bool at_key = false);
+  // A file the scene names is missing, unreadable or not a regular file (exit 66 when all problems are).
+  void missing_file(const std::string& pointer, const std::string& message);
   // What a key read with raw() and checked by hand accepts, as a JSON Schema
   // fragment (one alternative: {"type": "null"}), for the scene format's
   // schema (SchemaRecorder); the typed getters describe their own.

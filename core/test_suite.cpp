@@ -129,14 +129,16 @@ Suite load_suite(const fs::path& path, const std::optional<std::string>& backend
       if (scene_path.empty()) continue;
       const fs::path scene_file = dir / scene_path;
       if (!fs::is_regular_file(scene_file)) {
-        problems.push_back({pointer, fmt::format("no scene file {}", scene_file.string()), false, {}});
+        problems.push_back({pointer, fmt::format("no scene file {}", scene_file.string()), false, {}, true});
         continue;
       }
       suite.scenes.push_back(resolve(scene_file, settings, frames_text, problems, pointer + "/frames"));
     }
   }
   top.finish();
-  if (!problems.empty()) throw SceneError(format_diagnostics(file.string(), where, problems), problems.size());
+  if (!problems.empty())
+    throw SceneError(format_diagnostics(file.string(), where, problems), problems.size(),
+                     std::all_of(problems.begin(), problems.end(), [](const Diagnostic& d) { return d.missing_file; }));
   return suite;
 }
 

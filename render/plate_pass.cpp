@@ -108,7 +108,8 @@ void check_size(const std::filesystem::path& file, int frame, int width, int hei
 
 void require_file(const std::filesystem::path& file, int frame, const char* what) {
   if (!std::filesystem::is_regular_file(file))
-    throw FxError(ExitCode::input_missing, fmt::format("{}: no {} for frame {}", file.string(), what, frame));
+    throw FxError(ExitCode::input_missing, fmt::format("{}: no {} for frame {} (the scene's /output/{})", file.string(),
+                                                       what, frame, std::string(what) == "plate" ? "plate" : "plate_depth"));
 }
 }  // namespace
 

@@ -101,18 +101,26 @@ std::string png_header(uint32_t width, uint32_t height) {
   return s;
 }
 
+// A texture that is there but unusable is an invalid scene (65); one that is
+// missing, unreadable or not a regular file is a missing input (66).
 void expect_texture_refused(const std::string& tag, const std::string& file_contents, const std::string& words,
                             bool as_directory = false) {
   TempDir dir(tag);
   if (as_directory) fs::create_directories(dir / "t.png");
   else write_text_file(dir / "t.png", file_contents);
   const std::string scene = with_emitter(R"({"type": "snow", "textures": [")" + (dir / "t.png").string() + R"("]})");
-  expect_refused(tag, scene, 65, words);
+  expect_refused(tag, scene, as_directory ? 66 : 65, words);
 }
 }  // namespace
 
 TEST(HostileTexture, NotAPng) { expect_texture_refused("tex_text", "hello", "it is not a PNG file"); }
 TEST(HostileTexture, ADirectory) { expect_texture_refused("tex_dir", "", "it is a directory", true); }
+TEST(HostileTexture, MissingIs66UnlessTheSceneHasOtherProblems) {
+  const std::string missing = R"({"type": "snow", "textures": ["/nonexistent/flake.png"]})";
+  expect_refused("tex_missing", with_emitter(missing), 66,
+                 "/emitters/0/textures/0: expected a PNG file of at most 8192×8192 pixels, got \"/nonexistent/flake.png\"");
+  expect_refused("tex_missing_and_bad", R"({"fxsim": 1, "seed": -1, "emitters": [)" + missing + "]}", 65, "/seed: ");
+}
 TEST(HostileTexture, AHugeHeaderIsRefusedBeforeDecoding) {
   expect_texture_refused("tex_huge", png_header(60000, 60000), "it is 60000×60000 pixels; a texture may be at most 8192×8192");
 }

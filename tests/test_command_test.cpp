@@ -156,6 +156,12 @@ TEST(TestCommand, BadSuitesAreRefusedWithTheirExitCodes) {
   EXPECT_NE(bad.err.find("/scenes/1: no scene file"), std::string::npos) << bad.err;
   EXPECT_NE(bad.err.find("/defaults/tolerance/fail: expected a number in 0..1"), std::string::npos) << bad.err;
   EXPECT_EQ(run_fxsim("test /nonexistent-suite").exit_code, 66);
+  // Only a scene missing: 66, with where the suite names it.
+  write_text_file(s.dir / "suite.json", "{\"fxsim_suite\": 1,\n \"scenes\": [\"flakes.json\", \"nothing.json\"]}");
+  const CliResult missing = run_fxsim("test " + s.path() + " --device-class llvmpipe");
+  EXPECT_EQ(missing.exit_code, 66) << missing.err;
+  EXPECT_NE(missing.err.find("suite.json:2:"), std::string::npos) << missing.err;
+  EXPECT_NE(missing.err.find("/scenes/1: no scene file"), std::string::npos) << missing.err;
   SuiteFolder ok;
   EXPECT_EQ(run_fxsim("test " + ok.path() + " --device-class llvmpipe --scene nosuch").exit_code, 64);
 }

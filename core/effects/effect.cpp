@@ -24,9 +24,12 @@ std::filesystem::path ParseContext::texture(ObjectReader& r, const std::string& 
                                             int* width, int* height) const {
   std::filesystem::path path = written;
   if (path.is_relative()) path = base_dir / path;
-  if (const std::string why = png_problem(path, width, height); !why.empty())
-    r.error(pointer, fmt::format("expected a PNG file of at most {}×{} pixels, got \"{}\" ({}), which cannot be "
-                                 "used: {}", kMaxTextureSide, kMaxTextureSide, written, path.string(), why));
+  if (const std::string why = png_problem(path, width, height); !why.empty()) {
+    const std::string message = fmt::format("expected a PNG file of at most {}×{} pixels, got \"{}\" ({}), which cannot "
+                                            "be used: {}", kMaxTextureSide, kMaxTextureSide, written, path.string(), why);
+    if (is_readable_file(path)) r.error(pointer, message);
+    else r.missing_file(pointer, message);
+  }
   return path;
 }
 
