@@ -26,7 +26,11 @@ void append(png_structp png, png_bytep data, size_t size) {
 // libpng reports errors by longjmp: nothing with a destructor may live
 // between the setjmp and the calls that can fail, hence this plain function.
 // Returns libpng's message, or nullptr on success.
-const char* write_rows(png_structp png, png_infop info, int width, int height, int bit_depth, bool rgb,
+// The samples held a pixel, and how they are written: four (RGBA), four
+// written as RGB (an opaque image: the fourth dropped), or one (grey data).
+enum class Layout { rgba, rgb_of_rgba, grey };
+
+const char* write_rows(png_structp png, png_infop info, int width, int height, int bit_depth, Layout layout,
                        const PngSettings& settings, std::vector<uint8_t>* out, const png_bytep* rows) {
   if (setjmp(png_jmpbuf(png))) return "libpng failed";
   png_set_write_fn(png, out, append, nullptr);
@@ -35,11 +39,14 @@ const char* write_rows(png_structp png, png_infop info, int width, int height, i
   // too (see png_writer.h).
   png_set_filter(png, PNG_FILTER_TYPE_BASE, PNG_FILTER_NONE);
   png_set_IHDR(png, info, png_uint_32(width), png_uint_32(height), bit_depth,
-               rgb ? PNG_COLOR_TYPE_RGB : PNG_COLOR_TYPE_RGBA, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_BASE,
+               layout == Layout::grey          ? PNG_COLOR_TYPE_GRAY
+               : layout == Layout::rgb_of_rgba ? PNG_COLOR_TYPE_RGB
+                                               : PNG_COLOR_TYPE_RGBA,
+               PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_BASE,
                PNG_FILTER_TYPE_BASE);
   if (settings.srgb) png_set_sRGB(png, info, PNG_sRGB_INTENT_PERCEPTUAL);  // the samples are sRGB-encoded
   png_write_info(png, info);
-  if (rgb) png_set_filler(png, 0, PNG_FILLER_AFTER);  // drops the fourth sample of each pixel
+  if (layout == Layout::rgb_of_rgba) png_set_filler(png, 0, PNG_FILLER_AFTER);  // drops the fourth sample of each pixel
   png_write_image(png, const_cast<png_bytepp>(rows));
   png_write_end(png, nullptr);
   return nullptr;
@@ -47,17 +54,17 @@ const char* write_rows(png_structp png, png_infop info, int width, int height, i
 }  // namespace
 
 namespace {
-// Encodes rows of 4 samples per pixel (8-bit, or 16-bit big-endian) held in `pixels`.
-std::vector<uint8_t> encode(const uint8_t* pixels, int width, int height, int bit_depth, bool rgb,
+// Encodes rows of samples (8-bit, or 16-bit big-endian) held in `pixels`, as `layout` says.
+std::vector<uint8_t> encode(const uint8_t* pixels, int width, int height, int bit_depth, Layout layout,
                             const PngSettings& settings) {
-  const size_t row_bytes = size_t(width) * 4 * size_t(bit_depth / 8);
+  const size_t row_bytes = size_t(width) * (layout == Layout::grey ? 1 : 4) * size_t(bit_depth / 8);
   std::vector<png_bytep> rows(static_cast<size_t>(height));
   for (size_t y = 0; y < rows.size(); ++y) rows[y] = const_cast<png_bytep>(pixels + y * row_bytes);
   std::vector<uint8_t> out;
   out.reserve(row_bytes * size_t(height) / 4);
   png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
   png_infop info = png ? png_create_info_struct(png) : nullptr;
-  const char* failure = png && info ? write_rows(png, info, width, height, bit_depth, rgb, settings, &out, rows.data())
+  const char* failure = png && info ? write_rows(png, info, width, height, bit_depth, layout, settings, &out, rows.data())
                                     : "libpng could not start";
   png_destroy_write_struct(&png, &info);
   if (failure) throw FxError(ExitCode::internal, std::string("PNG encoding: ") + failure);
@@ -73,7 +80,8 @@ void check_pixels(const AnyImage& image) {
 
 std::vector<uint8_t> encode_png(const Image& image, const PngSettings& settings) {
   check_pixels(image);
-  return encode(image.rgba.data(), image.width, image.height, 8, opaque(image), settings);
+  return encode(image.rgba.data(), image.width, image.height, 8, opaque(image) ? Layout::rgb_of_rgba : Layout::rgba,
+                settings);
 }
 
 std::vector<uint8_t> encode_png16(const LinearImage& image, const PngSettings& settings) {
@@ -92,7 +100,24 @@ std::vector<uint8_t> encode_png16(const LinearImage& image, const PngSettings& s
       samples[(i + c) * 2 + 1] = uint8_t(q & 0xff);
     }
   }
-  return encode(samples.data(), image.width, image.height, 16, all_opaque, settings);
+  return encode(samples.data(), image.width, image.height, 16, all_opaque ? Layout::rgb_of_rgba : Layout::rgba,
+                settings);
+}
+
+std::vector<uint8_t> encode_grey_png(const std::vector<uint16_t>& samples, int width, int height, int bit_depth,
+                                     const PngSettings& settings) {
+  if (width <= 0 || height <= 0 || samples.size() != size_t(width) * size_t(height) || (bit_depth != 8 && bit_depth != 16))
+    throw FxError(ExitCode::internal, "PNG encoding: the grey image's size or depth does not match its samples");
+  std::vector<uint8_t> bytes(samples.size() * size_t(bit_depth / 8));
+  for (size_t i = 0; i < samples.size(); ++i) {
+    if (bit_depth == 8) {
+      bytes[i] = uint8_t(std::min<uint16_t>(samples[i], 255));
+    } else {
+      bytes[i * 2] = uint8_t(samples[i] >> 8);  // big-endian
+      bytes[i * 2 + 1] = uint8_t(samples[i] & 0xff);
+    }
+  }
+  return encode(bytes.data(), width, height, bit_depth, Layout::grey, settings);
 }
 
 }  // namespace fxsim

@@ -41,28 +41,21 @@ std::filesystem::path beside(const std::filesystem::path& frame, const std::stri
 
 // 16-bit grey, big-endian: depth in millimetres (0: no particle; at most 65.535 m).
 std::vector<uint8_t> depth_png(const std::vector<float>& depth, int width, int height, const PngSettings& png) {
-  LinearImage grey{width, height, std::vector<float>(depth.size() * 4)};
-  for (size_t i = 0; i < depth.size(); ++i) {
-    const float mm = std::isfinite(depth[i]) ? std::clamp(depth[i] * 1000.0f, 0.0f, 65535.0f) : 0.0f;
-    grey.rgba[i * 4] = grey.rgba[i * 4 + 1] = grey.rgba[i * 4 + 2] = mm / 65535.0f;
-    grey.rgba[i * 4 + 3] = 1;
-  }
+  std::vector<uint16_t> mm(depth.size());
+  for (size_t i = 0; i < depth.size(); ++i)
+    mm[i] = uint16_t(std::isfinite(depth[i]) ? std::lround(std::clamp(depth[i] * 1000.0f, 0.0f, 65535.0f)) : 0);
   PngSettings data = png;
   data.srgb = false;
-  return encode_png16(grey, data);
+  return encode_grey_png(mm, width, height, 16, data);
 }
 
 // 8-bit grey: coverage 0..255.
 std::vector<uint8_t> mask_png(const std::vector<float>& mask, int width, int height, const PngSettings& png) {
-  Image grey{width, height, std::vector<uint8_t>(mask.size() * 4)};
-  for (size_t i = 0; i < mask.size(); ++i) {
-    const auto v = uint8_t(std::lround(std::clamp(mask[i], 0.0f, 1.0f) * 255.0f));
-    grey.rgba[i * 4] = grey.rgba[i * 4 + 1] = grey.rgba[i * 4 + 2] = v;
-    grey.rgba[i * 4 + 3] = 255;
-  }
+  std::vector<uint16_t> coverage(mask.size());
+  for (size_t i = 0; i < mask.size(); ++i) coverage[i] = uint16_t(std::lround(std::clamp(mask[i], 0.0f, 1.0f) * 255.0f));
   PngSettings data = png;
   data.srgb = false;
-  return encode_png(grey, data);
+  return encode_grey_png(coverage, width, height, 8, data);
 }
 // 16-bit RGB in KITTI's optical-flow layout: R = x·64 + 2^15, G = y·64 + 2^15
 // (pixels, clamped to ±512), B = 1 where a particle with a motion covers the

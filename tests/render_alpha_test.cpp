@@ -162,13 +162,25 @@ TEST(RenderLayers, EachMaskIsItsEmittersCoverageAloneAndDepthIsTheViewDistance) 
   EXPECT_GT(left_pixels, 10u);
   EXPECT_GT(right_pixels, 10u);
   EXPECT_GT(checked_depth, 5u);
-  // PNG output writes them beside the frame: 16-bit depth in millimetres, 8-bit masks.
+  // PNG output writes them beside the frame: 16-bit depth in millimetres, 8-bit masks, each one grey channel.
   const CliResult png = run_fxsim("render '" + (dir / "scene.json").string() + "' --frames 2 -q -o '" +
                                   (dir / "p_#.png").string() + "'");
   ASSERT_EQ(png.exit_code, 0) << png.err;
   for (const char* file : {"p_2.png", "p_2.depth.png", "p_2.mask.left.png", "p_2.mask.right.png"})
     EXPECT_TRUE(fs::exists(dir / file)) << file;
-  EXPECT_EQ(int(uint8_t(read_text_file(dir / "p_2.depth.png").at(24))), 16);
+  const std::string depth = read_text_file(dir / "p_2.depth.png"), mask = read_text_file(dir / "p_2.mask.left.png");
+  EXPECT_EQ(int(uint8_t(depth.at(24))), 16);  // IHDR's bit depth, then its colour type (0: grey)
+  EXPECT_EQ(int(uint8_t(depth.at(25))), 0);
+  EXPECT_EQ(int(uint8_t(mask.at(24))), 8);
+  EXPECT_EQ(int(uint8_t(mask.at(25))), 0);
+  // Read back, a grey layer gives its value in every channel, as the RGB files did.
+  const Image coverage = read_png(dir / "p_2.mask.left.png");
+  size_t covered = 0;
+  for (size_t i = 0; i < coverage.rgba.size(); i += 4) {
+    EXPECT_EQ(coverage.rgba[i], coverage.rgba[i + 1]);
+    covered += coverage.rgba[i] > 0;
+  }
+  EXPECT_GT(covered, 10u);
 }
 
 namespace {
