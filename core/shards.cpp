@@ -26,42 +26,59 @@ std::optional<Shard> parse_shard(const std::string& text) {
   return Shard{int(*i), int(*n), "--shard " + text};
 }
 
+namespace {
+// A Slurm array task's shard (SLURM_ARRAY_TASK_ID set).
+Shard slurm_shard(const EnvironmentLookup& getenv, std::optional<int> shard_count) {
+  const char* id_text = getenv("SLURM_ARRAY_TASK_ID");
+  const auto id = integer(id_text), lo = integer(getenv("SLURM_ARRAY_TASK_MIN")),
+             hi = integer(getenv("SLURM_ARRAY_TASK_MAX")), count = integer(getenv("SLURM_ARRAY_TASK_COUNT"));
+  if (!id)
+    throw FxError(ExitCode::usage, fmt::format("SLURM_ARRAY_TASK_ID={}: expected a whole number", id_text));
+  if (!id || !lo || !hi || *hi < *lo || *id < *lo || *id > *hi)
+    throw FxError(ExitCode::usage, fmt::format("SLURM_ARRAY_TASK_ID={} needs SLURM_ARRAY_TASK_MIN and _MAX around it "
+                                               "(got {} and {})", id_text, getenv("SLURM_ARRAY_TASK_MIN") ? getenv("SLURM_ARRAY_TASK_MIN") : "none",
+                                               getenv("SLURM_ARRAY_TASK_MAX") ? getenv("SLURM_ARRAY_TASK_MAX") : "none"));
+  // An array of MIN..MAX has MAX-MIN+1 tasks; a stepped one (1-7:2) says how many in _COUNT.
+  long long n = *hi - *lo + 1, index = *id - *lo + 1;
+  std::string how = fmt::format("SLURM_ARRAY_TASK_ID={} of {}-{}", *id, *lo, *hi);
+  if (count && *count != n) {
+    if (*count < 2 || (*hi - *lo) % (*count - 1) != 0 || (*id - *lo) % ((*hi - *lo) / (*count - 1)) != 0)
+      throw FxError(ExitCode::usage, fmt::format("SLURM_ARRAY_TASK_COUNT={} does not fit an array from {} to {} "
+                                                 "with task {}", *count, *lo, *hi, *id));
+    const long long step = (*hi - *lo) / (*count - 1);
+    n = *count;
+    index = (*id - *lo) / step + 1;
+    how += fmt::format(" step {}", step);
+  }
+  if (shard_count && *shard_count != n)
+    throw FxError(ExitCode::usage, fmt::format("--shard-count {} contradicts the Slurm array's {} tasks", *shard_count, n));
+  return Shard{int(index), int(n), how};
+}
+
+// A Kubernetes Indexed Job's shard (JOB_COMPLETION_INDEX set).
+Shard indexed_job_shard(const EnvironmentLookup& getenv, std::optional<int> shard_count) {
+  const char* index_text = getenv("JOB_COMPLETION_INDEX");
+  const auto index = integer(index_text);
+  if (!shard_count)
+    throw FxError(ExitCode::usage, fmt::format("JOB_COMPLETION_INDEX={} (a Kubernetes Indexed Job) needs --shard-count "
+                                               "N, the job's completions", index_text));
+  if (!index || *index < 0 || *index >= *shard_count)
+    throw FxError(ExitCode::usage, fmt::format("JOB_COMPLETION_INDEX={} is not in 0..{}", index_text, *shard_count - 1));
+  return Shard{int(*index) + 1, *shard_count, fmt::format("JOB_COMPLETION_INDEX={} with --shard-count {}", *index, *shard_count)};
+}
+}  // namespace
+
 std::optional<Shard> shard_from_environment(const EnvironmentLookup& getenv, std::optional<int> shard_count) {
-  if (const char* id_text = getenv("SLURM_ARRAY_TASK_ID")) {
-    const auto id = integer(id_text), lo = integer(getenv("SLURM_ARRAY_TASK_MIN")),
-               hi = integer(getenv("SLURM_ARRAY_TASK_MAX")), count = integer(getenv("SLURM_ARRAY_TASK_COUNT"));
-    if (!id)
-      throw FxError(ExitCode::usage, fmt::format("SLURM_ARRAY_TASK_ID={}: expected a whole number", id_text));
-    if (!id || !lo || !hi || *hi < *lo || *id < *lo || *id > *hi)
-      throw FxError(ExitCode::usage, fmt::format("SLURM_ARRAY_TASK_ID={} needs SLURM_ARRAY_TASK_MIN and _MAX around it "
-                                                 "(got {} and {})", id_text, getenv("SLURM_ARRAY_TASK_MIN") ? getenv("SLURM_ARRAY_TASK_MIN") : "none",
-                                                 getenv("SLURM_ARRAY_TASK_MAX") ? getenv("SLURM_ARRAY_TASK_MAX") : "none"));
-    // An array of MIN..MAX has MAX-MIN+1 tasks; a stepped one (1-7:2) says how many in _COUNT.
-    long long n = *hi - *lo + 1, index = *id - *lo + 1;
-    std::string how = fmt::format("SLURM_ARRAY_TASK_ID={} of {}-{}", *id, *lo, *hi);
-    if (count && *count != n) {
-      if (*count < 2 || (*hi - *lo) % (*count - 1) != 0 || (*id - *lo) % ((*hi - *lo) / (*count - 1)) != 0)
-        throw FxError(ExitCode::usage, fmt::format("SLURM_ARRAY_TASK_COUNT={} does not fit an array from {} to {} "
-                                                   "with task {}", *count, *lo, *hi, *id));
-      const long long step = (*hi - *lo) / (*count - 1);
-      n = *count;
-      index = (*id - *lo) / step + 1;
-      how += fmt::format(" step {}", step);
-    }
-    if (shard_count && *shard_count != n)
-      throw FxError(ExitCode::usage, fmt::format("--shard-count {} contradicts the Slurm array's {} tasks", *shard_count, n));
-    return Shard{int(index), int(n), how};
-  }
-  if (const char* index_text = getenv("JOB_COMPLETION_INDEX")) {
-    const auto index = integer(index_text);
-    if (!shard_count)
-      throw FxError(ExitCode::usage, fmt::format("JOB_COMPLETION_INDEX={} (a Kubernetes Indexed Job) needs --shard-count "
-                                                 "N, the job's completions", index_text));
-    if (!index || *index < 0 || *index >= *shard_count)
-      throw FxError(ExitCode::usage, fmt::format("JOB_COMPLETION_INDEX={} is not in 0..{}", index_text, *shard_count - 1));
-    return Shard{int(*index) + 1, *shard_count, fmt::format("JOB_COMPLETION_INDEX={} with --shard-count {}", *index, *shard_count)};
-  }
-  return std::nullopt;
+  std::optional<Shard> slurm, job;
+  if (getenv("SLURM_ARRAY_TASK_ID")) slurm = slurm_shard(getenv, shard_count);
+  if (getenv("JOB_COMPLETION_INDEX")) job = indexed_job_shard(getenv, shard_count);
+  // Both set (a Slurm job started by a Kubernetes one, say): they must agree.
+  if (slurm && job && (slurm->index != job->index || slurm->count != job->count))
+    throw FxError(ExitCode::usage, fmt::format("{} (shard {}/{}) and {} (shard {}/{}) contradict each other: unset "
+                                               "one, or give --shard I/N",
+                                               slurm->source, slurm->index, slurm->count, job->source, job->index,
+                                               job->count));
+  return slurm ? slurm : job;
 }
 
 std::vector<int> shard_frames(const std::vector<int>& frames, const Shard& shard) {

@@ -83,3 +83,22 @@ TEST(Shards, AKubernetesIndexedJobNeedsTheShardCount) {
   EXPECT_THROW(shard_from_environment(environment({{"JOB_COMPLETION_INDEX", "4"}}), 4), FxError);
   EXPECT_FALSE(shard_from_environment(environment({}), std::nullopt));  // not on a cluster: every frame
 }
+
+TEST(Shards, SlurmAndKubernetesVariablesMustAgree) {
+  const auto both = [](const char* job_index) {
+    return environment({{"SLURM_ARRAY_TASK_ID", "2"}, {"SLURM_ARRAY_TASK_MIN", "1"}, {"SLURM_ARRAY_TASK_MAX", "4"},
+                        {"JOB_COMPLETION_INDEX", job_index}});
+  };
+  const auto same = shard_from_environment(both("1"), 4);  // task 2 of 1-4 and index 1 of 4: shard 2/4 either way
+  ASSERT_TRUE(same);
+  EXPECT_EQ(same->index, 2);
+  EXPECT_EQ(same->count, 4);
+  try {
+    shard_from_environment(both("0"), 4);
+    ADD_FAILURE() << "shards 2/4 and 1/4 were not refused";
+  } catch (const FxError& e) {
+    EXPECT_EQ(e.code(), ExitCode::usage);
+    EXPECT_NE(std::string(e.what()).find("contradict each other"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(shard_from_environment(both("1"), std::nullopt), FxError);  // the job's index needs its count
+}
