@@ -1,5 +1,6 @@
 #include "cli/render_farm.h"
 
+#include <chrono>
 #include <cstdlib>
 #include <fmt/format.h>
 #include <fstream>
@@ -13,6 +14,7 @@
 #include "core/parallel.h"
 #include "core/sha256.h"
 #include "render/child_process.h"
+#include "render/egl_context.h"
 #include "render/frame_sinks.h"
 
 namespace fxsim {
@@ -103,6 +105,15 @@ int run_on_devices(const RenderOptions& options) {
   if (devices.empty()) throw FxError(ExitCode::usage, "--devices: expected device indices such as 0,1");
   if (options.shard || options.device)
     throw FxError(ExitCode::usage, "--devices runs one shard per device itself: give it without --shard and --device");
+  // Each device there before any child starts: not found by one child
+  // after the others have written their frames. (A device named twice runs
+  // two shards.)
+  const size_t found = EglContext::list_devices().size();
+  for (const int d : devices)
+    if (size_t(d) >= found)
+      throw FxError(ExitCode::no_gl, fmt::format("--devices {}: there is no EGL device {} ({} found; see `fxsim info`)",
+                                                 *options.devices, d, found));
+  const auto started = std::chrono::steady_clock::now();
   // The same command line without --devices, plus each child's device and shard.
   std::vector<std::string> base;
   for (size_t i = 0; i < options.argv.size(); ++i) {
@@ -132,6 +143,9 @@ int run_on_devices(const RenderOptions& options) {
     if (s != 0 && status == 0) status = s;
     if (s != 0) fmt::print(stderr, "fxsim: the shard on device {} exited with {}: {}\n", devices[k], s, children[k]->error_tail());
   }
+  if (status == 0 && !options.quiet)
+    fmt::print(stderr, "fxsim: {} shards of {} rendered on devices {} in {:.2f} s\n", devices.size(), options.scene,
+               *options.devices, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
   return status;
 }
 

@@ -237,4 +237,9 @@ TEST(Farm, SimulateOnlyAndDevicesAreCheckedAndDevicesRunOneShardEach) {
   expect_same_frames(dir / "full", dir / "dev", 1, 6);
   EXPECT_EQ(run_fxsim("verify " + q(dir / "dev")).exit_code, 0);
   EXPECT_EQ(run_fxsim("render " + kScene + " --devices 0,x -o " + q(dir / "y/f_####.png")).exit_code, 64);
+  // A device that is not there: refused before any shard writes a frame.
+  const CliResult missing = run_fxsim("render " + kScene + kSmall + "--frames 1-4 --devices 0,99 -o " + q(dir / "z/f_####.png"));
+  EXPECT_EQ(missing.exit_code, 69) << missing.err;
+  EXPECT_NE(missing.err.find("--devices 0,99: there is no EGL device 99"), std::string::npos) << missing.err;
+  EXPECT_FALSE(fs::exists(dir / "z"));
 }
