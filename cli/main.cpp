@@ -114,7 +114,8 @@ int main(int argc, char** argv) {
                          "the number of shards of a Kubernetes Indexed Job (with JOB_COMPLETION_INDEX)")
       ->check(CLI::Range(1, 1000000));
   render_cmd->add_flag("--skip-existing", render.skip_existing,
-                       "leave frames whose files exist and decode at the right size as they are (resume a run)");
+                       "leave frames whose files exist, decode at the right size and, where the manifest records them, "
+                       "have the recorded size and SHA-256, as they are (resume a run)");
   render_cmd->add_flag("!--no-manifest-hashes", render.manifest_hashes,
                        "leave the state hash out of the manifest's frame lines (it copies the whole simulation state "
                        "every frame drawn)");

@@ -261,7 +261,7 @@ int run_render(const RenderOptions& options) {
     throw FxError(ExitCode::usage, "--skip-existing resumes image sequences; a video is written whole");
   std::vector<int> to_write = wanted;
   if (options.skip_existing && !options.simulate_only) {
-    to_write = frames_to_write(scene, scene.output.path, wanted);
+    to_write = frames_to_write(scene, scene.output.path, output_folder(scene.output.path), wanted);
     if (!options.quiet && to_write.size() < wanted.size())
       fmt::print(stderr, "fxsim: --skip-existing: {} of {} frames are already written; {} to go\n",
                  wanted.size() - to_write.size(), wanted.size(), to_write.size());

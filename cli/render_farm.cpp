@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <fmt/format.h>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -57,12 +58,26 @@ bool whole(const fs::path& file, int width, int height) {
 }
 }  // namespace
 
-std::vector<int> frames_to_write(const Scene& scene, const std::string& pattern, const std::vector<int>& frames) {
+std::vector<int> frames_to_write(const Scene& scene, const std::string& pattern, const fs::path& folder,
+                                 const std::vector<int>& frames) {
+  // Each file's latest record (a frame drawn again is recorded again).
+  std::map<std::string, ManifestFile> recorded;
+  std::error_code error;
+  if (fs::exists(folder / kManifestName, error))
+    for (const ManifestFrame& f : read_manifest(folder / kManifestName).frames)
+      for (const ManifestFile& file : f.files) recorded[file.file] = file;
+  const auto as_recorded = [&](const fs::path& file) {
+    const auto record = recorded.find(file.lexically_relative(folder).string());
+    if (record == recorded.end()) return true;  // written and not recorded (a run stopped between): kept, then recorded
+    std::ifstream in(file, std::ios::binary);
+    const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    return bytes.size() == record->second.bytes && sha256_hex(bytes) == record->second.sha256;
+  };
   std::vector<int> out;
   for (const int frame : frames) {
     bool done = true;
     for (const fs::path& file : frame_files(scene, pattern, frame))
-      done = done && whole(file, scene.output.width, scene.output.height);
+      done = done && whole(file, scene.output.width, scene.output.height) && as_recorded(file);
     if (!done) out.push_back(frame);
   }
   return out;

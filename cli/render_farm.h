@@ -23,8 +23,11 @@ std::optional<Shard> choose_shard(const RenderOptions& options);
 std::filesystem::path checkpoint_folder(const RenderOptions& options, const std::string& output_pattern);
 
 // The frames of `frames` whose files (the image, its layers, its plate copy)
-// are not all there, whole, at the output's size.
-std::vector<int> frames_to_write(const Scene& scene, const std::string& pattern, const std::vector<int>& frames);
+// are not all there, whole, at the output's size, and, where the manifest in
+// `folder` records them, of the size and SHA-256 of their latest record (what
+// `fxsim verify` checks: a damaged file is written again, not kept).
+std::vector<int> frames_to_write(const Scene& scene, const std::string& pattern, const std::filesystem::path& folder,
+                                 const std::vector<int>& frames);
 
 // Records for the frames in `kept` (left alone by --skip-existing) that no
 // line of the manifest in `folder` records: a run stopped between writing a

@@ -107,6 +107,8 @@ int run_verify(const std::string& folder_text, bool quiet) {
         missing.push_back(fmt::format("{}: frame {} has no record (never written)", image, frame));
         continue;
       }
+      // The size is that of the run that wrote the file last (a frame drawn again at another size is that run's).
+      const ManifestRun& record_run = *runs.at(record->second->run);
       for (const ManifestFile& file : record->second->files) {
         ++files_checked;
         const fs::path path = folder / file.file;
@@ -118,10 +120,11 @@ int run_verify(const std::string& folder_text, bool quiet) {
         uint64_t bytes = 0;
         const std::string sha = file_sha256(path, bytes);
         if (bytes != file.bytes)
-          corrupt.push_back(fmt::format("{}: frame {}: {} bytes, the manifest says {} (truncated?)", file.file, frame, bytes, file.bytes));
+          corrupt.push_back(fmt::format("{}: frame {}: {} bytes, the manifest says {}{}", file.file, frame, bytes,
+                                        file.bytes, bytes < file.bytes ? " (truncated?)" : " (written to since?)"));
         else if (sha != file.sha256)
           corrupt.push_back(fmt::format("{}: frame {}: its SHA-256 is not the one recorded", file.file, frame));
-        else if (std::string why = decode_problem(path, r.width, r.height); !why.empty())
+        else if (std::string why = decode_problem(path, record_run.width, record_run.height); !why.empty())
           corrupt.push_back(fmt::format("{}: frame {}: {}", file.file, frame, why));
       }
     }

@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fmt/format.h>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <sys/stat.h>
@@ -242,4 +243,30 @@ TEST(Farm, SimulateOnlyAndDevicesAreCheckedAndDevicesRunOneShardEach) {
   EXPECT_EQ(missing.exit_code, 69) << missing.err;
   EXPECT_NE(missing.err.find("--devices 0,99: there is no EGL device 99"), std::string::npos) << missing.err;
   EXPECT_FALSE(fs::exists(dir / "z"));
+}
+
+TEST(Farm, SkipExistingWritesAgainAFileThatIsNotAsRecordedAndVerifyThenPasses) {
+  // A byte appended to a layer: it still decodes at the right size, so
+  // --skip-existing kept it, and verify called it corrupt for ever.
+  TempDir dir("skip_damaged");
+  const std::string render = "render '" FXSIM_SOURCE_DIR "/scenes/rain-over-plate.json' --frames 1-3 -q -o " +
+                             q(dir / "r_####.png");
+  ASSERT_EQ(run_fxsim(render).exit_code, 0);
+  { std::ofstream(dir / "r_0002.depth.png", std::ios::app) << 'x'; }
+  const CliResult damaged = run_fxsim("verify " + q(dir.path()));
+  EXPECT_EQ(damaged.exit_code, 1);
+  EXPECT_NE(damaged.out.find("r_0002.depth.png: frame 2: "), std::string::npos) << damaged.out;
+  EXPECT_NE(damaged.out.find("(written to since?)"), std::string::npos) << damaged.out;  // longer: not "truncated"
+  const CliResult resumed = run_fxsim(render + " --skip-existing --progress none");
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_EQ(run_fxsim("verify " + q(dir.path())).exit_code, 0);
+}
+
+TEST(Farm, VerifyChecksAFrameDrawnAgainAtTheSizeOfTheRunThatDrewItLast) {
+  TempDir dir("verify_sizes");
+  ASSERT_EQ(run_fxsim("render " + kScene + " --width 64 --height 36 -q --frames 1-2 -o " + q(dir / "f_####.png")).exit_code, 0);
+  ASSERT_EQ(run_fxsim("render " + kScene + " --width 80 --height 36 -q --frames 2 -o " + q(dir / "f_####.png")).exit_code, 0);
+  const CliResult r = run_fxsim("verify " + q(dir.path()));
+  EXPECT_EQ(r.out.find("the run's frames are 64x36"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("corrupt"), std::string::npos) << r.out;
 }
