@@ -52,10 +52,20 @@ void apply_overrides(nlohmann::json& root, const std::vector<SceneOverride>& ove
   }
 }
 
-const SceneOverride* override_of(const std::vector<SceneOverride>& overrides, const std::string& pointer) {
+const SceneOverride* override_of(const std::vector<SceneOverride>& overrides, const std::string& pointer,
+                                 const nlohmann::json* file) {
   const SceneOverride* found = nullptr;
   for (const SceneOverride& o : overrides)
     if (pointer == o.pointer || pointer.rfind(o.pointer + "/", 0) == 0) found = &o;  // the last one applied wins
+  if (found || !file) return found;
+  bool in_file = false;
+  try {
+    in_file = file->contains(nlohmann::json::json_pointer(pointer));
+  } catch (const nlohmann::json::exception&) {
+  }
+  if (in_file) return nullptr;
+  for (const SceneOverride& o : overrides)
+    if (o.pointer.rfind(pointer + "/", 0) == 0) found = &o;
   return found;
 }
 

@@ -26,7 +26,11 @@ SceneOverride parse_set_override(const std::string& text);
 // an override that cannot be applied (a pointer through a number).
 void apply_overrides(nlohmann::json& root, const std::vector<SceneOverride>& overrides);
 
-// The override that set `pointer` or a value above it, or nullptr.
-const SceneOverride* override_of(const std::vector<SceneOverride>& overrides, const std::string& pointer);
+// The override that set `pointer` or a value above it, or nullptr. With
+// `file` (the scene before the overrides), also the one that made `pointer`
+// on its way to a value below it, where the file has nothing there
+// (--set /nope/0=1 made /nope).
+const SceneOverride* override_of(const std::vector<SceneOverride>& overrides, const std::string& pointer,
+                                 const nlohmann::json* file = nullptr);
 
 }  // namespace fxsim

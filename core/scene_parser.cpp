@@ -497,6 +497,7 @@ Scene parse_scene_text(std::string_view text, std::string_view label, const std:
   text.remove_prefix(utf8_bom_length(text));
   const JsonLocations where(text);
   Json root = parse_located_json(text, label, where);
+  const Json file = overrides.empty() ? Json() : root;  // as written, to tell the overrides' problems from the file's
   apply_overrides(root, overrides);
   std::string stem = std::filesystem::path(std::string(label)).stem().string();
   Parser parser(root, base_dir, stem.empty() || label == "<stdin>" ? "frame" : stem, last_frame);
@@ -507,7 +508,7 @@ Scene parse_scene_text(std::string_view text, std::string_view label, const std:
     std::vector<std::string> lines;
     std::vector<Diagnostic> in_file;
     for (const Diagnostic& d : parser.problems()) {
-      if (const SceneOverride* o = override_of(overrides, d.pointer))
+      if (const SceneOverride* o = override_of(overrides, d.pointer, &file))
         lines.push_back(fmt::format("{}: {}: {}", o->label, d.pointer, d.message));
       else
         in_file.push_back(d);

@@ -96,6 +96,11 @@ TEST(RenderBatch, AnInvalidOverrideIsASceneErrorNamingTheOverride) {
   EXPECT_NE(r.err.find("--set /emitters/0/max_particles=-5: /emitters/0/max_particles: expected"), std::string::npos)
       << r.err;
   EXPECT_TRUE(fs::is_empty(dir.path()));
+  // A key the override made on its way (the file has no /nope): the override's problem, not line 1 of the file.
+  const CliResult made = run_fxsim("render " + kSnow + " --frames 1" + kSmall + "-o " + out_pattern(dir) + " --set /nope/0=1");
+  EXPECT_EQ(made.exit_code, 65);
+  EXPECT_NE(made.err.find("--set /nope/0=1: /nope: unknown key \"nope\""), std::string::npos) << made.err;
+  EXPECT_EQ(made.err.find("snow.json:1:1"), std::string::npos) << made.err;
   const CliResult malformed = run_fxsim("render " + kSnow + " --set emitters=3");
   EXPECT_EQ(malformed.exit_code, 64) << malformed.err;
   EXPECT_NE(malformed.err.find("--set emitters=3: expected /json/pointer=VALUE"), std::string::npos) << malformed.err;
