@@ -2,6 +2,7 @@
 #include "core/scene_parser.h"
 
 #include <algorithm>
+#include <map>
 #include <bit>
 #include <cerrno>
 #include <climits>
@@ -57,6 +58,7 @@ class Parser {
         top.error(top.child("emitters"), fmt::format("expected at most {} emitters, got {}", kMaxEmitters, emitters->size()));
       else
         for (size_t i = 0; i < emitters->size(); ++i) parse_emitter((*emitters)[i], i);
+      check_secondary_names();
     }
     check_light_count(top);
     top.finish();
@@ -376,6 +378,30 @@ class Parser {
     if (e.is<FireParams>() || e.is<ExplosionParams>()) parse_effect_light(r, e);
     r.finish();
     scene_.emitters.push_back(std::move(e));
+    emitter_indices_.push_back(index);
+  }
+
+  // An emitter's secondary particles are counted in the statistics as
+  // "<name>.<kind>" (the fountain's mist, rain's splashes, the fire's embers,
+  // an explosion's debris): no other emitter may have that name.
+  void check_secondary_names() {
+    std::map<std::string, size_t> by_name;  // name → index in scene_.emitters
+    for (size_t k = 0; k < scene_.emitters.size(); ++k) by_name.emplace(scene_.emitters[k].name, k);
+    for (size_t k = 0; k < scene_.emitters.size(); ++k) {
+      const EmitterSettings& e = scene_.emitters[k];
+      const char* kind = e.is<FountainParams>() ? "mist"
+                         : e.is_precipitation() ? "splash"
+                         : e.is<FireParams>()   ? "embers"
+                         : e.is<ExplosionParams>() ? "debris"
+                                                   : nullptr;
+      if (!kind) continue;
+      const auto clash = by_name.find(e.name + "." + kind);
+      if (clash == by_name.end()) continue;
+      problems_.push_back({fmt::format("/emitters/{}/name", emitter_indices_[clash->second]),
+                           fmt::format("expected a name other than \"{}.{}\", which names the {} of emitter {} (\"{}\") "
+                                       "in the statistics", e.name, kind, kind, emitter_indices_[k], e.name),
+                           false, std::nullopt});
+    }
   }
 
   // Rain or snow in physical units: as many particles as fill its box (the
@@ -458,7 +484,8 @@ class Parser {
   const Json& root_;
   std::filesystem::path base_dir_;
   std::string stem_;
-  int last_frame_ = 0;  // the last frame a render asks for, when past output.frames
+  int last_frame_ = 0;
+  std::vector<size_t> emitter_indices_;  // each parsed emitter's index in the file's "emitters"  // the last frame a render asks for, when past output.frames
   Scene scene_;
   std::vector<Diagnostic> problems_;
   std::unordered_set<std::string> emitter_names_;

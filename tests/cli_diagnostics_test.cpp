@@ -16,6 +16,7 @@ struct BadScene {
   const char* json;
   const char* pointer;  // must appear in the message
   const char* words;    // and so must this
+  int code = 65;        // 66: a file it names is missing
 };
 
 const BadScene kBadScenes[] = {
@@ -37,6 +38,8 @@ const BadScene kBadScenes[] = {
     {"keys_out_of_order", R"({"fxsim": 1, "camera": {"keys": [{"time": 2}, {"time": 1}]}, "emitters": [{"type": "snow"}]})", "/camera/keys/1/time", "later"},
     {"far_before_near", R"({"fxsim": 1, "camera": {"near": 5, "far": 1}, "emitters": [{"type": "snow"}]})", "/camera/far", "> near"},
     {"name_leaving_the_folder", R"({"fxsim": 1, "emitters": [{"type": "snow", "name": "../../evil"}]})", "/emitters/0/name", "without '/'"},
+    {"name_of_a_secondary", R"({"fxsim": 1, "emitters": [{"type": "fountain", "name": "a"}, {"type": "snow", "name": "a.mist"}]})",
+     "/emitters/1/name", "which names the mist of emitter 0 (\"a\") in the statistics"},
     {"layer_twice", R"({"fxsim": 1, "output": {"layers": ["mask", "depth", "mask"]}, "emitters": [{"type": "snow"}]})", "/output/layers/2", "already in the list"},
     {"empty_name", R"({"fxsim": 1, "emitters": [{"type": "snow", "name": ""}]})", "/emitters/0/name", "1 to 64 characters"},
     {"unknown_top_key", R"({"fxsim": 1, "emiters": [], "emitters": [{"type": "snow"}]})", "/emiters", "did you mean \"emitters\""},
@@ -48,7 +51,7 @@ const BadScene kBadScenes[] = {
     {"flat_region", R"({"fxsim": 1, "emitters": [{"type": "snow", "region": {"size": [1, 0, 1]}}]})", "/emitters/0/region/size", "each in 0.001..1000000"},
     {"bad_recycle", R"({"fxsim": 1, "emitters": [{"type": "snow", "recycle": "loop"}]})", "/emitters/0/recycle", "\"wrap\""},
     {"string_drag", R"({"fxsim": 1, "emitters": [{"type": "snow", "drag": "8"}]})", "/emitters/0/drag", "a number"},
-    {"missing_texture", R"({"fxsim": 1, "emitters": [{"type": "snow", "textures": ["nope.png"]}]})", "/emitters/0/textures/0", "No such file"},
+    {"missing_texture", R"({"fxsim": 1, "emitters": [{"type": "snow", "textures": ["nope.png"]}]})", "/emitters/0/textures/0", "No such file", 66},
     {"duplicate_names", R"({"fxsim": 1, "emitters": [{"type": "snow", "name": "a"}, {"type": "snow", "name": "a"}]})", "/emitters/1/name", "unique"},
     {"duplicate_key", R"({"fxsim": 1, "seed": 1, "seed": 2, "emitters": [{"type": "snow"}]})", "/seed", "duplicate key"},
     {"negative_gust_period", R"({"fxsim": 1, "environment": {"wind": {"gust": {"amplitude": [1, 0, 0], "period": -1}}}, "emitters": [{"type": "snow"}]})", "/environment/wind/gust/period", "in 0.001..1000000"},
@@ -69,13 +72,13 @@ const BadScene kBadScenes[] = {
 class BadSceneTest : public ::testing::TestWithParam<BadScene> {};
 }  // namespace
 
-TEST_P(BadSceneTest, ValidateNamesThePointerAndExitsWith65) {
+TEST_P(BadSceneTest, ValidateNamesThePointerAndExitsWithItsCode) {
   const BadScene& bad = GetParam();
   TempDir dir(bad.name);
   const fs::path scene = dir / (std::string(bad.name) + ".json");
   write_text_file(scene, bad.json);
   const CliResult result = run_fxsim("validate '" + scene.string() + "'");
-  EXPECT_EQ(result.exit_code, 65) << result.err;
+  EXPECT_EQ(result.exit_code, bad.code) << result.err;
   EXPECT_NE(result.err.find(scene.string() + ":"), std::string::npos) << result.err;
   EXPECT_NE(result.err.find(bad.pointer), std::string::npos) << result.err;
   EXPECT_NE(result.err.find(bad.words), std::string::npos) << result.err;
@@ -88,7 +91,7 @@ TEST_P(BadSceneTest, RenderWritesNothing) {
   write_text_file(scene, bad.json);
   const CliResult result = run_fxsim("render '" + scene.string() + "' -o '" + (dir / "out/f_####.png").string() +
                                      "' --stats '" + (dir / "stats.jsonl").string() + "'");
-  EXPECT_EQ(result.exit_code, 65) << result.err;
+  EXPECT_EQ(result.exit_code, bad.code) << result.err;
   EXPECT_FALSE(fs::exists(dir / "out"));
   EXPECT_FALSE(fs::exists(dir / "stats.jsonl"));
 }
