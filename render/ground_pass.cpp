@@ -26,7 +26,7 @@ void main() {
 
 constexpr const char* kFragmentShader = R"(
 uniform vec4 u_color;       // linear
-uniform vec4 u_background;  // linear
+uniform vec4 u_background;  // linear, straight alpha (0: a transparent frame)
 uniform float u_extent;
 in vec2 v_offset;
 in vec3 v_world;
@@ -35,15 +35,17 @@ uniform bool u_sky;         // the background is the sky, seen through the fog a
 // The ground seen through the fog (core/fog.h); its far part fades into the
 // background so the horizon is not a hard, aliased line: into the sky's
 // horizon before the fog (the sky is fogged alike), or into the flat
-// background colour after it (that is not fogged).
+// background colour after it (that is not fogged). Premultiplied, as the
+// frame: into a transparent background the fade is a fall of coverage, so
+// the frame composited over the background gives the opaque render back.
 void main() {
   float fade = smoothstep(0.25 * u_extent, u_extent, length(v_offset));
   float transmitted = fog_transmittance(v_world);
   vec3 lit = u_color.rgb * ground_lit_factor(v_world);
   vec3 haze = u_fog.rgb * (1.0 - transmitted) * float(u_fog_on);
   vec3 ground = u_sky ? mix(lit, u_background.rgb, fade) * transmitted + haze
-                      : mix(lit * transmitted + haze, u_background.rgb, fade);
-  out_color = vec4(ground, 1.0);
+                      : mix(lit * transmitted + haze, u_background.rgb * u_background.a, fade);
+  out_color = vec4(ground, 1.0 - fade * (1.0 - u_background.a));
 }
 )";
 }  // namespace
@@ -65,7 +67,7 @@ void GroundPass::draw(const Ground& ground, const Color& background, const Camer
   const glm::vec4 color = ground.color->linear();
   glUniform4f(uniform(program_, "u_color"), color.r, color.g, color.b, 1.0f);
   const glm::vec4 behind = background.linear();
-  glUniform4f(uniform(program_, "u_background"), behind.r, behind.g, behind.b, 1.0f);
+  glUniform4f(uniform(program_, "u_background"), behind.r, behind.g, behind.b, behind.a);
   set_fog_uniforms(program_, fog, camera.position);
   set_lighting_uniforms(program_, lighting);
   glUniform1i(uniform(program_, "u_sky"), sky);
