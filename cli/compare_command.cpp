@@ -46,6 +46,9 @@ void print_report(const std::string& a, const std::string& b, const ImageCompari
              number(t.warn_percent));
   fmt::print("  {} pixels ({:.3g}%) over {} (fail, {}% allowed)\n", c.fail_pixels, c.fail_percent(), number(t.fail),
              number(t.fail_percent));
+  // A verdict the percentages do not explain comes from a hard limit: say so.
+  if (!std::isinf(t.hard_fail) && c.max > t.hard_fail) fmt::print("  Max error over {} (hardfail)\n", number(t.hard_fail));
+  else if (!std::isinf(t.hard_warn) && c.max > t.hard_warn) fmt::print("  Max error over {} (hardwarn)\n", number(t.hard_warn));
   fmt::print("{}\n", verdict_name(c.verdict));
 }
 

@@ -353,7 +353,9 @@ int run_render(const RenderOptions& options) {
       checkpoints.reached(simulation, frame);
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    if (!options.quiet)
+    if (!options.quiet && resumed >= frames.last())
+      fmt::print("nothing to simulate: the checkpoint of frame {} is there already ({})\n", resumed, options.scene);
+    else if (!options.quiet)
       fmt::print("simulated frames {}-{} of {} in {:.2f} s ({} checkpoint{} written) on {}\n", resumed + 1, frames.last(),
                  options.scene, seconds, checkpoints.written(), checkpoints.written() == 1 ? "" : "s", gl.describe());
     return 0;

@@ -79,9 +79,14 @@ std::string tolerance_text(const CompareThresholds& t) {
 std::string describe_comparison(const ImageComparison& c, const CompareThresholds& t) {
   if (!c.same_size())
     return fmt::format("sizes differ: golden {}x{}, actual {}x{}", c.width_a, c.height_a, c.width_b, c.height_b);
-  return fmt::format("max {} at ({}, {}), {:.2f} % of pixels over {} ({} % allowed), PSNR {}", steps(c.max, c.bits),
+  // A warning names the warn figures that made it (the fail ones pass).
+  const std::string warned = c.verdict != CompareVerdict::warning ? std::string()
+                             : fmt::format("; warned: {:.2f} % over {} ({} % allowed{})", c.warn_percent(),
+                                           steps(t.warn, c.bits), t.warn_percent,
+                                           std::isinf(t.hard_warn) ? std::string() : ", none above " + steps(t.hard_warn, c.bits));
+  return fmt::format("max {} at ({}, {}), {:.2f} % of pixels over {} ({} % allowed), PSNR {}{}", steps(c.max, c.bits),
                      c.max_x, c.max_y, c.fail_percent(), steps(t.fail, c.bits), t.fail_percent,
-                     std::isinf(c.psnr) ? "inf" : fmt::format("{:.1f} dB", c.psnr));
+                     std::isinf(c.psnr) ? "inf" : fmt::format("{:.1f} dB", c.psnr), warned);
 }
 
 std::string junit_xml(const std::vector<SuiteCheck>& suites) {

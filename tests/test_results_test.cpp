@@ -1,0 +1,23 @@
+// What `fxsim test` says of a frame's comparison (core/test_results.h).
+#include <gtest/gtest.h>
+
+#include "core/image_compare.h"
+#include "core/test_results.h"
+
+using namespace fxsim;
+
+TEST(TestResults, AWarningNamesTheWarnFiguresThatMadeIt) {
+  // 10 of 100 pixels off by 2/255: under the fail threshold, over the warn one.
+  Image golden{10, 10, std::vector<uint8_t>(400, 100)}, actual = golden;
+  for (size_t p = 0; p < 10; ++p) actual.rgba[p * 4] = 102;
+  CompareThresholds t;
+  t.fail = 3.0 / 255, t.fail_percent = 1, t.warn = 1.0 / 255, t.warn_percent = 5;
+  const ImageComparison c = compare_images(golden, actual, t);
+  ASSERT_EQ(c.verdict, CompareVerdict::warning);
+  const std::string said = describe_comparison(c, t);
+  EXPECT_NE(said.find("0.00 % of pixels over 3/255 (1 % allowed)"), std::string::npos) << said;
+  EXPECT_NE(said.find("warned: 10.00 % over 1/255 (5 % allowed)"), std::string::npos) << said;
+  // A pass says nothing of warnings.
+  t.warn_percent = 20;
+  EXPECT_EQ(describe_comparison(compare_images(golden, actual, t), t).find("warned"), std::string::npos);
+}
