@@ -31,7 +31,12 @@ int run_info(std::optional<int> device, bool json) {
     for (const auto& d : devices)
       out["devices"].push_back({{"index", d.index}, {"name", d.name}, {"software", d.software},
                                 {"cuda_device", d.cuda_device ? nlohmann::json(*d.cuda_device) : nlohmann::json()}});
+    if (limits.compute) {  // as the text's "limits:" line
+      out["storage_block_bytes"] = limits.storage_block_bytes;
+      out["work_groups"] = limits.work_groups;
+    }
     if (limits.gpu_memory) out["gpu_memory"] = *limits.gpu_memory;
+    if (limits.gpu_free_memory) out["gpu_free_memory"] = *limits.gpu_free_memory;
     fmt::print("{}\n", out.dump(2));
     return 0;
   }

@@ -153,6 +153,18 @@ TEST(RenderBatch, ProgressAsJsonLines) {
   EXPECT_EQ(frames, (std::vector<int>{4, 6}));
 }
 
+TEST(RenderBatch, InfoJsonHasWhatTheTextSays) {
+  const CliResult info = run_fxsim("info --json");
+  ASSERT_EQ(info.exit_code, 0) << info.err;
+  const auto j = nlohmann::json::parse(info.out);
+  for (const char* key : {"platform", "renderer", "device_class", "gpu_backend", "max_image_side", "devices"})
+    EXPECT_TRUE(j.contains(key)) << key;
+  if (j.value("gpu_backend", false)) {  // the text's "limits:" line
+    EXPECT_GT(j.value("storage_block_bytes", int64_t(0)), 0);
+    EXPECT_GT(j.value("work_groups", int64_t(0)), 0);
+  }
+}
+
 TEST(RenderBatch, ThreadsCapsEveryThreadFxsimStartsLlvmpipesToo) {
   const CliResult info = run_fxsim("info --json");
   if (nlohmann::json::parse(info.out).value("device_class", "") != "llvmpipe")
