@@ -167,6 +167,24 @@ std::string describe_frames(const std::vector<int>& frames) {
                     : fmt::format("{} frames from {} to {}", frames.size(), frames.front(), frames.back());
 }
 
+// The default checkpoint folder follows the frames: a render whose -o moved
+// them away from the scene's output.path (where a --simulate-only run without
+// -o put its checkpoints) finds none and starts at 0. Said, not guessed at.
+void hint_at_checkpoints_elsewhere(const RenderOptions& options, const std::string& path_in_scene,
+                                   const std::string& path) {
+  if (options.checkpoints) return;
+  const std::filesystem::path used = checkpoint_folder(options, path), beside_scene = checkpoint_folder(options, path_in_scene);
+  std::error_code ec;
+  if (std::filesystem::equivalent(used, beside_scene, ec) || resolved(used.string()) == resolved(beside_scene.string())) return;
+  for (std::filesystem::directory_iterator it(beside_scene, ec), end; !ec && it != end; it.increment(ec))
+    if (it->path().extension() == ".fxck") {
+      fmt::print(stderr, "fxsim: warning: no checkpoint in {}, so the simulation starts at frame 0; {} (beside the "
+                         "scene's output.path) has checkpoints: give --checkpoints {} to start from them\n",
+                 used.string(), beside_scene.string(), beside_scene.string());
+      return;
+    }
+}
+
 // Checkpoints: written every N frames, read at the start.
 class Checkpoints {
  public:
@@ -234,6 +252,7 @@ int run_render(const RenderOptions& options) {
   const int last_asked = options.frames ? frames_to_render(options, Scene{}).last() : 0;
   Scene scene = parse_scene_file(options.scene, scene_overrides(options), last_asked);
   report_scene_warnings(scene, options.scene);
+  const std::string path_in_scene = scene.output.path;  // (where checkpoints go by default, without -o)
   // -o is checked here (its '#' against the frames selected, its extension).
   if (options.output) {
     scene.output.path = *options.output;
@@ -342,10 +361,11 @@ int run_render(const RenderOptions& options) {
   Checkpoints checkpoints(checkpoint_folder(options, scene.output.path), {scene.simulation_key, FXSIM_VERSION, backend},
                           options.checkpoint_every, cores, options.quiet);
   checkpoints.set_substeps(scene.output.substeps);
-  // The motion layer needs the frame before the first one drawn.
   // From a checkpoint before the first frame where that frame needs its
   // previous one: the motion layer its positions, --stats its steps' births and deaths.
   const int resumed = checkpoints.resume(simulation, frames.first() - (scene.output.motion_layer || options.stats ? 1 : 0));
+  if (resumed == 0 && frames.first() > 1 && !options.quiet)
+    hint_at_checkpoints_elsewhere(options, path_in_scene, scene.output.path);
 
   if (options.simulate_only) {
     for (int frame = simulation.frame() + 1; frame <= frames.last(); ++frame) {

@@ -270,3 +270,23 @@ TEST(Farm, VerifyChecksAFrameDrawnAgainAtTheSizeOfTheRunThatDrewItLast) {
   EXPECT_EQ(r.out.find("the run's frames are 64x36"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("corrupt"), std::string::npos) << r.out;
 }
+
+TEST(Farm, ARenderWhoseFramesGoElsewhereSaysWhereTheCheckpointsAre) {
+  // --simulate-only without -o put them beside the scene's output.path; a
+  // render with -o looks beside its own frames, finds none, and starts at 0.
+  TempDir dir("checkpoints_elsewhere");
+  write_text_file(dir / "s.json", R"({"fxsim": 1, "output": {"width": 16, "height": 9, "path": "scn/f_####.png"},
+    "emitters": [{"type": "snow", "max_particles": 100}]})");
+  const std::string scene = q(dir / "s.json");
+  ASSERT_EQ(run_fxsim("render " + scene + " --frames 12 --simulate-only --checkpoint-every 6 -q", "cd " + q(dir.path()) + " &&")
+                .exit_code, 0);
+  ASSERT_TRUE(fs::exists(dir / "scn/checkpoints/checkpoint_000012.fxck"));
+  const CliResult r = run_fxsim("render " + scene + " --frames 7-8 --progress none -o out2/f_####.png", "cd " + q(dir.path()) + " &&");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("warning: no checkpoint in out2/checkpoints, so the simulation starts at frame 0; scn/checkpoints"),
+            std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("give --checkpoints scn/checkpoints"), std::string::npos) << r.err;
+  const CliResult named = run_fxsim("render " + scene + " --frames 7-8 --progress none --checkpoints scn/checkpoints -o out3/f_####.png",
+                                    "cd " + q(dir.path()) + " &&");
+  EXPECT_NE(named.err.find("starting from checkpoint scn/checkpoints/checkpoint_000006.fxck"), std::string::npos) << named.err;
+}
