@@ -330,7 +330,11 @@ class Parser {
         if (light.type != LightType::directional) light.size = float(l.number("size", 0, Range{0, 100}));
         if (light.type == LightType::spot) {
           light.inner_cone = float(l.number("inner_cone", light.inner_cone, Range{0, 89}));
-          light.outer_cone = float(l.number("outer_cone", std::max(light.outer_cone, light.inner_cone), Range{0.1, 89.9}));
+          // Without outer_cone: 35°, or 10° past a wider inner cone (a default
+          // equal to inner_cone was refused, naming a key the scene lacks).
+          const double outer = light.inner_cone < light.outer_cone ? light.outer_cone
+                                                                    : std::min(89.9, double(light.inner_cone) + 10.0);
+          light.outer_cone = float(l.number("outer_cone", outer, Range{0.1, 89.9}));
           if (light.outer_cone <= light.inner_cone)
             l.error(l.child("outer_cone"), fmt::format("expected an angle larger than inner_cone ({}°), got {}°",
                                                        light.inner_cone, light.outer_cone));

@@ -225,6 +225,18 @@ TEST(Lighting, ASourceGlowsWithTheIntensityItSendsTowardsTheEye) {
   EXPECT_EQ(source_radiance(lamp, {0, -5, 0}), glm::vec3(0));
 }
 
+TEST(Lighting, ASpotsOuterConeDefaultsTo35OrTenDegreesPastAWiderInnerOne) {
+  const auto outer = [](const std::string& spot) {
+    return scene_of(R"("lights": [{"type": "spot", )" + spot + "}]", R"({"type": "snow"})")
+        .environment.lighting->lights.at(0).outer_cone;
+  };
+  EXPECT_FLOAT_EQ(outer(R"("inner_cone": 20)"), 35);  // as before: the documented default
+  EXPECT_FLOAT_EQ(outer(R"("inner_cone": 30)"), 35);
+  EXPECT_FLOAT_EQ(outer(R"("inner_cone": 40)"), 50);  // was refused: "outer_cone" equal to inner_cone
+  EXPECT_FLOAT_EQ(outer(R"("inner_cone": 85)"), 89.9f);
+  EXPECT_FLOAT_EQ(outer(R"("inner_cone": 40, "outer_cone": 45)"), 45);
+}
+
 TEST(Lighting, TheParserRefusesWhatCannotBeLit) {
   EXPECT_NE(first_problem(R"("lights": [{"type": "spot", "inner_cone": 30, "outer_cone": 20}])", R"({"type": "snow"})")
                 .find("/environment/lights/0/outer_cone"), std::string::npos);
