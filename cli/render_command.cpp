@@ -174,8 +174,8 @@ void hint_at_checkpoints_elsewhere(const RenderOptions& options, const std::stri
                                    const std::string& path) {
   if (options.checkpoints) return;
   const std::filesystem::path used = checkpoint_folder(options, path), beside_scene = checkpoint_folder(options, path_in_scene);
+  if (resolved(used.string()) == resolved(beside_scene.string())) return;  // (links followed)
   std::error_code ec;
-  if (std::filesystem::equivalent(used, beside_scene, ec) || resolved(used.string()) == resolved(beside_scene.string())) return;
   for (std::filesystem::directory_iterator it(beside_scene, ec), end; !ec && it != end; it.increment(ec))
     if (it->path().extension() == ".fxck") {
       fmt::print(stderr, "fxsim: warning: no checkpoint in {}, so the simulation starts at frame 0; {} (beside the "

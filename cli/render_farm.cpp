@@ -3,7 +3,6 @@
 #include <chrono>
 #include <cstdlib>
 #include <fmt/format.h>
-#include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
@@ -69,9 +68,9 @@ std::vector<int> frames_to_write(const Scene& scene, const std::string& pattern,
   const auto as_recorded = [&](const fs::path& file) {
     const auto record = recorded.find(file.lexically_relative(folder).string());
     if (record == recorded.end()) return true;  // written and not recorded (a run stopped between): kept, then recorded
-    std::ifstream in(file, std::ios::binary);
-    const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    return bytes.size() == record->second.bytes && sha256_hex(bytes) == record->second.sha256;
+    uint64_t bytes = 0;
+    const std::string sha = sha256_of_file(file, bytes);
+    return bytes == record->second.bytes && sha == record->second.sha256;
   };
   std::vector<int> out;
   for (const int frame : frames) {
@@ -98,9 +97,9 @@ std::vector<ManifestFrame> unrecorded_frames(const Scene& scene, const std::stri
     record.run = run;
     record.frame = frame;
     for (const fs::path& file : files) {
-      std::ifstream in(file, std::ios::binary);
-      const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-      record.files.push_back({file.lexically_relative(folder).string(), bytes.size(), sha256_hex(bytes)});
+      uint64_t bytes = 0;
+      const std::string sha = sha256_of_file(file, bytes);
+      record.files.push_back({file.lexically_relative(folder).string(), bytes, sha});
     }
     out.push_back(std::move(record));
   }

@@ -4,7 +4,6 @@
 // same frame by runs of the same scene, version and backend must agree.
 #include <filesystem>
 #include <fmt/format.h>
-#include <fstream>
 #include <map>
 #include <set>
 
@@ -21,19 +20,6 @@ namespace fxsim {
 namespace fs = std::filesystem;
 
 namespace {
-std::string file_sha256(const fs::path& path, uint64_t& bytes) {
-  std::ifstream in(path, std::ios::binary);
-  Sha256 digest;
-  std::vector<char> buffer(1 << 20);
-  bytes = 0;
-  while (in) {
-    in.read(buffer.data(), std::streamsize(buffer.size()));
-    digest.add(buffer.data(), size_t(in.gcount()));
-    bytes += uint64_t(in.gcount());
-  }
-  return digest.hex();
-}
-
 // Why `file` does not decode as a w × h image, or "".
 std::string decode_problem(const fs::path& file, int width, int height) {
   int w = 0, h = 0;
@@ -118,7 +104,7 @@ int run_verify(const std::string& folder_text, bool quiet) {
           continue;
         }
         uint64_t bytes = 0;
-        const std::string sha = file_sha256(path, bytes);
+        const std::string sha = sha256_of_file(path, bytes);
         if (bytes != file.bytes)
           corrupt.push_back(fmt::format("{}: frame {}: {} bytes, the manifest says {}{}", file.file, frame, bytes,
                                         file.bytes, bytes < file.bytes ? " (truncated?)" : " (written to since?)"));

@@ -1,6 +1,7 @@
 #include "core/sha256.h"
 
 #include <fmt/format.h>
+#include <fstream>
 #include <openssl/evp.h>
 
 #include "core/exit_codes.h"
@@ -39,6 +40,19 @@ std::string sha256_hex(const void* data, size_t bytes) {
   Sha256 h;
   h.add(data, bytes);
   return h.hex();
+}
+
+std::string sha256_of_file(const std::filesystem::path& path, uint64_t& bytes) {
+  std::ifstream in(path, std::ios::binary);
+  Sha256 digest;
+  std::vector<char> buffer(1 << 20);
+  bytes = 0;
+  while (in) {
+    in.read(buffer.data(), std::streamsize(buffer.size()));
+    digest.add(buffer.data(), size_t(in.gcount()));
+    bytes += uint64_t(in.gcount());
+  }
+  return digest.hex();
 }
 
 }  // namespace fxsim

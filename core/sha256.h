@@ -3,6 +3,7 @@
 // digests, scene keys.
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -29,5 +30,8 @@ class Sha256 {
 std::string sha256_hex(const void* data, size_t bytes);
 inline std::string sha256_hex(std::string_view text) { return sha256_hex(text.data(), text.size()); }
 inline std::string sha256_hex(const std::vector<uint8_t>& bytes) { return sha256_hex(bytes.data(), bytes.size()); }
+// A file's digest, read in pieces; `bytes` gets its size (what was read: an
+// unreadable file is the digest of nothing, of size 0).
+std::string sha256_of_file(const std::filesystem::path& path, uint64_t& bytes);
 
 }  // namespace fxsim
