@@ -204,6 +204,21 @@ TEST(HostileOutput, TwoOutputsInOneFileAreRefusedBeforeAnyWork) {
   EXPECT_TRUE(fs::is_empty(dir.path()));
 }
 
+TEST(HostileOutput, ManyHashRunsAgainstALongRunOfDigitsAreCheckedInOneSweep) {
+  // 25 runs of '#' against 80 digits that are not a frame: trying every
+  // split of the digits took longer than anyone waits (over 20 s for the
+  // check alone, C(80, 25) splits); the checked (run, digit) pairs are
+  // remembered now, and the render goes on.
+  TempDir dir("out_many_runs");
+  std::string pattern;
+  for (int run = 0; run < 25; ++run) pattern += "#0";
+  const std::string stats = std::string(80, '0') + "x.png";
+  const CliResult r = run_fxsim("render '" + kScene + "' --frames 1" + kSmall + " -o '" + (dir / (pattern + ".png")).string() +
+                                "' --stats '" + (dir / stats).string() + "'");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(dir / stats));
+}
+
 TEST(HostileOutput, ACheckpointFolderThatIsAFileIsRefusedBeforeAnyFrame) {
   // Found at the first checkpoint before, with frames already written.
   TempDir dir("out_checkpoint_file");
