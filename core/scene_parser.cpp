@@ -151,9 +151,16 @@ class Parser {
     c.up = r.vector("up", c.up, kCoordinate, "of length > 0.001", [](glm::vec3 v) { return glm::length(v) > 1e-3f; });
     c.fov = float(r.number("fov", c.fov, Range{1, 179}));
     c.near_plane = float(r.number("near", c.near_plane, Range{1e-4, 1e5}));
+    // far beyond near by a thousandth at least: the depth range the GL keeps.
     if (const auto far = r.optional_number("far", Range{1e-4, 1e7})) {
       if (*far > c.near_plane * 1.001) c.far_plane = float(*far);
-      else r.error(r.child("far"), fmt::format("expected a number > near ({}), got {}", c.near_plane, *far));
+      else
+        r.error(r.child("far"),
+                fmt::format("expected a number > 1.001 × near ({} × 1.001), got {}", c.near_plane, *far));
+    } else if (!(c.far_plane > c.near_plane * 1.001)) {
+      r.error(r.child("near"), fmt::format("expected a number < far / 1.001 (far is {} when not given), got {}: give "
+                                           "/camera/far beyond it",
+                                           c.far_plane, c.near_plane));
     }
     if (const Json* keys = r.array("keys")) {
       CameraKey previous{0, c.position, c.target};
