@@ -84,6 +84,9 @@ class ParticleSystem {
   // Appends this frame's statistics; births and deaths are those since the
   // previous call (the counts are reset).
   virtual void take_stats(FrameStats& out, bool active) = 0;
+  // Resets the counts take_stats gives, without taking the statistics (a
+  // frame only simulated, whose counts a drawn frame must not inherit).
+  virtual void reset_counters() = 0;
   // Appends what to draw (a GPU system builds its instances here).
   virtual void add_sprites(const CameraPose& camera, std::vector<SpriteBatch>& out) = 0;
   // Remembers where every particle is now (the previous frame, for the motion
@@ -106,6 +109,7 @@ class ParticleSystem {
   void step(const StepContext& ctx) override;                                        \
   void end() override;                                                               \
   void take_stats(FrameStats& out, bool active) override;                            \
+  void reset_counters() override;                                                    \
   void add_sprites(const CameraPose& camera, std::vector<SpriteBatch>& out) override; \
   void remember_positions() override;                                                \
   void hash_state(StateSink& hasher) const override;                                 \

@@ -123,6 +123,10 @@ FrameStats Simulation::take_stats() {
   return out;
 }
 
+void Simulation::reset_counters() {
+  for (const auto& s : systems_) s->reset_counters();
+}
+
 void Simulation::capture_state(StateCapture& capture) const {
   for (const auto& s : systems_) s->hash_state(capture);
 }

@@ -39,6 +39,9 @@ class Simulation {
 
   // Statistics of the current frame: births and deaths since the previous call.
   FrameStats take_stats();
+  // Drops the births and deaths counted since take_stats, as it does, without
+  // the statistics' pass over the particles (a GPU reduction and read-back).
+  void reset_counters();
   uint64_t state_hash() const;
   // The same hash, captured without waiting for the GPU (StateCapture).
   void capture_state(StateCapture& capture) const;

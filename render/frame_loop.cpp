@@ -80,7 +80,7 @@ FrameLoopReport run_frame_loop(Simulation& simulation, Renderer& renderer, const
       simulation.capture_state(*next.state);
     }
     if (!drawn) {
-      if (options.counts_per_frame) simulation.take_stats();
+      if (options.counts_per_frame) simulation.reset_counters();
       if (options.on_skipped) options.on_skipped(frame);
       continue;
     }

@@ -33,7 +33,7 @@ struct FrameLoopOptions {
   // started from a checkpoint of its first frame).
   bool include_current = false;
   // The births and deaths of each drawn frame are its own steps' (--stats):
-  // a frame only simulated takes its statistics too, and drops them. (Off,
+  // a frame only simulated drops its counts (reset_counters). (Off,
   // a drawn frame counts every step since the last drawn one.)
   bool counts_per_frame = false;
 };

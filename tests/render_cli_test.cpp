@@ -128,6 +128,10 @@ TEST(Render, AFramesStatisticsAreTheSameWhateverFramesAreRendered) {
   EXPECT_NE(all.find("\"spawned\":667,"), std::string::npos) << all;
   EXPECT_EQ(frame_3("--frames 3"), all);
   EXPECT_EQ(frame_3("--frames 1,3"), all);
+  // The GPU backend's systems drop their counts on the frames between.
+  const std::string gpu = frame_3("--frames 1-3 --backend gpu");
+  EXPECT_NE(gpu.find("\"spawned\":"), std::string::npos) << gpu;
+  EXPECT_EQ(frame_3("--frames 1,3 --backend gpu"), gpu);
   // From a checkpoint: of frame 3 itself it would have no steps to count, so the one before is used.
   EXPECT_EQ(run_fxsim("render '" FXSIM_SOURCE_DIR "/scenes/fountain.json' --width 64 --height 36 --quiet -o '" +
                       (dir / "f_####.png").string() + "' --frames 3 --simulate-only --checkpoint-every 1")

@@ -23,7 +23,6 @@ class GpuFountain : public ParticleSystem {
   void read_drops(ParticleStore& out) const { drops_.read(out); }
 
  private:
-  void reset_counters();  // births and deaths since the last take_stats
   void collect_counts();
 
   const EmitterSettings& settings_;

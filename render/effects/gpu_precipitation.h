@@ -27,7 +27,6 @@ class GpuPrecipitation : public ParticleSystem {
 
 
  private:
-  void reset_counters();  // births and deaths since the last take_stats
   void run(int mode, size_t first, size_t count, double t, const CameraPose& camera, const StepContext* ctx);
   void collect_counts();
 

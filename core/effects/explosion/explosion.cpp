@@ -91,6 +91,8 @@ void ExplosionSystem::step(const StepContext& ctx) {
   debris_->step(ctx, wind_);
 }
 
+void ExplosionSystem::reset_counters() { debris_->reset_counters(); }
+
 void ExplosionSystem::take_stats(FrameStats& out, bool active) {
   EmitterStats ball;
   label(ball, settings_.name, "explosion", active);

@@ -27,7 +27,6 @@ class ExplosionSystem : public ParticleSystem {
   const ParticlePool& debris() const { return *debris_; }
 
  private:
-  void reset_counters() { debris_->reset_counters(); }  // births and deaths since the last take_stats
   const EmitterSettings& settings_;
   const ExplosionParams& explosion_;
   uint32_t emitter_index_;

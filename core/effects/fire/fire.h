@@ -92,7 +92,6 @@ class FireSystem : public ParticleSystem {
   const ParticlePool& embers() const { return *embers_; }
 
  private:
-  void reset_counters();  // births and deaths since the last take_stats
   void throw_ember(const StepContext& ctx);
   void update_grid(uint64_t number);  // one update, its random seeds keyed by `number`
 

@@ -70,7 +70,6 @@ class FountainSystem : public ParticleSystem {
   static uint64_t emitted_by(double rate, int64_t steps, double steps_per_second);
 
  private:
-  void reset_counters();  // births and deaths since the last take_stats
   void emit(const StepContext& ctx);
   // Drop i becomes the mist of slot i; returns whether older mist there was replaced.
   bool turn_into_mist(size_t i);

@@ -65,7 +65,6 @@ class PrecipitationSystem : public ParticleSystem {
   static double fill_rate(const EmitterSettings& settings, glm::vec3 gravity);
 
  private:
-  void reset_counters();  // births and deaths since the last take_stats
   enum class Birth { anywhere, top };
   void birth(size_t slot, double t, const Frame& frame, Birth where);
 
