@@ -83,6 +83,7 @@ int run_verify(const std::string& folder_text, bool quiet) {
 
   // Every frame every run was to write.
   std::set<std::string> expected;
+  std::map<std::pair<int, int>, std::vector<std::string>> sizes;  // (width, height) → the images last drawn so
   size_t files_checked = 0;
   for (const ManifestRun& r : manifest.runs)
     for (const int frame : r.frames) {
@@ -95,6 +96,7 @@ int run_verify(const std::string& folder_text, bool quiet) {
       }
       // The size is that of the run that wrote the file last (a frame drawn again at another size is that run's).
       const ManifestRun& record_run = *runs.at(record->second->run);
+      sizes[{record_run.width, record_run.height}].push_back(image);
       for (const ManifestFile& file : record->second->files) {
         ++files_checked;
         const fs::path path = folder / file.file;
@@ -114,6 +116,16 @@ int run_verify(const std::string& folder_text, bool quiet) {
           corrupt.push_back(fmt::format("{}: frame {}: {}", file.file, frame, why));
       }
     }
+
+  // A frame drawn again at another size leaves a sequence of mixed sizes,
+  // which no video or dataset loader takes as one.
+  if (sizes.size() > 1) {
+    std::string list;
+    for (const auto& [size, images] : sizes)
+      list += fmt::format("{}{}x{} ({} frame{}, {} first)", list.empty() ? "" : ", ", size.first, size.second,
+                          images.size(), images.size() == 1 ? "" : "s", images.front());
+    mismatched.push_back(fmt::format("the folder's frames are of {} sizes: {}", sizes.size(), list));
+  }
 
   const size_t problems = missing.size() + corrupt.size() + mismatched.size();
   for (const auto& [label, list] : {std::pair{"missing", &missing}, {"corrupt", &corrupt}, {"mismatched", &mismatched}})

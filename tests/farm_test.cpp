@@ -268,7 +268,17 @@ TEST(Farm, VerifyChecksAFrameDrawnAgainAtTheSizeOfTheRunThatDrewItLast) {
   ASSERT_EQ(run_fxsim("render " + kScene + " --width 80 --height 36 -q --frames 2 -o " + q(dir / "f_####.png")).exit_code, 0);
   const CliResult r = run_fxsim("verify " + q(dir.path()));
   EXPECT_EQ(r.out.find("the run's frames are 64x36"), std::string::npos) << r.out;
-  EXPECT_EQ(r.out.find("corrupt"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("corrupt:"), std::string::npos) << r.out;
+  // A sequence of mixed sizes is no one dataset: mismatched.
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_NE(r.out.find("mismatched: the folder's frames are of 2 sizes: 64x36 (1 frame, f_0001.png first), 80x36 (1 "
+                       "frame, f_0002.png first)"),
+            std::string::npos)
+      << r.out;
+  // Frame 1 drawn again at the new size: one size again.
+  ASSERT_EQ(run_fxsim("render " + kScene + " --width 80 --height 36 -q --frames 1 -o " + q(dir / "f_####.png")).exit_code, 0);
+  const CliResult again = run_fxsim("verify " + q(dir.path()));
+  EXPECT_EQ(again.exit_code, 0) << again.out;
 }
 
 TEST(Farm, ARenderWhoseFramesGoElsewhereSaysWhereTheCheckpointsAre) {
