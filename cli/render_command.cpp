@@ -30,6 +30,7 @@
 #include "render/checkpoint_files.h"
 #include "render/child_process.h"
 #include "render/frame_loop.h"
+#include "render/frame_sinks.h"
 #include "render/gl_session.h"
 #include "render/output_files.h"
 #include "render/plate_pass.h"
@@ -129,16 +130,20 @@ class FramePatternMatch {
   std::vector<char> failed_;  // by i × (|q| + 1) + j
 };
 
-// Whether `path` could be one of the frames of `pattern`, both resolved.
-bool could_be_a_frame(const std::string& pattern, const std::string& path) {
-  const std::string p = resolved(pattern), q = resolved(path);
-  return FramePatternMatch(p, q).matches();
+// Whether `path` could be one of the files (image, layers, plate copy) of a
+// frame of `pattern`, both resolved.
+bool could_be_a_frame(const Scene& scene, const std::string& pattern, const std::string& path) {
+  const std::string q = resolved(path);
+  for (const std::string& file : frame_file_patterns(scene, pattern))
+    if (FramePatternMatch(resolved(file), q).matches()) return true;
+  return false;
 }
 
 // No two outputs in one file: the text outputs (--stats, --state-hashes)
-// would overwrite each other, a frame, a video or the manifest, and the
-// render end with 0 and a file that is neither.
-void refuse_shared_outputs(const RenderOptions& options, const std::string& pattern, bool video_only) {
+// would overwrite each other, a frame or its layers, a video or the manifest,
+// and the render end with 0 and a file that is neither.
+void refuse_shared_outputs(const RenderOptions& options, const Scene& scene, bool video_only) {
+  const std::string& pattern = scene.output.path;
   std::vector<std::pair<std::string, std::string>> files;  // (what, path)
   if (options.stats && *options.stats != "-") files.emplace_back("--stats", *options.stats);
   if (options.state_hashes && *options.state_hashes != "-") files.emplace_back("--state-hashes", *options.state_hashes);
@@ -151,9 +156,9 @@ void refuse_shared_outputs(const RenderOptions& options, const std::string& patt
       if (same(files[a].second, files[b].second))
         throw FxError(ExitCode::usage, fmt::format("{} and {} name the same file, {}: give each its own",
                                                    files[a].first, files[b].first, files[a].second));
-    if (video_only ? same(files[a].second, pattern) : could_be_a_frame(pattern, files[a].second))
+    if (video_only ? same(files[a].second, pattern) : could_be_a_frame(scene, pattern, files[a].second))
       throw FxError(ExitCode::usage, fmt::format("{} {}: that is where the render writes its {}", files[a].first,
-                                                 files[a].second, video_only ? "video" : "frames"));
+                                                 files[a].second, video_only ? "video" : "frames and their layers"));
     if (!video_only && same(files[a].second, (output_folder(pattern) / kManifestName).string()))
       throw FxError(ExitCode::usage, fmt::format("{} {}: that is the output folder's manifest", files[a].first,
                                                  files[a].second));
@@ -332,7 +337,7 @@ int run_render(const RenderOptions& options) {
                                                "frames are to be written", scene.output.path, count));
   if (options.stats && options.state_hashes && *options.stats == "-" && *options.state_hashes == "-")
     throw FxError(ExitCode::usage, "--stats - and --state-hashes -: only one of them can go to standard output");
-  refuse_shared_outputs(options, scene.output.path, video_only);
+  refuse_shared_outputs(options, scene, video_only);
   const ProgressStyle style = parse_progress_style(options.progress, options.quiet);
   if (!options.simulate_only)
     check_plates(scene.output, frames.frames());  // every plate frame the render needs, before anything renders

@@ -121,19 +121,27 @@ Prepared ImageSequenceSink::prepare(const FrameRecord& record) const {
   return files;
 }
 
-std::vector<std::filesystem::path> frame_files(const Scene& scene, const std::string& pattern, int frame) {
-  const std::filesystem::path path = frame_path(pattern, frame);
-  std::vector<std::filesystem::path> files{path};
+std::vector<std::string> frame_file_patterns(const Scene& scene, const std::string& pattern) {
+  // Named from the pattern: a '#' run stays in the name's stem or folder,
+  // so frame_path() of each gives that frame's file.
+  const std::filesystem::path path = pattern;
+  std::vector<std::string> files{pattern};
   if (scene.output.plate_layer) {
-    const std::filesystem::path plate = frame_path(scene.output.plate.string(), frame);
-    files.push_back(path.parent_path() / (path.stem().string() + ".plate" + plate.extension().string()));
+    const std::filesystem::path plate = scene.output.plate;
+    files.push_back((path.parent_path() / (path.stem().string() + ".plate" + plate.extension().string())).string());
   }
   if (image_format_of(pattern) == ImageFormat::png) {
-    if (scene.output.depth_layer) files.push_back(beside(path, "depth"));
+    if (scene.output.depth_layer) files.push_back(beside(path, "depth").string());
     if (scene.output.mask_layers)
-      for (const EmitterSettings& e : scene.emitters) files.push_back(beside(path, "mask." + e.name));
-    if (scene.output.motion_layer) files.push_back(beside(path, "motion"));
+      for (const EmitterSettings& e : scene.emitters) files.push_back(beside(path, "mask." + e.name).string());
+    if (scene.output.motion_layer) files.push_back(beside(path, "motion").string());
   }
+  return files;
+}
+
+std::vector<std::filesystem::path> frame_files(const Scene& scene, const std::string& pattern, int frame) {
+  std::vector<std::filesystem::path> files;
+  for (const std::string& file : frame_file_patterns(scene, pattern)) files.push_back(frame_path(file, frame));
   return files;
 }
 

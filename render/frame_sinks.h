@@ -122,6 +122,8 @@ class ImageSequenceSink : public FrameSink {
 // Every file frame `frame` of `scene` writes at `pattern` (the image, then
 // with PNG its layers' files, then the clean plate's copy), as prepare() names them.
 std::vector<std::filesystem::path> frame_files(const Scene& scene, const std::string& pattern, int frame);
+// The same files as patterns, each '#' run standing for the frame number.
+std::vector<std::string> frame_file_patterns(const Scene& scene, const std::string& pattern);
 
 // A text output, written line by line as frames are committed.
 class TextSink : public FrameSink {

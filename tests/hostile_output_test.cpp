@@ -201,6 +201,14 @@ TEST(HostileOutput, TwoOutputsInOneFileAreRefusedBeforeAnyWork) {
                                 "' --stats '" + (dir / "f_015.png").string() + "'");
   EXPECT_EQ(r.exit_code, 64) << r.err;
   EXPECT_NE(r.err.find("where the render writes its frames"), std::string::npos) << r.err;
+  // A layer's file: the depth layer would have replaced the statistics, and verify passed.
+  for (const std::string layer : {"depth", "mask.snow", "motion"}) {
+    const CliResult l = run_fxsim("render '" + kScene + "' --frames 1-2" + kSmall +
+                                  "--set '/output/layers=[\"depth\", \"mask\", \"motion\"]' -o '" +
+                                  (dir / "f_####.png").string() + "' --stats '" + (dir / ("f_0002." + layer + ".png")).string() + "'");
+    EXPECT_EQ(l.exit_code, 64) << layer << ": " << l.err;
+    EXPECT_NE(l.err.find("where the render writes its frames and their layers"), std::string::npos) << l.err;
+  }
   EXPECT_TRUE(fs::is_empty(dir.path()));
 }
 
