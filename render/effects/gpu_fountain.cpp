@@ -112,7 +112,9 @@ void main() {
     while (b + 1u < u_bursts && burst[b + 1u].offset <= offset) ++b;
     Burst bu = burst[b];
     uint k = offset - bu.offset;
-    uint slot = bu.first_slot + k, generation = bu.first_generation;
+    // A burst may hold several times the slots (only its newest drops are
+    // made, but k counts from its first): the ring turns k / capacity times.
+    uint slot = bu.first_slot + k % u_capacity, generation = bu.first_generation + k / u_capacity;
     if (slot >= u_capacity) { slot -= u_capacity; generation += 1u; }
     if (slot < P_base || slot - P_base >= P_capacity) continue;  // another page's drop
     uint i = slot - P_base;
