@@ -70,6 +70,11 @@ class ParticlePool {
   // reports births and deaths through count().
   bool place(size_t slot);
   void count(int64_t spawned, int64_t died) { spawned_ += spawned, died_ += died; }
+  // Counts `n` births that later births of the same step replace before
+  // anything sees them (more in a step than the ring holds), born and dead,
+  // and moves the ring on past them: the same state and counts as n add()s
+  // then every slot's add(), without making them one by one.
+  void skip(uint64_t n) { added_ += n, spawned_ += int64_t(n), died_ += int64_t(n); }
   uint64_t next_spawn_index() const { return added_; }
 
   virtual void step(const StepContext& ctx, const WindField& wind);
