@@ -63,7 +63,7 @@ void GroundPass::draw(const Ground& ground, const Color& background, const Camer
   glUseProgram(program_.get());
   glUniformMatrix4fv(uniform(program_, "u_view_projection"), 1, GL_FALSE, glm::value_ptr(view_projection));
   glUniform3fv(uniform(program_, "u_center"), 1, glm::value_ptr(center));
-  glUniform1f(uniform(program_, "u_extent"), camera.far_plane * kGroundExtentOfFar);
+  glUniform1f(uniform(program_, "u_extent"), ground_extent(camera.near_plane, camera.far_plane));
   const glm::vec4 color = ground.color->linear();
   glUniform4f(uniform(program_, "u_color"), color.r, color.g, color.b, 1.0f);
   const glm::vec4 behind = background.linear();

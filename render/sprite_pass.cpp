@@ -372,7 +372,7 @@ bool SpritePass::draw_with_compute(const SpriteBatch& batch, const EmitterSettin
   set_uniforms(compute_->setup_program(), batch, emitter, texture, SpriteOutput::colour);
   SpriteOccluders occluders;
   occluders.ground_height = ground_height_;
-  occluders.ground_extent = camera_.far_plane * kGroundExtentOfFar;
+  occluders.ground_extent = ground_extent(camera_.near_plane, camera_.far_plane);
   occluders.plate_depth = plate_depth_;
   // Sprites reaching through the near plane are drawn by GL (which clips
   // them) after the rest of their part (of the batch, where it is drawn in
@@ -429,7 +429,7 @@ bool SpritePass::draw_with_cpu(const SpriteBatch& batch, const EmitterSettings& 
   shading.fog_mode = !fog_ ? 0 : blend == BlendMode::additive ? 2 : 1;
   shading.eye = camera_.position;
   b.limits.ground_height = ground_height_;
-  b.limits.ground_extent = camera_.far_plane * kGroundExtentOfFar;
+  b.limits.ground_extent = ground_extent(camera_.near_plane, camera_.far_plane);
   b.limits.ground_centre = glm::vec2(camera_.position.x, camera_.position.z);
   b.limits.far_plane = camera_.far_plane;
   b.texture = texture.get();

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "cli_runner.h"
+#include "core/image.h"
 
 using namespace fxsim::test;
 namespace fs = std::filesystem;
@@ -111,6 +112,22 @@ TEST(Render, ACameraPathDegenerateAtAFramePastOutputFramesIsRefused) {
   EXPECT_NE(past.err.find("at frame 72 (t = 3 s; --frames goes past output.frames, 48)"), std::string::npos) << past.err;
   EXPECT_FALSE(fs::exists(dir / "out"));
   EXPECT_EQ(run_fxsim(render + "47-48").exit_code, 0);
+}
+
+TEST(Render, TheGroundIsDrawnWhateverTheRatioOfFarToNear) {
+  // far / near 10^8, valid: the GL's clipper lost the ground's quad, whose
+  // sides crossed the near plane 7·10^7 near distances out, and the frame
+  // came out without a ground, exit 0.
+  TempDir dir("ground_far");
+  write_text_file(dir / "s.json", R"({"fxsim": 1, "output": {"width": 64, "height": 36, "background": "#101820"},
+    "camera": {"position": [0, 2, 10], "target": [0, 2, 0], "near": 0.1, "far": 10000000},
+    "environment": {"ground": {"color": "#606060"}}, "emitters": [{"type": "snow", "max_particles": 10}]})");
+  ASSERT_EQ(run_fxsim("render " + (dir / "s.json").string() + " --frames 1 -q -o " + (dir / "f_####.png").string()).exit_code, 0);
+  const fxsim::Image frame = fxsim::read_png(dir / "f_0001.png");
+  const uint8_t* corner = &frame.rgba[size_t((frame.height - 2) * frame.width + 1) * 4];  // bottom left: ground
+  EXPECT_EQ(int(corner[0]), 0x60);
+  EXPECT_EQ(int(corner[1]), 0x60);
+  EXPECT_EQ(int(corner[2]), 0x60);
 }
 
 TEST(Render, AFramesStatisticsAreTheSameWhateverFramesAreRendered) {
