@@ -65,17 +65,27 @@ void VideoSink::start() {
                                    "-pix_fmt", "rgba", "-s", fmt::format("{}x{}", width_, height_), "-framerate",
                                    fmt::format("{}", fps_), "-i", "pipe:0"};
   const std::string even = "pad=ceil(iw/2)*2:ceil(ih/2)*2";
+  // The frames' RGB goes to Y'CbCr by BT.709's matrix in limited range, and
+  // the stream says so, with BT.709 primaries (sRGB's) and the sRGB curve the
+  // frames carry: untagged, ffmpeg used BT.601's matrix, and a player taking
+  // HD video for BT.709 shifted the colours (fire's red by 9 levels).
+  // (Tagged by setparams: ProRes in .mov kept no tags given as output options.)
+  const std::string bt709 =
+      "scale=out_color_matrix=bt709:out_range=tv,"
+      "setparams=colorspace=bt709:color_primaries=bt709:color_trc=iec61966-2-1:range=tv";
   const auto add = [&](std::initializer_list<std::string> more) { argv.insert(argv.end(), more); };
   switch (format_) {
     case VideoFormat::mp4:
       add({"-c:v", "libx264", "-preset", "medium", "-crf", std::to_string(settings_.crf.value_or(18)), "-pix_fmt",
-           "yuv420p", "-vf", even});
+           "yuv420p", "-vf", even + "," + bt709});
       break;
     case VideoFormat::webm:
       add({"-c:v", "libvpx-vp9", "-crf", std::to_string(settings_.crf.value_or(31)), "-b:v", "0", "-row-mt", "1",
-           "-pix_fmt", "yuv420p", "-vf", even});
+           "-pix_fmt", "yuv420p", "-vf", even + "," + bt709});
       break;
-    case VideoFormat::mov: add({"-c:v", "prores_ks", "-profile:v", "4444", "-pix_fmt", "yuva444p10le"}); break;
+    case VideoFormat::mov:
+      add({"-c:v", "prores_ks", "-profile:v", "4444", "-pix_fmt", "yuva444p10le", "-vf", bt709});
+      break;
     case VideoFormat::gif: add({"-vf", "split[a][b];[a]palettegen=stats_mode=diff[p];[b][p]paletteuse"}); break;
   }
   add({"-f", muxer_of(format_), partial_.string()});

@@ -4,12 +4,14 @@
 // file and no ffmpeg behind.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <sys/wait.h>
 
 #include "cli_runner.h"
+#include "core/image.h"
 
 using namespace fxsim::test;
 namespace fs = std::filesystem;
@@ -61,6 +63,35 @@ TEST(RenderVideo, AVideoBesideThePngFrames) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   for (int f = 3; f <= 8; ++f) EXPECT_TRUE(fs::exists(dir / ("f_000" + std::to_string(f) + ".png"))) << f;
   EXPECT_EQ(probe(dir / "v.mp4"), "h264,96,54,yuv420p,6");
+}
+
+TEST(RenderVideo, VideosAreBt709AndSaySo) {
+  // Untagged, ffmpeg converted by BT.601's matrix and a player taking HD for
+  // BT.709 shifted the colours. Now converted by BT.709's, and tagged so
+  // (primaries BT.709, the sRGB curve, limited range): ffmpeg decodes each
+  // back to the PNG frame's colours.
+  TempDir dir("tags");
+  const auto mean = [](const fs::path& png) {
+    const fxsim::Image image = fxsim::read_png(png);
+    std::array<double, 3> sum{};
+    for (size_t i = 0; i < image.rgba.size(); i += 4)
+      for (int c = 0; c < 3; ++c) sum[c] += image.rgba[i + c];
+    for (double& s : sum) s /= double(image.width) * image.height;
+    return sum;
+  };
+  for (const std::string format : {"mp4", "webm", "mov"}) {
+    const fs::path video = dir / ("v." + format);
+    ASSERT_EQ(run_fxsim("render '" FXSIM_SOURCE_DIR "/scenes/campfire.json' --frames 1-2 --width 160 --height 90 -q -o '" +
+                        (dir / "f_####.png").string() + "' --video '" + video.string() + "'").exit_code, 0) << format;
+    const std::string command = "ffprobe -v error -select_streams v:0 -show_entries "
+                                "stream=color_range,color_space,color_transfer,color_primaries -of csv=p=0 '" +
+                                video.string() + "' > '" + (dir / "tags").string() + "' && ffmpeg -v error -i '" +
+                                video.string() + "' -frames:v 1 -pix_fmt rgb24 -y '" + (dir / "back.png").string() + "'";
+    ASSERT_EQ(std::system(command.c_str()), 0) << command;
+    EXPECT_EQ(read_text_file(dir / "tags"), "tv,bt709,iec61966-2-1,bt709\n") << format;
+    const auto png = mean(dir / "f_0001.png"), back = mean(dir / "back.png");
+    for (int c = 0; c < 3; ++c) EXPECT_NEAR(back[c], png[c], 2.0) << format << " channel " << c;
+  }
 }
 
 TEST(RenderVideo, WithoutFfmpegTheRenderIsRefusedBeforeAnyWork) {
