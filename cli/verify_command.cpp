@@ -83,7 +83,11 @@ int run_verify(const std::string& folder_text, bool quiet) {
 
   // Every frame every run was to write.
   std::set<std::string> expected;
-  std::map<std::pair<int, int>, std::vector<std::string>> sizes;  // (width, height) → the images last drawn so
+  struct Drawn {
+    size_t frames = 0;
+    std::string first;  // image
+  };
+  std::map<std::pair<int, int>, Drawn> sizes;  // (width, height) → the frames last drawn so
   size_t files_checked = 0;
   for (const ManifestRun& r : manifest.runs)
     for (const int frame : r.frames) {
@@ -96,7 +100,8 @@ int run_verify(const std::string& folder_text, bool quiet) {
       }
       // The size is that of the run that wrote the file last (a frame drawn again at another size is that run's).
       const ManifestRun& record_run = *runs.at(record->second->run);
-      sizes[{record_run.width, record_run.height}].push_back(image);
+      Drawn& drawn = sizes[{record_run.width, record_run.height}];
+      if (drawn.frames++ == 0) drawn.first = image;
       for (const ManifestFile& file : record->second->files) {
         ++files_checked;
         const fs::path path = folder / file.file;
@@ -121,9 +126,9 @@ int run_verify(const std::string& folder_text, bool quiet) {
   // which no video or dataset loader takes as one.
   if (sizes.size() > 1) {
     std::string list;
-    for (const auto& [size, images] : sizes)
+    for (const auto& [size, drawn] : sizes)
       list += fmt::format("{}{}x{} ({} frame{}, {} first)", list.empty() ? "" : ", ", size.first, size.second,
-                          images.size(), images.size() == 1 ? "" : "s", images.front());
+                          drawn.frames, drawn.frames == 1 ? "" : "s", drawn.first);
     mismatched.push_back(fmt::format("the folder's frames are of {} sizes: {}", sizes.size(), list));
   }
 

@@ -17,9 +17,10 @@ namespace fxsim {
 // and at most kGroundExtentOfNear near distances: the quad's sides cross the
 // near plane beside the eye, and the GL's clipper (llvmpipe's, NVIDIA's on
 // the H200) lost the whole ground where they crossed 5·10^7 near distances
-// out (near 0.1, far 10^7: exit 0, no ground). Only such scenes are changed: their ground's fade begins at
-// 5·10^6 near distances instead of a quarter of 0.7 far, below the horizon
-// by less than a pixel unless the eye is kilometres up.
+// out (near 0.1, far 10^7: exit 0, no ground). Only such scenes are
+// changed: their ground's fade begins at 5·10^6 near distances instead of a
+// quarter of 0.7 far, below the horizon by less than a pixel unless the eye
+// is kilometres up.
 constexpr float kGroundExtentOfFar = 0.7f;
 constexpr float kGroundExtentOfNear = 2.0e7f;
 inline float ground_extent(float near_plane, float far_plane) {
