@@ -133,6 +133,20 @@ TEST(GpuFountain, AStepOfSeveralTimesItsSlotsKeepsTheNewestDropsAsTheCpuDoes) {
   expect_gpu_matches_cpu(scene, "overflow");
 }
 
+TEST(GpuSnow, FlakesThroughTheGroundAndBirthsAtTheTopLieWhereTheCpuPutsThem) {
+  // 2 frames a second: a step falls 2 m, so where a flake re-enters the box
+  // and where a step's births lie under the top face are far apart if the
+  // kernel places them otherwise than PrecipitationSystem does.
+  const auto context = EglContext::create(std::nullopt, 4, 3);
+  for (const char* emitter : {R"("recycle": "wrap")", R"("recycle": "respawn", "prewarm": false)"}) {
+    const Scene scene = parse_scene_text(std::string(R"({"fxsim": 1, "output": {"fps": 2, "frames": 12},
+      "emitters": [{"type": "snow", "motion": "constant", "max_particles": 6000, "velocity": [0, -4, 0],
+        "region": {"center": [0, 4, 0], "size": [10, 10, 10]}, )") + emitter + "}]}",
+                                         "fall.json", ".");
+    expect_gpu_matches_cpu(scene, emitter);
+  }
+}
+
 TEST_P(GpuParity, FramesAndHashesMatchTheGoldensOfThisDeviceClass) {
   // fxsim test on the GPU backend: its frames against this device class's GPU
   // set, or the CPU goldens where it has none (on llvmpipe: the GPU backend's

@@ -128,6 +128,65 @@ TEST(Snow, WrapKeepsEveryFlakeInsideAMovingBox) {
   }
 }
 
+namespace {
+// The flakes' heights in `bands` equal bands of [lo, hi]: the fewest and the
+// most in a band, against the mean.
+struct Bands {
+  double fewest, most, mean;
+};
+Bands height_bands(const PrecipitationSystem& s, float lo, float hi, int bands) {
+  std::vector<double> count(size_t(bands), 0.0);
+  for (size_t i = 0; i < s.live(); ++i) {
+    const float y = s.particles().py[i];
+    if (y >= lo && y < hi) count[size_t(std::min(bands - 1, int((y - lo) / (hi - lo) * float(bands))))] += 1;
+  }
+  const auto [fewest, most] = std::minmax_element(count.begin(), count.end());
+  double sum = 0;
+  for (double c : count) sum += c;
+  return {*fewest, *most, sum / bands};
+}
+}  // namespace
+
+TEST(Snow, AFlakeThroughTheGroundKeepsItsPlaceInTheStream) {
+  // At 2 frames a second a step falls 2 m. Flakes put back at exactly the top
+  // face fell in sheets 2 m apart, and the last metres above the ground
+  // emptied; carried past the top face by as far as they went under the
+  // ground, they stay spread evenly down to it.
+  for (const char* recycle : {"wrap", "respawn"}) {
+    const Scene scene = parse_scene_text(std::string(R"({"fxsim": 1, "seed": 5, "output": {"fps": 2, "frames": 40},
+      "environment": {"ground": {"height": 0}},
+      "emitters": [{"type": "snow", "motion": "constant", "recycle": ")") + recycle + R"(", "max_particles": 20000,
+        "velocity": [0, -4, 0], "velocity_variation": [0, 0.3, 0], "sway": null,
+        "region": {"center": [0, 4, 0], "size": [10, 10, 10]}}]})",
+                                         "test.json", ".");
+    Simulation sim(scene, 2);
+    sim.advance_to_frame(40);
+    const Bands b = height_bands(snow(sim), 0.0f, 9.0f, 18);
+    std::printf("%s: flakes in 0.5 m bands from the ground to 9 m: %.0f to %.0f, mean %.0f\n", recycle, b.fewest,
+                b.most, b.mean);
+    EXPECT_GT(b.fewest, 0.8 * b.mean) << recycle;
+    EXPECT_LT(b.most, 1.2 * b.mean) << recycle;
+  }
+}
+
+TEST(Snow, BirthsAtTheTopAreSpreadOverTheirStep) {
+  // Filling from the top at 2 frames a second: each step's new flakes lie
+  // through the 2 m it falls, not in one sheet at the top face.
+  const Scene scene = parse_scene_text(R"({"fxsim": 1, "seed": 5, "output": {"fps": 2, "frames": 4},
+      "environment": {"ground": {"height": 0}},
+      "emitters": [{"type": "snow", "motion": "constant", "prewarm": false, "max_particles": 20000,
+        "velocity": [0, -4, 0], "velocity_variation": [0, 0, 0], "sway": null,
+        "region": {"center": [0, 5, 0], "size": [10, 10, 10]}}]})",
+                                       "test.json", ".");
+  Simulation sim(scene, 2);
+  sim.advance_to_frame(2);  // 1 s: the top 4 m filled
+  const Bands b = height_bands(snow(sim), 6.0f, 10.0f, 16);
+  std::printf("flakes in 0.25 m bands of the top 4 m: %.0f to %.0f, mean %.0f\n", b.fewest, b.most, b.mean);
+  EXPECT_GT(b.fewest, 0.8 * b.mean);
+  EXPECT_LT(b.most, 1.2 * b.mean);
+  EXPECT_EQ(height_bands(snow(sim), 0.0f, 5.9f, 1).most, 0.0);  // none below what a second's fall reaches
+}
+
 TEST(Snow, ResultsDoNotDependOnTheThreadCount) {
   const Scene scene = scene_from(R"({"type": "snow", "max_particles": 50000, "recycle": "respawn"})",
                                  R"({"ground": {"height": 0}, "wind": {"velocity": [1, 0, 0],

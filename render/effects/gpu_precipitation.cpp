@@ -15,7 +15,7 @@ namespace fxsim {
 
 namespace {
 // The kernel's parameters. u_mode: 0 births anywhere in [first, first + count),
-// 1 births at the top, 2 a step. u_birth_wind: the wind's uniform part at the
+// 1 births at the top (u_top_layer deep), 2 a step. u_birth_wind: the wind's uniform part at the
 // births' time (its turbulence: turbulence_at_birth); u_wind: at the step's start.
 // u_total_capacity: of the whole emitter (spawn index = generation × this + global slot).
 #define FXSIM_PRECIPITATION_PARAMS(X)                                                                  \
@@ -27,7 +27,7 @@ namespace {
   X(glm::vec3, u_wind) X(float, u_drag) X(float, u_dt) X(float, u_e) X(float, u_relax)                    \
   X(GpuBool, u_swaying) X(float, u_sway_gain) X(float, u_sway_mid) X(GpuBool, u_respawn) \
   X(GpuBool, u_splashing) X(uint32_t, u_splash_count) X(float, u_splash_speed) X(float, u_splash_size)  \
-  X(uint32_t, u_step)
+  X(uint32_t, u_step) X(float, u_top_layer)
 FXSIM_GPU_PARAMS(PrecipitationParamsBlock, FXSIM_PRECIPITATION_PARAMS);
 constexpr unsigned kParamsBinding = 0;
 
@@ -49,16 +49,25 @@ void spawn_index(uint slot, out uint lo, out uint hi) {
 float unit_draw(uint lo, uint hi, uint stream, uint draw) { return to_unit(draw_bits(u_seed, u_emitter, stream, lo, hi, draw)); }
 float signed_draw(uint lo, uint hi, uint stream, uint draw) { return to_signed(draw_bits(u_seed, u_emitter, stream, lo, hi, draw)); }
 
+float column_floor() {
+  if (!u_has_ground || u_axes[1].y <= 0.1) return -u_half.y;
+  return clamp((u_ground - u_center.y) / u_axes[1].y, -u_half.y, u_half.y);
+}
+
+float reentry_height(float below, float bottom) {
+  precise float column = u_half.y - bottom;
+  if (u_axes[1].y <= 0.1 || !(column > 0.0)) return u_half.y;
+  precise float depth = below / u_axes[1].y;
+  precise float y = u_half.y - (depth - column * floor(depth / column));
+  return y;
+}
+
 void birth(uint slot, bool top) {
   uint lo, hi;
   spawn_index(slot, lo, hi);
-  float y = u_half.y;
-  if (!top) {
-    float lowest = -u_half.y;
-    if (u_has_ground && u_axes[1].y > 0.1) lowest = clamp((u_ground - u_center.y) / u_axes[1].y, -u_half.y, u_half.y);
-    precise float yy = lowest + (signed_draw(lo, hi, kStreamBirth, kFlakePosY) * 0.5 + 0.5) * (u_half.y - lowest);
-    y = yy;
-  }
+  float lowest = column_floor();
+  precise float u = signed_draw(lo, hi, kStreamBirth, kFlakePosY) * 0.5 + 0.5;
+  precise float y = top ? u_half.y - u * min(u_top_layer, u_half.y - lowest) : lowest + u * (u_half.y - lowest);
   precise vec3 local = vec3(signed_draw(lo, hi, kStreamBirth, kFlakePosX) * u_half.x, y, signed_draw(lo, hi, kStreamBirth, kFlakePosZ) * u_half.z);
   precise vec3 p = u_center + u_axes * local;
   precise float size = u_size * (1.0 + u_size_variation * signed_draw(lo, hi, kStreamBirth, kFlakeSize));
@@ -156,7 +165,7 @@ void step_particle(uint i) {
     return;
   }
   if (outside) local = vec3(wrap_axis(local.x, u_half.x), wrap_axis(local.y, u_half.y), wrap_axis(local.z, u_half.z));
-  if (below_ground) local.y = u_half.y;
+  if (below_ground) local.y = reentry_height(u_ground - p.y, column_floor());
   if (outside || below_ground) { precise vec3 q = u_center + u_axes * local; p = q; }
   P_set_position(i, p);
   P_set_velocity(i, v);
@@ -189,6 +198,7 @@ GpuPrecipitation::GpuPrecipitation(const EmitterSettings& settings, size_t emitt
       kernel_(precipitation_source()), counters_(3) {
   if (environment.ground) ground_ = environment.ground->height;
   emission_rate_ = PrecipitationSystem::fill_rate(settings, environment.gravity);
+  fall_speed_ = PrecipitationSystem::fall_speed(params_, environment.gravity);
   if (const size_t per_drop = PrecipitationSystem::splashes_per_drop(params_, environment)) {
     PoolRules rules;
     rules.lifetime = params_.splash->lifetime;
@@ -198,7 +208,7 @@ GpuPrecipitation::GpuPrecipitation(const EmitterSettings& settings, size_t emitt
 }
 
 void GpuPrecipitation::run(int mode, size_t first, size_t count, double t, const CameraPose& camera,
-                           const StepContext* ctx) {
+                           const StepContext* ctx, float top_layer) {
   if (count == 0) return;
   kernel_.bind(2, counters_.buffer());
   PrecipitationParamsBlock b;
@@ -222,6 +232,7 @@ void GpuPrecipitation::run(int mode, size_t first, size_t count, double t, const
     b.u_sizes = {s->lambda, s->d_min, s->d_max, s->kind == Precipitate::rain ? 1.0f : 2.0f};
   b.u_shapes = uint32_t(params_.shapes);
   b.u_birth_wind = wind_.uniform_part(t);
+  b.u_top_layer = top_layer;
   kernels_.turbulence().bind(kernel_, wind_, ctx ? ctx->t0 : t, t, threads_);
   if (ctx) {  // the step's parameters (births leave them unused)
     const glm::vec3 gravity = ctx->gravity * params_.gravity_scale;
@@ -301,7 +312,7 @@ void GpuPrecipitation::begin(double t, const CameraPose& camera) {
   splash_previous_.forget();
   emission_carry_ = 0;
   if (!params_.prewarm) return;
-  run(0, 0, store_.capacity, t, camera, nullptr);
+  run(0, 0, store_.capacity, t, camera, nullptr, 0.0f);
   live_ = store_.capacity;
   spawned_ += int64_t(live_);
 }
@@ -314,13 +325,14 @@ void GpuPrecipitation::end() {
 
 void GpuPrecipitation::step(const StepContext& ctx) {
   if (splash_) splash_->step(ctx, wind_, kernels_.turbulence(), threads_);
-  run(2, 0, live_, ctx.t1, ctx.camera, &ctx);
+  const float top_layer = float(fall_speed_ * ctx.dt);  // as PrecipitationSystem::step's
+  run(2, 0, live_, ctx.t1, ctx.camera, &ctx, top_layer);
   if (live_ < store_.capacity) {
     emission_carry_ += emission_rate_ * ctx.dt;
     const size_t wanted = size_t(emission_carry_);
     emission_carry_ -= double(wanted);
     const size_t last = std::min(store_.capacity, live_ + wanted);
-    run(1, live_, last - live_, ctx.t1, ctx.camera, nullptr);
+    run(1, live_, last - live_, ctx.t1, ctx.camera, nullptr, top_layer);
     spawned_ += int64_t(last - live_);
     live_ = last;
   }

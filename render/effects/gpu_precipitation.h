@@ -27,7 +27,9 @@ class GpuPrecipitation : public ParticleSystem {
 
 
  private:
-  void run(int mode, size_t first, size_t count, double t, const CameraPose& camera, const StepContext* ctx);
+  // `top_layer`: how deep under the top face births at the top lie (PrecipitationSystem::birth).
+  void run(int mode, size_t first, size_t count, double t, const CameraPose& camera, const StepContext* ctx,
+           float top_layer);
   void collect_counts();
 
   const EmitterSettings& settings_;
@@ -38,6 +40,7 @@ class GpuPrecipitation : public ParticleSystem {
   std::optional<float> ground_;
   float exposure_;
   double emission_rate_ = 0, emission_carry_ = 0;
+  float fall_speed_ = 0;  // PrecipitationSystem::fall_speed
   GpuKernels& kernels_;
   GpuStore store_;
   std::optional<GpuPool> splash_;

@@ -36,6 +36,7 @@ PrecipitationSystem::PrecipitationSystem(const EmitterSettings& settings, size_t
       exposure_(float(settings.precipitation().streak / fps)) {
   if (environment.ground) ground_ = environment.ground->height;
   emission_rate_ = fill_rate(settings, environment.gravity);
+  fall_speed_ = fall_speed(snow_, environment.gravity);
   if (splashes_per_drop(snow_, environment) > 0) {
     PoolRules rules;
     rules.lifetime = snow_.splash->lifetime;  // ballistic: no drag
@@ -71,14 +72,29 @@ int64_t PrecipitationSystem::throw_splash(size_t drop, glm::vec3 hit, float grou
   return replaced;
 }
 
+float PrecipitationSystem::fall_speed(const PrecipitationParams& p, glm::vec3 gravity) {
+  float speed = std::fabs(p.velocity.y);
+  if (p.motion == Motion::wind && p.drag > 0) speed = std::fabs(gravity.y * p.gravity_scale / p.drag);
+  return std::max(speed, 0.05f);
+}
+
 double PrecipitationSystem::fill_rate(const EmitterSettings& settings, glm::vec3 gravity) {
   // Without prewarm the box fills from the top at the rate that keeps it full
   // once flakes have had time to fall through it.
   const PrecipitationParams& p = settings.precipitation();
-  float fall_speed = std::fabs(p.velocity.y);
-  if (p.motion == Motion::wind && p.drag > 0) fall_speed = std::fabs(gravity.y * p.gravity_scale / p.drag);
-  fall_speed = std::max(fall_speed, 0.05f);
-  return double(settings.max_particles) * fall_speed / double(p.region.size.y);
+  return double(settings.max_particles) * fall_speed(p, gravity) / double(p.region.size.y);
+}
+
+float PrecipitationSystem::column_floor(const Frame& frame, glm::vec3 half, std::optional<float> ground) {
+  if (!ground || frame.axes[1].y <= 0.1f) return -half.y;
+  return std::clamp((*ground - frame.center.y) / frame.axes[1].y, -half.y, half.y);
+}
+
+float PrecipitationSystem::reentry_height(float below, const Frame& frame, glm::vec3 half, float bottom) {
+  const float column = half.y - bottom;
+  if (frame.axes[1].y <= 0.1f || !(column > 0.0f)) return half.y;
+  const float depth = below / frame.axes[1].y;  // along the box's up axis
+  return half.y - (depth - column * std::floor(depth / column));
 }
 
 void PrecipitationSystem::reset_counters() {
@@ -98,17 +114,15 @@ float PrecipitationSystem::Frame::reach(glm::vec3 forward, glm::vec3 half) const
          std::fabs(glm::dot(axes[2], forward)) * half.z;
 }
 
-void PrecipitationSystem::birth(size_t slot, double t, const Frame& frame, Birth where) {
+void PrecipitationSystem::birth(size_t slot, double t, const Frame& frame, Birth where, float top_layer) {
   RandomDraws r(settings_.seed, emitter_index_, Stream::birth, store_.spawn_index(slot));
-  float y = half_.y;
-  if (where == Birth::anywhere) {
-    // Spread through the part of the box above the ground: below it a flake
-    // would only be recycled at once, leaving the box too full until then.
-    float lowest = -half_.y;
-    if (ground_ && frame.axes[1].y > 0.1f)
-      lowest = std::clamp((*ground_ - frame.center.y) / frame.axes[1].y, -half_.y, half_.y);
-    y = lowest + (r.signed_unit(kFlakePosY) * 0.5f + 0.5f) * (half_.y - lowest);
-  }
+  // Spread through the part of the box above the ground (below it a flake
+  // would only be recycled at once, leaving the box too full until then), or
+  // through the top layer of it.
+  const float lowest = column_floor(frame, half_, ground_);
+  const float u = r.signed_unit(kFlakePosY) * 0.5f + 0.5f;
+  const float y = where == Birth::anywhere ? lowest + u * (half_.y - lowest)
+                                           : half_.y - u * std::min(top_layer, half_.y - lowest);
   const glm::vec3 local{r.signed_unit(kFlakePosX) * half_.x, y, r.signed_unit(kFlakePosZ) * half_.z};
   const glm::vec3 p = frame.center + frame.axes * local;
   // Physical units: the size from the distribution, a drop's speed from its size.
@@ -160,6 +174,8 @@ void PrecipitationSystem::step(const StepContext& ctx) {
   const Frame frame = region_frame(ctx.camera);
   const glm::mat3 to_local = glm::transpose(frame.axes);
   const glm::vec3 wind_uniform = wind_.uniform_part(ctx.t0);
+  const float top_layer = float(fall_speed_ * ctx.dt);
+  const float bottom = column_floor(frame, half_, ctx.ground);
   // The turbulence at the step's start, where the particles move in the wind (null in a steady wind).
   const auto turbulence = snow_.motion == Motion::wind ? wind_.turbulence_field(ctx.t0, &threads_) : nullptr;
   const glm::vec3 gravity = ctx.gravity * snow_.gravity_scale;
@@ -235,12 +251,12 @@ void PrecipitationSystem::step(const StepContext& ctx) {
       const bool outside = std::fabs(local.x) > half_.x || std::fabs(local.y) > half_.y || std::fabs(local.z) > half_.z;
       if (snow_.recycle == Recycle::respawn) {
         ++store_.generation[i];
-        birth(i, ctx.t1, frame, Birth::top);
+        birth(i, ctx.t1, frame, Birth::top, top_layer);
         ++reborn_here;
         continue;
       }
       if (outside) local = {wrap_axis(local.x, half_.x), wrap_axis(local.y, half_.y), wrap_axis(local.z, half_.z)};
-      if (below_ground) local.y = half_.y;  // re-enter at the top, like a flake leaving the bottom face
+      if (below_ground) local.y = reentry_height(*ctx.ground - p.y, frame, half_, bottom);
       p = frame.center + frame.axes * local;
       store_.set_position(i, p);
     }
@@ -259,7 +275,7 @@ void PrecipitationSystem::step(const StepContext& ctx) {
     for_chunks(threads_, last - first, [&](size_t begin, size_t end, size_t) {
       for (size_t i = first + begin; i < first + end; ++i) {
         store_.generation[i] = 0;
-        birth(i, ctx.t1, frame, Birth::top);
+        birth(i, ctx.t1, frame, Birth::top, top_layer);
       }
     });
     live_ = last;

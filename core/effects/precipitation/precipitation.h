@@ -63,10 +63,24 @@ class PrecipitationSystem : public ParticleSystem {
 
   // Flakes per second entering a box that starts empty (no prewarm).
   static double fill_rate(const EmitterSettings& settings, glm::vec3 gravity);
+  // The speed flakes fall at (m/s, at least 0.05): the fall's own or, in the
+  // wind with drag, the terminal one.
+  static float fall_speed(const PrecipitationParams& params, glm::vec3 gravity);
+
+  // The local height of the box's lowest part above the ground (−half.y where
+  // the ground is below the box or the box is tipped on its side).
+  static float column_floor(const Frame& frame, glm::vec3 half, std::optional<float> ground);
+  // The local height a flake `below` metres under the ground re-enters the box
+  // at: as far under the top face, modulo the height of the column above the
+  // ground, so a stream falling through the ground keeps its spacing (the top
+  // face itself where the box is tipped or lies under the ground).
+  static float reentry_height(float below, const Frame& frame, glm::vec3 half, float bottom);
 
  private:
+  // Births at the top lie in a layer `top_layer` deep under the top face (a
+  // step's fall): flakes born through the step, not in one sheet.
   enum class Birth { anywhere, top };
-  void birth(size_t slot, double t, const Frame& frame, Birth where);
+  void birth(size_t slot, double t, const Frame& frame, Birth where, float top_layer = 0);
 
   const EmitterSettings& settings_;
   const PrecipitationParams& snow_;
@@ -79,6 +93,7 @@ class PrecipitationSystem : public ParticleSystem {
   size_t live_ = 0;             // slots [0, live_) hold flakes
   double emission_carry_ = 0;   // fractional flakes owed by the emission rate
   double emission_rate_ = 0;    // flakes per second while the box is filling from the top
+  float fall_speed_ = 0;        // fall_speed(): a step's births at the top lie this × dt deep
   int64_t spawned_ = 0, died_ = 0;
   std::optional<float> ground_;      // the ground's height, if there is one
   float exposure_ = 0;               // seconds of travel a rain streak shows (streak / fps)
