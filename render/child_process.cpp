@@ -153,12 +153,20 @@ bool ChildProcess::write(const void* data, size_t bytes) {
 int ChildProcess::finish() {
   if (input_ >= 0) ::close(input_);
   input_ = -1;
-  int status = 0;
-  while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+  if (pid_ <= 0) return WIFEXITED(status_) ? WEXITSTATUS(status_) : -1;  // finished before
+  while (::waitpid(pid_, &status_, 0) < 0 && errno == EINTR) {
   }
   untrack(pid_);
   pid_ = -1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return WIFEXITED(status_) ? WEXITSTATUS(status_) : -1;
+}
+
+std::string ChildProcess::ending() const {
+  if (WIFSIGNALED(status_)) {
+    const char* name = ::sigabbrev_np(WTERMSIG(status_));  // "KILL"
+    return name ? fmt::format("killed by SIG{}", name) : fmt::format("killed by signal {}", WTERMSIG(status_));
+  }
+  return fmt::format("exit status {}", WEXITSTATUS(status_));
 }
 
 std::string ChildProcess::error_tail() const {

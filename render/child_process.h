@@ -35,12 +35,15 @@ class ChildProcess {
   bool write(const void* data, size_t bytes);
   // Closes its standard input and waits for it: its exit status (-1: killed by a signal).
   int finish();
+  // How it ended, once finished: "exit status 1", "killed by SIGKILL".
+  std::string ending() const;
   // The last lines it wrote on standard error.
   std::string error_tail() const;
 
  private:
   pid_t pid_ = -1;
   int input_ = -1;
+  int status_ = 0;  // waitpid's, once finished
   std::string stderr_path_;
 };
 

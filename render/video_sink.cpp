@@ -8,6 +8,9 @@
 namespace fxsim {
 
 namespace {
+// ": what ffmpeg said", or nothing where it said nothing (killed by a signal).
+std::string with_colon(const std::string& messages) { return messages.empty() ? "" : ": " + messages; }
+
 const char* encoder_of(VideoFormat f) {
   switch (f) {
     case VideoFormat::mp4: return "libx264";
@@ -95,20 +98,22 @@ void VideoSink::start() {
 void VideoSink::commit(const FrameRecord& record, const Prepared&) {
   if (record.image.width != width_ || record.image.height != height_)
     throw FxError(ExitCode::internal, "a frame's size differs from the video's");
-  if (!ffmpeg_->write(record.image.rgba.data(), record.image.rgba.size()))
-    throw FxError(ExitCode::cannot_write, fmt::format("{}: ffmpeg stopped at frame {}: {}", path_, record.frame,
-                                                      ffmpeg_->error_tail()));
+  if (!ffmpeg_->write(record.image.rgba.data(), record.image.rgba.size())) {
+    ffmpeg_->finish();  // it stopped reading: how it ended says why
+    throw FxError(ExitCode::cannot_write,
+                  fmt::format("{}: ffmpeg stopped at frame {} ({}){}", path_, record.frame, ffmpeg_->ending(),
+                              with_colon(ffmpeg_->error_tail())));
+  }
   ++frames_;
 }
 
 void VideoSink::finish() {
   const int status = ffmpeg_->finish();
-  const std::string messages = ffmpeg_->error_tail();
+  const std::string ending = ffmpeg_->ending(), messages = ffmpeg_->error_tail();
   ffmpeg_.reset();
   if (status != 0) {
     std::filesystem::remove(partial_);
-    throw FxError(ExitCode::cannot_write,
-                  fmt::format("{}: ffmpeg failed (exit status {}): {}", path_, status, messages));
+    throw FxError(ExitCode::cannot_write, fmt::format("{}: ffmpeg failed ({}){}", path_, ending, with_colon(messages)));
   }
   const CommitSection section;
   check_output_path(path_);  // again: it may have changed while the video was written

@@ -8,6 +8,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <sys/wait.h>
 
 #include "cli_runner.h"
@@ -121,6 +122,23 @@ TEST(RenderVideo, AnInterruptLeavesNoVideoNoTemporaryFileAndNoFfmpeg) {
   // No ffmpeg still writing into this folder ("[f]" keeps pgrep's own shell from matching).
   const std::string pgrep = "pgrep -f '[f]fmpeg .*" + dir.path().string() + "' > /dev/null";
   EXPECT_NE(std::system(pgrep.c_str()), 0);
+}
+
+TEST(RenderVideo, AnFfmpegKilledMidwaySaysSoAndLeavesNoVideo) {
+  // ffmpeg killed by a signal wrote nothing on its way out: the message ended
+  // "stopped at frame 11: " with nothing after the colon.
+  TempDir dir("video-killed"), logs("video-killed-logs");
+  const std::string script = "'" + std::string(FXSIM_EXE) + "' render '" FXSIM_SOURCE_DIR
+                             "/scenes/fountain-ring.json' --quiet --width 640 --height 360 -o '" +
+                             (dir / "long.mp4").string() + "' 2> '" + (logs / "err").string() +
+                             "' & for i in $(seq 300); do pkill -KILL -f '[f]fmpeg .*" + dir.path().string() +
+                             "' && break; sleep 0.05; done; wait $!";
+  std::ofstream(logs / "kill.sh") << script << "\n";
+  const CliResult r = run_command("sh '" + (logs / "kill.sh").string() + "'");
+  const std::string err = read_text_file(logs / "err");
+  EXPECT_EQ(r.exit_code, 73) << err;
+  EXPECT_NE(err.find("(killed by SIGKILL)"), std::string::npos) << err;
+  EXPECT_TRUE(fs::is_empty(dir.path()));
 }
 
 TEST(RenderVideo, WhatAVideoCannotCarryIsRefusedNotDropped) {
