@@ -146,12 +146,23 @@ std::vector<std::filesystem::path> frame_files(const Scene& scene, const std::st
 }
 
 void ImageSequenceSink::commit(const FrameRecord& record, const Prepared& files) {
+  // A frame's files are written all or none, since the manifest records
+  // them together: every path is checked before the first is written, and
+  // those written are removed again if a later one fails.
+  for (const PreparedFile& file : files) check_output_path(file.path.string());
   // A '#' in the folder part gives each frame its own folder: made on first
   // use. A folder made earlier that is gone now stops the render
   // (write_file_atomically refuses to recreate it).
-  for (const PreparedFile& file : files) {
-    enter_folder(file.path);
-    write_file_atomically(file.path, file.bytes);
+  size_t written = 0;
+  try {
+    for (; written < files.size(); ++written) {
+      enter_folder(files[written].path);
+      write_file_atomically(files[written].path, files[written].bytes);
+    }
+  } catch (...) {
+    std::error_code ignored;
+    for (size_t k = 0; k < written; ++k) std::filesystem::remove(files[k].path, ignored);
+    throw;
   }
   if (!manifest_) return;
   ManifestFrame line;

@@ -49,6 +49,26 @@ TEST(HostileOutput, ASymlinkIsNeitherReplacedNorWrittenThrough) {
   }
 }
 
+TEST(HostileOutput, ALayerThatCannotBeWrittenLeavesNoneOfItsFramesFiles) {
+  // The frame and its layers are recorded together in the manifest: the
+  // frame's image was written, then its depth layer refused, and the image
+  // stood without a record.
+  TempDir dir("out_layer_link");
+  write_text_file(dir / "precious.txt", "keep me");
+  fs::create_symlink(dir / "precious.txt", dir / "f_0002.depth.png");
+  const CliResult r = run_fxsim("render '" + kScene + "' --frames 1-3" + kSmall +
+                                "--set '/output/layers=[\"depth\", \"mask\"]' -o '" + (dir / "f_####.png").string() + "'");
+  EXPECT_EQ(r.exit_code, 73) << r.err;
+  EXPECT_NE(r.err.find("f_0002.depth.png: exists and is a symbolic link"), std::string::npos) << r.err;
+  EXPECT_TRUE(fs::exists(dir / "f_0001.png"));  // the frame before, whole and recorded
+  EXPECT_TRUE(fs::exists(dir / "f_0001.depth.png"));
+  EXPECT_FALSE(fs::exists(dir / "f_0002.png"));
+  EXPECT_FALSE(fs::exists(dir / "f_0002.mask.snow.png"));
+  EXPECT_TRUE(fs::is_symlink(dir / "f_0002.depth.png"));
+  EXPECT_EQ(read_text_file(dir / "precious.txt"), "keep me");
+  EXPECT_EQ(read_text_file(dir / "fxsim-manifest.jsonl").find("f_0002"), std::string::npos);
+}
+
 TEST(HostileOutput, AFifoOrADeviceIsRefusedWithoutBlocking) {
   TempDir dir("out_fifo");
   ASSERT_EQ(mkfifo((dir / "f_0001.png").c_str(), 0600), 0);
