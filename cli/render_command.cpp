@@ -286,6 +286,10 @@ int run_render(const RenderOptions& options) {
       throw FxError(ExitCode::usage, fmt::format("-o {}: {} (the scene's output.{})", scene.output.path,
                                                  problem->message, problem->key));
   }
+  if (options.video)
+    if (const auto problem = video_output_problem(scene.output, *options.video, true))
+      throw FxError(ExitCode::usage, fmt::format("--video {}: {} (the scene's output.{})", *options.video,
+                                                 problem->message, problem->key));
   std::vector<int> wanted = frames_to_render(options, scene).frames();
   // A farm's share: a shard of the frames, less those already written.
   const std::optional<Shard> shard = choose_shard(options);

@@ -130,14 +130,20 @@ std::optional<VideoFormat> video_format_of(const std::string& path) {
   return std::nullopt;
 }
 
-std::optional<OutputProblem> video_output_problem(const OutputSettings& output, const std::string& path) {
+std::optional<OutputProblem> video_output_problem(const OutputSettings& output, const std::string& path,
+                                                  bool beside_frames) {
   const std::optional<VideoFormat> video = video_format_of(path);
   if (!video) return std::nullopt;
-  if (output.depth_layer || output.mask_layers || output.motion_layer || output.plate_layer)
+  if (!beside_frames && (output.depth_layer || output.mask_layers || output.motion_layer || output.plate_layer))
     return OutputProblem{"layers", "a video carries no layers: write PNG or EXR frames (with --video beside them for "
                                    "a video too)"};
-  if (output.bit_depth != 8)
+  if (!beside_frames && output.bit_depth != 8)
     return OutputProblem{"bit_depth", "a video's samples are 8-bit: write PNG frames for 16 bits"};
+  if (*video == VideoFormat::gif && output.fps > kGifMaxFps)
+    return OutputProblem{"fps", fmt::format("a GIF plays at most {} frames a second (its frames last whole hundredths "
+                                            "of a second, and browsers show one of under 2/100 s for 1/10 s): give fps "
+                                            "{} or less, or write .mp4 or .webm",
+                                            kGifMaxFps, kGifMaxFps)};
   if (*video != VideoFormat::mov && output.transparent())
     return OutputProblem{"background", "of the videos only a .mov (ProRes 4444) keeps alpha: the transparent frames "
                                        "would lose their coverage; write .mov, PNG or EXR frames, or give an opaque "

@@ -42,12 +42,19 @@ std::optional<ImageFormat> image_format_of(const std::string& path);
 std::optional<VideoFormat> video_format_of(const std::string& path);
 
 // What a video at `path` cannot carry of what `output` asks for: its layers,
-// 16-bit samples, or (but in a .mov, the one with alpha) a transparent background:
-// the output key and why. Nothing for a path that is not a video, or a video that can.
+// 16-bit samples, (but in a .mov, the one with alpha) a transparent
+// background, or (a GIF) more than 50 frames a second: the output key and
+// why. Nothing for a path that is not a video, or a video that can.
+// `beside_frames`: the video of --video, written beside the frames, which
+// carry the layers and 16 bits themselves.
 struct OutputProblem {
   std::string key, message;
 };
-std::optional<OutputProblem> video_output_problem(const OutputSettings& output, const std::string& path);
+std::optional<OutputProblem> video_output_problem(const OutputSettings& output, const std::string& path,
+                                                  bool beside_frames = false);
+// A GIF's frames last whole hundredths of a second, and browsers show one of
+// under 2/100 s for 1/10 s.
+constexpr double kGifMaxFps = 50;
 
 // Replaces every run of '#' with the zero-padded frame number (padded to
 // the run's length: out/####/f_##.png -> out/0007/f_07.png); a path without

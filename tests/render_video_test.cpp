@@ -160,6 +160,21 @@ TEST(RenderVideo, WhatAVideoCannotCarryIsRefusedNotDropped) {
   const CliResult deep = run_fxsim("render " + kSnow + " -q --set /output/path=v.webm --set /output/bit_depth=16");
   EXPECT_EQ(deep.exit_code, 65) << deep.err;
   EXPECT_NE(deep.err.find("/output/bit_depth: a video's samples are 8-bit"), std::string::npos) << deep.err;
+  // Beside transparent frames an .mp4 showed their straight colour without
+  // its coverage, exit 0.
+  const CliResult beside = run_fxsim("render '" + (dir / "clear.json").string() + "' -q -o '" +
+                                     (dir / "f_#.png").string() + "' --video '" + (dir / "v.mp4").string() + "'");
+  EXPECT_EQ(beside.exit_code, 64) << beside.err;
+  EXPECT_NE(beside.err.find("--video " + (dir / "v.mp4").string() + ": of the videos only a .mov"), std::string::npos)
+      << beside.err;
+  // A GIF's frame times are hundredths of a second: at 60 frames a second they
+  // were 1/100 s and 2/100 s, which browsers play as 1/10 s.
+  const CliResult fast = run_fxsim("render " + kSnow + " --frames 1-2 -q --fps 60 -o '" + (dir / "v.gif").string() + "'");
+  EXPECT_EQ(fast.exit_code, 64) << fast.err;
+  EXPECT_NE(fast.err.find("a GIF plays at most 50 frames a second"), std::string::npos) << fast.err;
+  const CliResult gif_scene = run_fxsim("render " + kSnow + " -q --set /output/path=v.gif --set /output/fps=60");
+  EXPECT_EQ(gif_scene.exit_code, 65) << gif_scene.err;
+  EXPECT_NE(gif_scene.err.find("/output/fps: a GIF plays at most 50"), std::string::npos) << gif_scene.err;
   EXPECT_TRUE(fs::exists(dir / "clear.json"));
-  EXPECT_FALSE(fs::exists(dir / "v.mp4"));
+  for (const char* file : {"v.mp4", "f_1.png", "v.gif"}) EXPECT_FALSE(fs::exists(dir / file)) << file;
 }
