@@ -39,10 +39,11 @@ fs::path checkpoint_folder(const RenderOptions& options, const std::string& outp
 }
 
 namespace {
-// Whether `file` is there, whole, at width × height.
+// Whether `file` is there, whole, at width × height: a regular file (a link
+// there is not written; the render then refuses to replace it, as verify does).
 bool whole(const fs::path& file, int width, int height) {
   std::error_code error;
-  if (!fs::is_regular_file(file, error)) return false;
+  if (!fs::is_regular_file(fs::symlink_status(file, error))) return false;
   if (image_format_of(file.string()) == ImageFormat::exr) {
     try {
       const ExrChannels exr = read_exr(file);

@@ -106,6 +106,13 @@ int run_verify(const std::string& folder_text, bool quiet) {
         ++files_checked;
         const fs::path path = folder / file.file;
         std::error_code error;
+        // A link is not the file the render wrote, even to the same bytes:
+        // copied without following links, or once its target goes, the frame is gone.
+        if (fs::is_symlink(fs::symlink_status(path, error))) {
+          corrupt.push_back(fmt::format("{}: frame {}: a symbolic link stands there, not the file the render wrote",
+                                        file.file, frame));
+          continue;
+        }
         if (!fs::is_regular_file(path, error)) {
           missing.push_back(fmt::format("{}: frame {}: the file is missing", file.file, frame));
           continue;

@@ -192,13 +192,23 @@ TEST(Farm, VerifyFindsMissingTruncatedAndCorruptFrames) {
   std::string second = read_text_file(dir / frame_name(2));
   second[second.size() / 2] = char(second[second.size() / 2] ^ 1);  // one bit, same size
   write_text_file(dir / frame_name(2), second);
+  // The same bytes, but through a link.
+  TempDir elsewhere("verify-elsewhere");
+  fs::rename(dir / frame_name(4), elsewhere / frame_name(4));
+  fs::create_symlink(elsewhere / frame_name(4), dir / frame_name(4));
   const CliResult v = run_fxsim("verify " + q(dir.path()));
   EXPECT_EQ(v.exit_code, 1);
   EXPECT_NE(v.out.find("missing: f_0005.png: frame 5: the file is missing"), std::string::npos) << v.out;
   EXPECT_NE(v.out.find("corrupt: f_0003.png: frame 3: "), std::string::npos) << v.out;
   EXPECT_NE(v.out.find("(truncated?)"), std::string::npos) << v.out;
   EXPECT_NE(v.out.find("corrupt: f_0002.png: frame 2: its SHA-256 is not the one recorded"), std::string::npos) << v.out;
-  EXPECT_NE(v.out.find("1 missing, 2 corrupt, 0 mismatched"), std::string::npos) << v.out;
+  EXPECT_NE(v.out.find("corrupt: f_0004.png: frame 4: a symbolic link stands there"), std::string::npos) << v.out;
+  EXPECT_NE(v.out.find("1 missing, 3 corrupt, 0 mismatched"), std::string::npos) << v.out;
+  // --skip-existing does not count the link as written: the render comes to it, and will not replace it.
+  const CliResult resume = run_fxsim("render " + kScene + kSmall + "--frames 4 --skip-existing -o " + q(dir / "f_####.png"));
+  EXPECT_EQ(resume.exit_code, 73) << resume.err;
+  EXPECT_NE(resume.err.find("f_0004.png: exists and is a symbolic link"), std::string::npos) << resume.err;
+  EXPECT_TRUE(fs::is_symlink(dir / frame_name(4)));
   // A frame a run was to write and never did (a run stopped before frame 8: its run line, no frame line).
   std::istringstream lines(read_text_file(dir / "fxsim-manifest.jsonl"));
   std::string first_line;
