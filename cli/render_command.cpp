@@ -265,7 +265,6 @@ class Checkpoints {
 }  // namespace
 
 int run_render(const RenderOptions& options) {
-  if (options.devices) return run_on_devices(options);
   // --threads caps every thread fxsim starts, llvmpipe's too: Mesa reads
   // LP_NUM_THREADS when the context is made.
   const int cores = thread_count(options.threads);
@@ -285,6 +284,20 @@ int run_render(const RenderOptions& options) {
     if (const auto problem = video_output_problem(scene.output, scene.output.path))
       throw FxError(ExitCode::usage, fmt::format("-o {}: {} (the scene's output.{})", scene.output.path,
                                                  problem->message, problem->key));
+  }
+  if (options.devices) {
+    // Each device's child writes its shard's frames. A video, the statistics
+    // and the state hashes are each one file of every frame, which no child
+    // has: each child wrote it whole, and the last to end won (exit 0).
+    if (options.video || video_format_of(scene.output.path))
+      throw FxError(ExitCode::usage, "--devices writes each shard's frames: a video is one file of every frame; write "
+                                     "PNG or EXR frames with --devices and make the video from them (ffmpeg), or "
+                                     "render the video without --devices");
+    if (options.stats || options.state_hashes)
+      throw FxError(ExitCode::usage, "--devices: --stats and --state-hashes are one file of every frame, which no "
+                                     "device's shard has: give each a shard of its own (--device D --shard I/N), "
+                                     "each with its own file");
+    return run_on_devices(options);
   }
   if (options.video)
     if (const auto problem = video_output_problem(scene.output, *options.video, true))

@@ -253,6 +253,16 @@ TEST(Farm, SimulateOnlyAndDevicesAreCheckedAndDevicesRunOneShardEach) {
   EXPECT_EQ(missing.exit_code, 69) << missing.err;
   EXPECT_NE(missing.err.find("--devices 0,99: there is no EGL device 99"), std::string::npos) << missing.err;
   EXPECT_FALSE(fs::exists(dir / "z"));
+  // One file of every frame: each shard wrote it whole and the last to end
+  // won (a video of 3 frames of 6, statistics of frames 3-4 of 1-4), exit 0.
+  for (const std::string& output : {"-o " + q(dir / "v.mp4"), "-o " + q(dir / "w/f_####.png") + " --video " + q(dir / "w.mp4"),
+                                    "-o " + q(dir / "w/f_####.png") + " --stats " + q(dir / "s.jsonl"),
+                                    "-o " + q(dir / "w/f_####.png") + " --state-hashes -"}) {
+    const CliResult whole = run_fxsim("render " + kScene + kSmall + "--frames 1-6 --devices 0,0 " + output);
+    EXPECT_EQ(whole.exit_code, 64) << output << whole.err;
+    EXPECT_NE(whole.err.find("one file of every frame"), std::string::npos) << whole.err;
+  }
+  for (const char* file : {"v.mp4", "w", "w.mp4", "s.jsonl"}) EXPECT_FALSE(fs::exists(dir / file)) << file;
 }
 
 TEST(Farm, SkipExistingWritesAgainAFileThatIsNotAsRecordedAndVerifyThenPasses) {
