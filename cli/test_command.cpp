@@ -3,6 +3,7 @@
 // this device class and the state hashes with the golden hashes, prints a
 // line per scene and a summary, and writes JUnit, JSON and HTML reports.
 // Exit 0 when every scene passes, 1 when any fails.
+#include <array>
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -33,6 +34,9 @@ namespace fs = std::filesystem;
 
 namespace {
 using Clock = std::chrono::steady_clock;
+// A test's renders draw every frame it asks for: inside a Slurm array task or
+// a Kubernetes Indexed Job they took their shard from its variables.
+const std::array<std::string, 2> kEveryFrame = {"--shard", "1/1"};
 
 std::string read_all(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -85,7 +89,7 @@ class Runner {
                                      "--height", std::to_string(scene.height), "--frames", frames, "--backend",
                                      scene.backend, "--quiet", "--encoders", "1", "--threads",
                                      std::to_string(threads_each_), "-o", (dir / "frame_####.png").string(),
-                                     "--state-hashes", (dir / "state-hashes.txt").string()};
+                                     "--state-hashes", (dir / "state-hashes.txt").string(), kEveryFrame[0], kEveryFrame[1]};
     if (options_.device) argv.insert(argv.end(), {"--device", std::to_string(*options_.device)});
     if (options_.rasteriser) argv.insert(argv.end(), {"--rasteriser", *options_.rasteriser});
     if (options_.fill_resolution) argv.insert(argv.end(), {"--fill-resolution", *options_.fill_resolution});
@@ -117,7 +121,8 @@ class Runner {
                                  "--height", std::to_string(scene.height),
                                  "--frames", std::to_string(scene.frames.back()), "--backend", "cpu", "--quiet",
                                  "--threads", std::to_string(threads_each_), "-o", (cpu_dir / "f_####.png").string(),
-                                 "--state-hashes", (cpu_dir / "state-hashes.txt").string()});
+                                 "--state-hashes", (cpu_dir / "state-hashes.txt").string(), kEveryFrame[0],
+                                 kEveryFrame[1]});
         if (const int cpu_status = cpu_render.finish(); cpu_status != 0)
           out.render_error = fmt::format("fxsim render --backend cpu exited with {}: {}", cpu_status, cpu_render.error_tail());
         else
