@@ -4,6 +4,7 @@
 //   info     EGL devices and the GL context fxsim would use
 //   compare  two PNGs or folders of PNGs
 //   bench    throughput figures
+#include <cmath>
 #include <CLI/CLI.hpp>
 #include <charconv>
 #include <cstdio>
@@ -169,20 +170,32 @@ int main(int argc, char** argv) {
                  "2 failure, 3 sizes differ)");
   compare_cmd->add_option("a", compare.a, "image or folder")->required();
   compare_cmd->add_option("b", compare.b, "image or folder")->required();
-  // idiff's thresholds, once for failing and once for warning.
+  // idiff's thresholds, once for failing and once for warning. CLI::Range
+  // lets "nan" through (no comparison with it fails), and a NaN threshold
+  // passed every image.
+  const CLI::Validator a_number(
+      [](std::string& text) {
+        double value = 0;
+        return CLI::detail::lexical_cast(text, value) && std::isnan(value) ? "expected a number, got " + text
+                                                                            : std::string();
+      },
+      "", "A NUMBER");
   for (const bool fail : {true, false}) {
     const std::string verb = fail ? "fail" : "warn";
     CompareThresholds& t = compare.thresholds;
     compare_cmd->add_option("--" + verb, fail ? t.fail : t.warn,
                             "a pixel " + verb + "s when a channel differs by more than this, 0..1 of full scale "
                             "(default 1e-6)")
+        ->check(a_number)
         ->check(CLI::Range(0.0, 1.0));
     compare_cmd->add_option("--" + verb + "percent", fail ? t.fail_percent : t.warn_percent,
                             "the comparison " + verb + "s when more than this percentage of pixels " + verb +
                                 " (default 0)")
+        ->check(a_number)
         ->check(CLI::Range(0.0, 100.0));
     compare_cmd->add_option("--hard" + verb, fail ? t.hard_fail : t.hard_warn,
                             "the comparison " + verb + "s when any pixel differs by more than this (default: no limit)")
+        ->check(a_number)
         ->check(CLI::Range(0.0, 1.0));
   }
   compare_cmd->add_option("--diff", compare.diff,

@@ -92,15 +92,6 @@ std::filesystem::path output_folder(const std::string& pattern) {
   return folder.empty() ? "." : folder;
 }
 
-// `path` absolute, normal, its existing folders' links followed.
-std::string resolved(const std::string& path) {
-  std::error_code ec;
-  const std::filesystem::path absolute = std::filesystem::absolute(path, ec);
-  if (ec) return path;
-  const std::filesystem::path real = std::filesystem::weakly_canonical(absolute, ec);
-  return ec ? absolute.lexically_normal().string() : real.string();
-}
-
 // Whether q matches p, each run of '#' standing for digits, at least as many
 // as the run; every split of a run of digits is tried (f_##5.png's frame 1
 // is f_015.png). Each (i, j) that failed is remembered, so a pattern of many
@@ -151,7 +142,11 @@ void refuse_shared_outputs(const RenderOptions& options, const Scene& scene, boo
   for (const auto& [what, path] : files)
     if (path.empty()) throw FxError(ExitCode::usage, fmt::format("{} \"\": expected a file path", what));
   const auto same = [](const std::string& a, const std::string& b) { return resolved(a) == resolved(b); };
+  // Nor one over the scene (--stats scene.json replaced it, exit 0).
+  const std::vector<std::pair<std::string, std::string>> inputs = {
+      {"the scene file it reads", options.scene == "-" ? "" : options.scene}};
   for (size_t a = 0; a < files.size(); ++a) {
+    refuse_output_over_input(files[a].first, files[a].second, inputs);
     for (size_t b = a + 1; b < files.size(); ++b)
       if (same(files[a].second, files[b].second))
         throw FxError(ExitCode::usage, fmt::format("{} and {} name the same file, {}: give each its own",

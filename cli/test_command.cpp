@@ -287,8 +287,28 @@ int run_test(const TestOptions& o) {
     });
     if (!known) throw FxError(ExitCode::usage, fmt::format("--scene {}: no such scene in the suite", name));
   }
-  for (const auto& path : {o.junit, o.json})
-    if (path) check_output_path(*path);
+  // The outputs, checked before any render: none over an input or another
+  // output (--json suite.json replaced the suite; --junit and --json of one
+  // file kept the JSON), each writable where it is (one under a file ended
+  // the run with 70 after every scene had rendered).
+  std::vector<std::pair<std::string, std::string>> inputs, outputs;
+  for (const Suite& suite : suites) {
+    inputs.emplace_back("the suite file",
+                        (fs::is_directory(suite.file) ? suite.file / "suite.json" : suite.file).string());
+    for (const SuiteScene& scene : suite.scenes) inputs.emplace_back("a scene of the suite", scene.scene.string());
+  }
+  if (o.junit) outputs.emplace_back("--junit", *o.junit);
+  if (o.json) outputs.emplace_back("--json", *o.json);
+  if (o.report) outputs.emplace_back("--report", (fs::path(*o.report) / "index.html").string());
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    check_output_path(outputs[i].second);
+    check_output_folder(outputs[i].second);
+    refuse_output_over_input(outputs[i].first, outputs[i].second, inputs);
+    for (size_t j = 0; j < i; ++j)
+      if (resolved(outputs[i].second) == resolved(outputs[j].second))
+        throw FxError(ExitCode::usage, fmt::format("{} and {} name the same file, {}: give each its own",
+                                                   outputs[j].first, outputs[i].first, outputs[i].second));
+  }
 
   // The device class of the GL the renders will get.
   DeviceClass device;
@@ -358,9 +378,13 @@ int run_test(const TestOptions& o) {
       images += s.frames.size();
       if (s.failed()) names += (failed_scenes++ ? ", " : "") + s.name;
     }
-  if (o.junit) write_all(*o.junit, junit_xml(results));
-  if (o.json) write_all(*o.json, results_json(results).dump(2) + "\n");
-  if (o.report) write_html_report(results, *o.report);
+  try {
+    if (o.junit) write_all(*o.junit, junit_xml(results));
+    if (o.json) write_all(*o.json, results_json(results).dump(2) + "\n");
+    if (o.report) write_html_report(results, *o.report);
+  } catch (const fs::filesystem_error& e) {  // changed since the check (a folder removed, a disk full)
+    throw FxError(ExitCode::cannot_write, fmt::format("{}: cannot write ({})", e.path1().string(), e.code().message()));
+  }
   fs::remove_all(work);
   fmt::print("{} scene{}, {} images in {:.1f} s on {}: {} passed, {} failed{}\n", total, total == 1 ? "" : "s", images,
              seconds, device.base, total - failed_scenes, failed_scenes, failed_scenes ? " (" + names + ")" : "");

@@ -49,9 +49,26 @@ void check_output_folder(const std::filesystem::path& file) {
   std::filesystem::path folder = std::filesystem::absolute(file, ec).parent_path();
   if (ec) return;  // (no working folder: the write says why)
   while (!std::filesystem::exists(folder, ec) && folder.has_relative_path()) folder = folder.parent_path();
-  if (std::filesystem::is_directory(folder, ec) && ::access(folder.c_str(), W_OK | X_OK) != 0)
+  if (!std::filesystem::is_directory(folder, ec))
+    throw FxError(ExitCode::cannot_write, fmt::format("{}: {} is not a folder", file.string(), folder.string()));
+  if (::access(folder.c_str(), W_OK | X_OK) != 0)
     throw FxError(ExitCode::cannot_write,
                   fmt::format("{}: cannot write into {} ({})", file.string(), folder.string(), std::strerror(errno)));
+}
+
+std::string resolved(const std::string& path) {
+  std::error_code ec;
+  const std::filesystem::path absolute = std::filesystem::absolute(path, ec);
+  if (ec) return path;
+  const std::filesystem::path real = std::filesystem::weakly_canonical(absolute, ec);
+  return ec ? absolute.lexically_normal().string() : real.string();
+}
+
+void refuse_output_over_input(const std::string& what, const std::string& path,
+                              const std::vector<std::pair<std::string, std::string>>& inputs) {
+  for (const auto& [input, input_path] : inputs)
+    if (!input_path.empty() && resolved(path) == resolved(input_path))
+      throw FxError(ExitCode::usage, fmt::format("{} {}: that is {}", what, path, input));
 }
 
 void check_output_path(const std::string& path, bool dash_too) {

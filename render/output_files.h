@@ -11,6 +11,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace fxsim {
 
@@ -37,8 +39,19 @@ void wait_for_commit();
 void check_output_path(const std::string& path, bool dash_too = false);
 
 // Throws FxError(cannot_write) when the folder that will hold `file` (or
-// the nearest existing folder above it) does not take new files.
+// the nearest existing folder above it) does not take new files, or what
+// stands nearest above it is not a folder.
 void check_output_folder(const std::filesystem::path& file);
+
+// `path` absolute, normal, its existing folders' links followed: two paths
+// name one file when these are equal.
+std::string resolved(const std::string& path);
+
+// Throws FxError(usage) when output `what` (`path`) names one of the
+// command's `inputs` ((what, path) pairs): "--json suite.json: that is the
+// suite file" (`what` of the input, "the suite file").
+void refuse_output_over_input(const std::string& what, const std::string& path,
+                              const std::vector<std::pair<std::string, std::string>>& inputs);
 
 // Creates the folder that will hold `file` (with its parents). Throws
 // FxError(cannot_write) when it cannot be made or a non-folder stands there.

@@ -103,6 +103,25 @@ TEST(Compare, WritesADifferenceImageAndJson) {
   EXPECT_GT(diff.rgba[0], diff.rgba[4 * 50]);  // the changed pixel is hot, an equal one dark
 }
 
+TEST(Compare, ANanThresholdOrADiffOverAnInputIsRefused) {
+  // "nan" passed the range check and then every image passed; --diff b.png
+  // replaced the image compared with its heat map.
+  TempDir d("cmp-refused");
+  const auto a = image(d, "a.png", 0, 0), b = image(d, "b.png", 3, 51);
+  const std::string before = read_text_file(b);
+  for (const char* flags : {"--fail nan", "--warnpercent NaN", "--hardfail nan"}) {
+    std::string out;
+    EXPECT_EQ(compare(a, b, flags, &out), 64) << flags;
+    EXPECT_NE(out.find("expected a number, got"), std::string::npos) << out;
+  }
+  std::string out;
+  EXPECT_EQ(compare(a, b, "--diff '" + b.string() + "'", &out), 64);
+  EXPECT_NE(out.find("that is b, which it compares"), std::string::npos) << out;
+  EXPECT_EQ(compare(d.path(), d.path(), "--diff '" + d.path().string() + "'", &out), 64);
+  EXPECT_EQ(read_text_file(b), before);
+  EXPECT_FALSE(fs::exists(d / "diff_a.png"));
+}
+
 TEST(Compare, FoldersCompareByNameAndAMissingImageFails) {
   TempDir a("cmp-fa"), b("cmp-fb");
   image(a, "f1.png", 0, 0), image(b, "f1.png", 0, 0);

@@ -69,6 +69,23 @@ TEST(HostileOutput, ALayerThatCannotBeWrittenLeavesNoneOfItsFramesFiles) {
   EXPECT_EQ(read_text_file(dir / "fxsim-manifest.jsonl").find("f_0002"), std::string::npos);
 }
 
+TEST(HostileOutput, AnOutputOverTheSceneFileIsRefused) {
+  // --stats scene.json replaced the scene with statistics, exit 0.
+  TempDir dir("out_over_scene");
+  fs::copy_file(kScene, dir / "s.json");
+  for (const std::string option : {"--stats", "--state-hashes", "--video"}) {
+    const std::string path = option == "--video" ? "s.json" : "./sub/../s.json";
+    const CliResult r = run_fxsim("render '" + (dir / "s.json").string() + "' --frames 1" + kSmall + option + " '" +
+                                  (dir / path).string() + "' -o '" + (dir / "f_#.png").string() + "'");
+    EXPECT_EQ(r.exit_code, 64) << r.err;
+    if (option != "--video") {
+      EXPECT_NE(r.err.find("that is the scene file it reads"), std::string::npos) << r.err;
+    }
+  }
+  EXPECT_EQ(read_text_file(dir / "s.json"), read_text_file(kScene));
+  EXPECT_FALSE(fs::exists(dir / "f_1.png"));
+}
+
 TEST(HostileOutput, AFifoOrADeviceIsRefusedWithoutBlocking) {
   TempDir dir("out_fifo");
   ASSERT_EQ(mkfifo((dir / "f_0001.png").c_str(), 0600), 0);

@@ -152,6 +152,31 @@ TEST(TestCommand, DeviceClassSetsFallBackToTheBaseSet) {
   EXPECT_EQ(run_fxsim("test " + s.path() + " --device-class nvidia-a100").exit_code, 0);
 }
 
+TEST(TestCommand, OutputsOverAnInputOrEachOtherOrUnderAFileAreRefusedBeforeAnyRender) {
+  // --json suite.json replaced the suite; --junit and --json of one file kept
+  // the JSON; --report beside a JSON at its index.html kept the HTML; one
+  // under a file ended the run with 70 once every scene had rendered.
+  SuiteFolder s;
+  const std::string suite_text = read_text_file(s.dir / "suite.json");
+  write_text_file(s.dir / "afile", "x");
+  const std::string suite = quoted(s.dir / "suite.json");
+  const std::pair<std::string, int> cases[] = {
+      {"--json " + suite, 64},
+      {"--junit " + quoted(s.dir / "flakes.json"), 64},
+      {"--junit " + quoted(s.dir / "same") + " --json " + quoted(s.dir / "same"), 64},
+      {"--report " + quoted(s.dir / "r") + " --json " + quoted(s.dir / "r/index.html"), 64},
+      {"--junit " + quoted(s.dir / "afile/j.xml"), 73},
+      {"--report " + quoted(s.dir / "afile"), 73}};
+  for (const auto& [flags, code] : cases) {
+    const CliResult r = run_fxsim("test " + suite + " --device-class llvmpipe --update " + flags);
+    EXPECT_EQ(r.exit_code, code) << flags << r.out << r.err;
+    EXPECT_EQ(r.out.find("flakes"), std::string::npos) << flags << r.out;  // nothing rendered
+  }
+  EXPECT_EQ(read_text_file(s.dir / "suite.json"), suite_text);
+  EXPECT_FALSE(fs::exists(s.dir / "golden"));
+  EXPECT_FALSE(fs::exists(s.dir / "same"));
+}
+
 TEST(TestCommand, BadSuitesAreRefusedWithTheirExitCodes) {
   SuiteFolder s;
   write_text_file(s.dir / "suite.json", "{\"fxsim_suite\": 1,\n \"scenes\": [\"flakes.json\", \"nothing.json\"],\n"
