@@ -46,6 +46,22 @@ TEST(SceneParser, FillsTheDocumentedDefaults) {
   EXPECT_EQ(e.precipitation().shapes, 6);
 }
 
+TEST(SceneParser, TheSimulationKeyIsOfValuesNotTheirSpelling) {
+  // --fps 24 wrote 24.0 over a scene's 24: its checkpoints were ignored as
+  // another scene's, and verify called the two runs' frames two scenes.
+  const auto key = [](const std::string& fps, const std::string& center) {
+    return parse_scene_text(R"({"fxsim": 1, "output": {"fps": )" + fps + R"(}, "emitters": [{"type": "snow",
+      "region": {"center": )" + center + R"(, "size": [20, 10, 20]}}]})",
+                            "s.json", ".")
+        .simulation_key;
+  };
+  EXPECT_EQ(key("24", "[0, 5, 0]"), key("24.0", "[0.0, 5.0, -0]"));
+  EXPECT_EQ(key("24", "[0, 5, 0]"), key("2.4e1", "[0, 5e0, 0]"));
+  EXPECT_EQ(key("23.5", "[0, 5, 0]"), key("2.35e1", "[0, 5, 0]"));
+  EXPECT_NE(key("24", "[0, 5, 0]"), key("25", "[0, 5, 0]"));
+  EXPECT_NE(key("24", "[0, 5, 0]"), key("24", "[0, 5.5, 0]"));
+}
+
 TEST(SceneParser, ReadsColoursInEveryForm) {
   const Scene s = parse_scene_text(R"({"fxsim": 1, "output": {"background": "#ff8000"},
       "environment": {"ground": {"color": [0.5, 0.25, 1]}},
