@@ -70,14 +70,19 @@ int run_verify(const std::string& folder_text, bool quiet) {
                                        "and backend (state {} and {})", image, f.frame, it->second, f.state_hash));
     seen[kind] = f.state_hash;
   }
-  std::set<std::string> scenes;
-  for (const ManifestRun& r : manifest.runs) scenes.insert(r.scene_hash);
+  // The scenes of the frames there now: each frame's latest record's run
+  // (every frame drawn again with another seed is one scene again).
+  std::set<std::string> current_runs, scenes;
+  for (const auto& [image, record] : latest) current_runs.insert(record->run);
+  for (const ManifestRun& r : manifest.runs)
+    if (current_runs.count(r.run)) scenes.insert(r.scene_hash);
   if (scenes.size() > 1)
     mismatched.push_back(fmt::format("the folder holds frames of {} different scenes (or overrides): runs {}", scenes.size(),
                                      [&] {
                                        std::string list;
                                        for (const ManifestRun& r : manifest.runs)
-                                         list += (list.empty() ? "" : ", ") + r.run + " (" + r.scene + ")";
+                                         if (current_runs.count(r.run))
+                                           list += (list.empty() ? "" : ", ") + r.run + " (" + r.scene + ")";
                                        return list;
                                      }()));
 

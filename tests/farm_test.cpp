@@ -234,6 +234,25 @@ TEST(Farm, VerifyFindsMissingTruncatedAndCorruptFrames) {
   EXPECT_EQ(v4.out.find("json.exception"), std::string::npos) << v4.out;
 }
 
+TEST(Farm, FramesOfAnotherSceneAreDrawnAgainAndOnlyTheFramesThereCount) {
+  TempDir dir("reseed");
+  const std::string render = "render " + kScene + kSmall + "-o " + q(dir / "f_####.png");
+  ASSERT_EQ(run_fxsim(render + " --frames 1-4").exit_code, 0);
+  // --skip-existing kept frames 1-4 of the first seed beside 5-6 of the new
+  // one, exit 0: a shot that flickers at frame 5.
+  const CliResult resume = run_fxsim(render + " --frames 1-6 --seed 6 --skip-existing");
+  ASSERT_EQ(resume.exit_code, 0) << resume.err;
+  // Every frame there is now of one scene (verify said two for ever after, also
+  // once every frame was drawn again).
+  const CliResult v = run_fxsim("verify " + q(dir.path()));
+  EXPECT_EQ(v.exit_code, 0) << v.out;
+  // Frames of two scenes side by side are still found.
+  ASSERT_EQ(run_fxsim(render + " --frames 5-6 --seed 7").exit_code, 0);
+  const CliResult mixed = run_fxsim("verify " + q(dir.path()));
+  EXPECT_EQ(mixed.exit_code, 1) << mixed.out;
+  EXPECT_NE(mixed.out.find("the folder holds frames of 2 different scenes"), std::string::npos) << mixed.out;
+}
+
 TEST(Farm, SimulateOnlyAndDevicesAreCheckedAndDevicesRunOneShardEach) {
   TempDir dir("devices");
   const CliResult no_every = run_fxsim("render " + kScene + " --simulate-only -o " + q(dir / "x/f_####.png"));
