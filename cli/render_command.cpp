@@ -231,8 +231,15 @@ class Checkpoints {
   void reached(Simulation& simulation, int frame) {
     if (!every_ || frame % *every_ != 0) return;
     const std::filesystem::path path = folder_ / checkpoint_file_name(frame);
+    // One made by an earlier run is kept if whole (a damaged one was kept for
+    // ever, and every later render fell back past it); another scene's is
+    // replaced, saying so.
     try {
-      if (read_checkpoint_info(path).key == key_) return;  // made by an earlier run
+      const CheckpointInfo there = read_checkpoint_info(path);
+      if (there.key == key_ && checkpoint_intact(path)) return;
+      if (there.key.scene_hash != key_.scene_hash)
+        fmt::print(stderr, "fxsim: warning: replacing checkpoint {}, of another scene (or other overrides)\n",
+                   path.string());
     } catch (const FxError&) {
     }
     const auto started = std::chrono::steady_clock::now();

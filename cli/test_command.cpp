@@ -221,6 +221,13 @@ class Runner {
   HashCheck check_hashes(const fs::path& golden, const fs::path& actual_file, bool may_write) {
     HashCheck h;
     const std::string actual = read_all(actual_file);
+    // Not read unless a regular file: reading a FIFO blocked the run for ever.
+    std::error_code error;
+    if (fs::exists(fs::symlink_status(golden, error)) && !fs::is_regular_file(golden, error)) {
+      h.status = CheckStatus::fail;
+      h.message = fmt::format("{}: not a regular file, so neither read nor replaced", golden.string());
+      return h;
+    }
     if (options_.update && may_write) {
       const bool same = fs::exists(golden) && read_all(golden) == actual;
       write_all(golden, actual);

@@ -72,6 +72,10 @@ void ManifestWriter::add(const ManifestFrame& f) {
 }
 
 Manifest read_manifest(const fs::path& path) {
+  // Not opened unless a regular file: the open of a FIFO blocks until a writer comes.
+  std::error_code error;
+  if (fs::exists(path, error) && !fs::is_regular_file(path, error))
+    throw FxError(ExitCode::input_missing, fmt::format("{}: not a regular file", path.string()));
   std::ifstream in(path);
   if (!in) throw FxError(ExitCode::input_missing, fmt::format("{}: no manifest to read", path.string()));
   Manifest m;

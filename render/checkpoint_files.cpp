@@ -60,6 +60,10 @@ class Cursor {
 };
 
 std::vector<uint8_t> read_whole(const fs::path& path, size_t limit = SIZE_MAX) {
+  // Not opened unless a regular file: the open of a FIFO blocks until a writer comes.
+  std::error_code error;
+  if (!fs::is_regular_file(path, error))
+    throw FxError(ExitCode::input_missing, fmt::format("{}: not a regular file", path.string()));
   std::ifstream in(path, std::ios::binary);
   if (!in) throw FxError(ExitCode::input_missing, fmt::format("{}: cannot read the checkpoint", path.string()));
   std::vector<uint8_t> bytes;
@@ -179,13 +183,27 @@ CheckpointInfo read_checkpoint_info(const fs::path& path) {
   return parse_header(path, c);
 }
 
+namespace {
+bool digest_matches(const std::vector<uint8_t>& bytes) {
+  if (bytes.size() < kDigestBytes) return false;
+  Sha256 digest;
+  digest.add(bytes.data(), bytes.size() - kDigestBytes);
+  return std::memcmp(digest.digest().data(), bytes.data() + bytes.size() - kDigestBytes, kDigestBytes) == 0;
+}
+}  // namespace
+
+bool checkpoint_intact(const fs::path& path) {
+  try {
+    return digest_matches(read_whole(path));
+  } catch (const FxError&) {
+    return false;
+  }
+}
+
 std::vector<uint8_t> read_checkpoint_state(const fs::path& path, int threads) {
   const std::vector<uint8_t> bytes = read_whole(path);
   if (bytes.size() < kDigestBytes) damaged(path, "truncated");
-  Sha256 digest;
-  digest.add(bytes.data(), bytes.size() - kDigestBytes);
-  if (std::memcmp(digest.digest().data(), bytes.data() + bytes.size() - kDigestBytes, kDigestBytes) != 0)
-    damaged(path, "its SHA-256 does not match: damaged or truncated");
+  if (!digest_matches(bytes)) damaged(path, "its SHA-256 does not match: damaged or truncated");
   Cursor c(path, bytes);
   const CheckpointInfo info = parse_header(path, c);
   const uint32_t count = c.get<uint32_t>();

@@ -71,4 +71,7 @@ CheckpointInfo read_checkpoint_info(const std::filesystem::path& path);
 // FxError(input_missing) for a damaged file.
 std::vector<uint8_t> read_checkpoint_state(const std::filesystem::path& path, int threads = 0);
 
+// Whether the checkpoint at `path` is whole: its SHA-256 matches its bytes.
+bool checkpoint_intact(const std::filesystem::path& path);
+
 }  // namespace fxsim

@@ -253,6 +253,35 @@ TEST(Farm, FramesOfAnotherSceneAreDrawnAgainAndOnlyTheFramesThereCount) {
   EXPECT_NE(mixed.out.find("the folder holds frames of 2 different scenes"), std::string::npos) << mixed.out;
 }
 
+TEST(Farm, ADamagedCheckpointIsWrittenAgainAndAFifoNeverBlocks) {
+  TempDir dir("checkpoint_repair");
+  const std::string simulate = "render " + kScene + kSmall + "--frames 8 --simulate-only --checkpoint-every 4 --checkpoints ";
+  ASSERT_EQ(run_fxsim(simulate + q(dir / "ck")).exit_code, 0);
+  const fs::path eighth = dir / "ck/checkpoint_000008.fxck";
+  const std::string whole = read_text_file(eighth);
+  // Cut short, header intact: it was kept as "made by an earlier run" for
+  // ever, and every later render fell back past it.
+  write_text_file(eighth, whole.substr(0, whole.size() / 2));
+  ASSERT_EQ(run_fxsim(simulate + q(dir / "ck")).exit_code, 0);
+  EXPECT_EQ(read_text_file(eighth), whole);
+  // Another scene's checkpoints are replaced, saying so.
+  const CliResult other = run_fxsim("render " + kScene + " --width 96 --height 54 --frames 8 --simulate-only "
+                                    "--checkpoint-every 4 --seed 9 --checkpoints " + q(dir / "ck"));
+  EXPECT_EQ(other.exit_code, 0) << other.err;
+  EXPECT_NE(other.err.find("replacing checkpoint " + eighth.string() + ", of another scene"), std::string::npos)
+      << other.err;
+  // A FIFO where a checkpoint or the manifest is read: refused, not waited on.
+  fs::create_directories(dir / "fifo");
+  ASSERT_EQ(mkfifo((dir / "fifo/checkpoint_000004.fxck").c_str(), 0600), 0);
+  const CliResult fifo = run_fxsim(simulate + q(dir / "fifo"), "timeout 30");
+  EXPECT_EQ(fifo.exit_code, 73) << fifo.err;
+  EXPECT_NE(fifo.err.find("exists and is a FIFO"), std::string::npos) << fifo.err;
+  ASSERT_EQ(mkfifo((dir / "fifo/fxsim-manifest.jsonl").c_str(), 0600), 0);
+  const CliResult verify = run_fxsim("verify " + q(dir / "fifo"), "timeout 30");
+  EXPECT_EQ(verify.exit_code, 66) << verify.err;
+  EXPECT_NE(verify.err.find("fxsim-manifest.jsonl: not a regular file"), std::string::npos) << verify.err;
+}
+
 TEST(Farm, SimulateOnlyAndDevicesAreCheckedAndDevicesRunOneShardEach) {
   TempDir dir("devices");
   const CliResult no_every = run_fxsim("render " + kScene + " --simulate-only -o " + q(dir / "x/f_####.png"));

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <sys/stat.h>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -235,4 +236,10 @@ TEST(TestCommand, ADamagedGoldenFailsItsFrameAndUpdateReplacesIt) {
   EXPECT_EQ(update.exit_code, 0) << update.out << update.err;
   EXPECT_EQ(read_text_file(s.golden("frame_0006.png")), whole);
   EXPECT_EQ(run_fxsim("test " + s.path() + " --device-class llvmpipe").exit_code, 0);
+  // A FIFO for the golden hashes: the run waited on it for ever.
+  fs::remove(s.golden("state-hashes.txt"));
+  ASSERT_EQ(mkfifo(s.golden("state-hashes.txt").c_str(), 0600), 0);
+  const CliResult fifo = run_fxsim("test " + s.path() + " --device-class llvmpipe", "timeout 60");
+  EXPECT_EQ(fifo.exit_code, 1) << fifo.out << fifo.err;
+  EXPECT_NE(fifo.out.find("state-hashes.txt: not a regular file"), std::string::npos) << fifo.out;
 }
