@@ -317,6 +317,14 @@ int run_render(const RenderOptions& options) {
     throw FxError(ExitCode::usage, "--simulate-only writes checkpoints only: give --checkpoint-every N");
   if (options.simulate_only && (options.video || options.stats || options.state_hashes))
     throw FxError(ExitCode::usage, "--simulate-only writes checkpoints only: no --video, --stats or --state-hashes");
+  if (options.simulate_only && !wanted.empty() && *std::max_element(wanted.begin(), wanted.end()) < *options.checkpoint_every)
+    throw FxError(ExitCode::usage,
+                  fmt::format("--simulate-only to frame {} with --checkpoint-every {} would write no "
+                              "checkpoint: give N of at most {}",
+                              *std::max_element(wanted.begin(), wanted.end()), *options.checkpoint_every,
+                              *std::max_element(wanted.begin(), wanted.end())));
+  if (options.checkpoints && options.checkpoints->empty())
+    throw FxError(ExitCode::usage, "--checkpoints \"\": expected a folder");
   const bool video_only = video_format_of(scene.output.path).has_value();  // -o out.mp4: a video, no PNGs
   if (options.skip_existing && (video_only || options.video))
     throw FxError(ExitCode::usage, "--skip-existing resumes image sequences; a video is written whole");

@@ -287,6 +287,14 @@ TEST(Farm, SimulateOnlyAndDevicesAreCheckedAndDevicesRunOneShardEach) {
   const CliResult no_every = run_fxsim("render " + kScene + " --simulate-only -o " + q(dir / "x/f_####.png"));
   EXPECT_EQ(no_every.exit_code, 64);
   EXPECT_NE(no_every.err.find("--checkpoint-every"), std::string::npos) << no_every.err;
+  // Nothing to save: it said "0 checkpoints written", exit 0.
+  const CliResult none = run_fxsim("render " + kScene + " --frames 1-4 --simulate-only --checkpoint-every 7 --checkpoints " +
+                                   q(dir / "ck"));
+  EXPECT_EQ(none.exit_code, 64) << none.err;
+  EXPECT_NE(none.err.find("would write no checkpoint: give N of at most 4"), std::string::npos) << none.err;
+  EXPECT_EQ(run_fxsim("render " + kScene + kSmall + "--frames 1 --checkpoints '' -o " + q(dir / "e/f_#.png")).exit_code, 64);
+  EXPECT_FALSE(fs::exists(dir / "ck"));
+  EXPECT_FALSE(fs::exists(dir / "e"));
   ASSERT_EQ(run_fxsim("render " + kScene + kSmall + "--frames 1-6 -o " + q(dir / "full/f_####.png")).exit_code, 0);
   // Two shards on device 0 (the machine's one device: llvmpipe in CI).
   const CliResult r = run_fxsim("render " + kScene + " --width 96 --height 54 --progress none --frames 1-6 --devices 0,0 -o " +
