@@ -507,6 +507,11 @@ class Parser {
 Json parse_located_json(std::string_view text, std::string_view label, const JsonLocations& where) {
   if (const auto& deep = where.too_deep())
     throw SceneError(format_diagnostics(label, where, {{deep->pointer, deep->message, false, deep->offset}}));
+  // The parser took a NUL byte for the end of the text, and what followed was never read.
+  if (const size_t nul = text.find('\0'); nul != std::string_view::npos) {
+    const LineColumn at = where.at_offset(nul);
+    throw SceneError({fmt::format("{}:{}:{}: not valid JSON: a NUL byte (is it a binary file?)", label, at.line, at.column)});
+  }
   try {
     return Json::parse(text.begin(), text.end());
   } catch (const Json::parse_error& e) {
@@ -536,7 +541,9 @@ Scene parse_scene_text(std::string_view text, std::string_view label, const std:
   const JsonLocations where(text);
   Json root = parse_located_json(text, label, where);
   const Json file = overrides.empty() ? Json() : root;  // as written, to tell the overrides' problems from the file's
-  apply_overrides(root, overrides);
+  // Not into what is no scene ([] or "text"): the parser says what it is
+  // (an override there gave a garbled usage error).
+  if (root.is_object()) apply_overrides(root, overrides);
   std::string stem = std::filesystem::path(std::string(label)).stem().string();
   Parser parser(root, base_dir, stem.empty() || label == "<stdin>" ? "frame" : stem, last_frame);
   Scene scene = parser.parse();

@@ -113,6 +113,26 @@ TEST(Cli, ReportsAllProblemsAtOnce) {
   EXPECT_NE(result.err.find("did you mean \"color\""), std::string::npos);
 }
 
+TEST(Cli, NoSceneObjectIsAnInvalidSceneWithOverridesToo) {
+  // With --width or --set, "[]" gave 64 and "--width 32:  has 0 elements".
+  TempDir dir("not_an_object");
+  for (const char* text : {"[]", "\"str\"", "null", "7"}) {
+    write_text_file(dir / "s.json", text);
+    for (const char* flags : {"", " --width 32", " --set /seed=3"}) {
+      const CliResult r = run_fxsim("render '" + (dir / "s.json").string() + "'" + flags + " -o '" +
+                                    (dir / "f_#.png").string() + "'");
+      EXPECT_EQ(r.exit_code, 65) << text << flags << r.err;
+      EXPECT_NE(r.err.find("s.json:1:1: /: expected a scene object"), std::string::npos) << text << flags << r.err;
+    }
+  }
+  EXPECT_FALSE(fs::exists(dir / "f_1.png"));
+  // What follows a NUL byte was never read: the scene validated.
+  write_text_file(dir / "s.json", std::string("{\"fxsim\": 1, \"emitters\": [{\"type\": \"snow\"}]}\n\0{garbage", 54));
+  const CliResult nul = run_fxsim("validate '" + (dir / "s.json").string() + "'");
+  EXPECT_EQ(nul.exit_code, 65) << nul.err;
+  EXPECT_NE(nul.err.find("s.json:2:1: not valid JSON: a NUL byte"), std::string::npos) << nul.err;
+}
+
 TEST(Cli, MissingSceneFileExitsWith66) {
   const CliResult result = run_fxsim("validate /nonexistent/scene.json");
   EXPECT_EQ(result.exit_code, 66);
