@@ -411,6 +411,9 @@ int run_render(const RenderOptions& options) {
   Checkpoints checkpoints(checkpoint_folder(options, scene.output.path), {scene.simulation_key, FXSIM_VERSION, backend},
                           options.checkpoint_every, cores, options.quiet);
   checkpoints.set_substeps(scene.output.substeps);
+  // What killed runs left there half-written (a checkpoint is 100 MB or more), as in the frames' folder.
+  if (std::error_code ec; std::filesystem::is_directory(checkpoint_folder(options, scene.output.path), ec))
+    remove_stale_partials(checkpoint_folder(options, scene.output.path));
   // From a checkpoint before the first frame where that frame needs its
   // previous one: the motion layer its positions, --stats its steps' births and deaths.
   const int resumed = checkpoints.resume(simulation, frames.first() - (scene.output.motion_layer || options.stats ? 1 : 0));

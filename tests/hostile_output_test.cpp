@@ -146,6 +146,12 @@ TEST(HostileOutput, StaleTemporaryFilesOfDeadRunsAreRemoved) {
   EXPECT_TRUE(fs::exists(dir / "notes.fxsim-partial-x"));
   EXPECT_TRUE(fs::exists(dir / "thesis.tex.partial-2147483000"));
   EXPECT_TRUE(fs::exists(dir / "f_0001.png"));
+  // And a checkpoint a killed run was writing (they stayed for ever).
+  fs::create_directories(dir / "ck");
+  write_text_file(dir / "ck/checkpoint_000004.fxck.fxsim-partial-2147483000", "half a checkpoint");
+  ASSERT_EQ(run_fxsim("render '" + kScene + "' --frames 1" + kSmall + "--checkpoints '" + (dir / "ck").string() +
+                      "' -o '" + (dir / "f_####.png").string() + "'").exit_code, 0);
+  EXPECT_FALSE(fs::exists(dir / "ck/checkpoint_000004.fxck.fxsim-partial-2147483000"));
 }
 
 TEST(HostileOutput, AFolderThatVanishesStopsTheRenderWith73) {
