@@ -13,6 +13,7 @@
 #include <new>
 
 #include "cli/commands.h"
+#include "cli/progress.h"
 #include "cli/completion.h"
 #include "core/exit_codes.h"
 #include "core/scene_schema.h"
@@ -295,7 +296,7 @@ int main(int argc, char** argv) {
                                                                     : render.scene;
     return report_scene_error(e, read);
   } catch (const FxError& e) {
-    std::fprintf(stderr, "fxsim: %s\n", e.what());
+    if (!report_error_as_json(e.what(), int(e.code()))) std::fprintf(stderr, "fxsim: %s\n", e.what());
     return int(e.code());
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr, "fxsim: out of memory (lower max_particles or the image size)\n");

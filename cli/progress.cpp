@@ -34,6 +34,27 @@ ProgressStyle parse_progress_style(const std::string& name, bool quiet) {
   throw FxError(ExitCode::usage, fmt::format("--progress {}: expected auto, bar, lines, jsonl or none", name));
 }
 
+namespace {
+ProgressStyle g_message_style = ProgressStyle::lines;
+
+void message(const char* event, const std::string& text) {
+  if (g_message_style == ProgressStyle::jsonl)
+    fmt::print(stderr, "{}\n", nlohmann::json{{"event", event}, {"message", text}}.dump());
+  else
+    fmt::print(stderr, "fxsim: {}{}\n", std::string_view(event) == "warning" ? "warning: " : "", text);
+}
+}  // namespace
+
+void set_message_style(ProgressStyle style) { g_message_style = style; }
+void note(const std::string& text) { message("note", text); }
+void warn(const std::string& text) { message("warning", text); }
+
+bool report_error_as_json(const std::string& text, int exit_code) {
+  if (g_message_style != ProgressStyle::jsonl) return false;
+  fmt::print(stderr, "{}\n", nlohmann::json{{"event", "error"}, {"message", text}, {"exit", exit_code}}.dump());
+  return true;
+}
+
 ProgressReport::ProgressReport(ProgressStyle style, int last, int count, std::string output_pattern)
     : style_(style), last_(last), count_(count), pattern_(std::move(output_pattern)),
       started_(std::chrono::steady_clock::now()), last_print_(started_) {}

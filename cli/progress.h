@@ -23,6 +23,16 @@ enum class ProgressStyle { none, bar, lines, jsonl };
 // "auto" picks bar on a terminal, lines otherwise.
 ProgressStyle parse_progress_style(const std::string& name, bool quiet);
 
+// Render's other messages on standard error: "fxsim: TEXT" lines, or with
+// --progress jsonl one JSON object each ({"event": "note", "warning" or
+// "error", "message": TEXT}), so that the stream stays JSON Lines.
+void set_message_style(ProgressStyle style);
+void note(const std::string& text);
+void warn(const std::string& text);
+// main's error handler: an error (its lines) as the messages go; false
+// where it prints them itself as text.
+bool report_error_as_json(const std::string& text, int exit_code);
+
 class ProgressReport {
  public:
   // Frames run from the simulation's start to `last`; `count` of them are drawn.

@@ -196,9 +196,9 @@ void hint_at_checkpoints_elsewhere(const RenderOptions& options, const std::stri
   std::error_code ec;
   for (std::filesystem::directory_iterator it(beside_scene, ec), end; !ec && it != end; it.increment(ec))
     if (it->path().extension() == ".fxck") {
-      fmt::print(stderr, "fxsim: warning: no checkpoint in {}, so the simulation starts at frame 0; {} (beside the "
-                         "scene's output.path) has checkpoints: give --checkpoints {} to start from them\n",
-                 used.string(), beside_scene.string(), beside_scene.string());
+      warn(fmt::format("no checkpoint in {}, so the simulation starts at frame 0; {} (beside the scene's output.path) "
+                       "has checkpoints: give --checkpoints {} to start from them",
+                       used.string(), beside_scene.string(), beside_scene.string()));
       return;
     }
 }
@@ -215,15 +215,15 @@ class Checkpoints {
     std::vector<std::string> warnings;
     const auto started = std::chrono::steady_clock::now();
     const std::optional<LoadedCheckpoint> found = load_checkpoint(folder_, key_, at_most, warnings, threads_);
-    for (const std::string& w : warnings) fmt::print(stderr, "fxsim: warning: {}\n", w);
+    for (const std::string& w : warnings) warn(w);
     if (!found) return 0;
     simulation.load_state(found->state);
     if (simulation.frame() != found->info.frame)
       throw FxError(ExitCode::invalid_scene, fmt::format("{}: the checkpoint's state is of frame {}, its header says {}",
                                                          found->info.path.string(), simulation.frame(), found->info.frame));
     if (!quiet_)
-      fmt::print(stderr, "fxsim: starting from checkpoint {} (frame {}, read in {:.2f} s)\n", found->info.path.string(),
-                 found->info.frame, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+      note(fmt::format("starting from checkpoint {} (frame {}, read in {:.2f} s)", found->info.path.string(),
+                       found->info.frame, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()));
     return found->info.frame;
   }
 
@@ -238,8 +238,7 @@ class Checkpoints {
       const CheckpointInfo there = read_checkpoint_info(path);
       if (there.key == key_ && checkpoint_intact(path)) return;
       if (there.key.scene_hash != key_.scene_hash)
-        fmt::print(stderr, "fxsim: warning: replacing checkpoint {}, of another scene (or other overrides)\n",
-                   path.string());
+        warn(fmt::format("replacing checkpoint {}, of another scene (or other overrides)", path.string()));
     } catch (const FxError&) {
     }
     const auto started = std::chrono::steady_clock::now();
@@ -247,9 +246,9 @@ class Checkpoints {
     write_checkpoint(folder_, key_, frame, int64_t(frame) * simulation_substeps_, simulation.time(), state, threads_);
     ++written_;
     if (!quiet_)
-      fmt::print(stderr, "fxsim: checkpoint of frame {} written ({:.1f} MB of state, {:.2f} s) → {}\n", frame,
-                 double(state.size()) / 1e6,
-                 std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(), path.string());
+      note(fmt::format("checkpoint of frame {} written ({:.1f} MB of state, {:.2f} s) → {}", frame,
+                       double(state.size()) / 1e6,
+                       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(), path.string()));
   }
   void set_substeps(int substeps) { simulation_substeps_ = substeps; }
   int written() const { return written_; }
@@ -267,6 +266,7 @@ class Checkpoints {
 }  // namespace
 
 int run_render(const RenderOptions& options) {
+  set_message_style(parse_progress_style(options.progress, false));
   // --threads caps every thread fxsim starts, llvmpipe's too: Mesa reads
   // LP_NUM_THREADS when the context is made.
   const int cores = thread_count(options.threads);
@@ -311,7 +311,7 @@ int run_render(const RenderOptions& options) {
   if (shard) {
     wanted = shard_frames(wanted, *shard);
     if (!options.quiet)
-      fmt::print(stderr, "fxsim: shard {}/{} ({}): {}\n", shard->index, shard->count, shard->source, describe_frames(wanted));
+      note(fmt::format("shard {}/{} ({}): {}", shard->index, shard->count, shard->source, describe_frames(wanted)));
   }
   if (options.simulate_only && !options.checkpoint_every)
     throw FxError(ExitCode::usage, "--simulate-only writes checkpoints only: give --checkpoint-every N");
@@ -332,8 +332,8 @@ int run_render(const RenderOptions& options) {
   if (options.skip_existing && !options.simulate_only) {
     to_write = frames_to_write(scene, scene.output.path, output_folder(scene.output.path), wanted);
     if (!options.quiet && to_write.size() < wanted.size())
-      fmt::print(stderr, "fxsim: --skip-existing: {} of {} frames are already written; {} to go\n",
-                 wanted.size() - to_write.size(), wanted.size(), to_write.size());
+      note(fmt::format("--skip-existing: {} of {} frames are already written; {} to go", wanted.size() - to_write.size(),
+                       wanted.size(), to_write.size()));
   }
   // Frames kept whose recording a stopped run never made are recorded now.
   const std::string run_id = new_run_id();
@@ -343,11 +343,12 @@ int run_render(const RenderOptions& options) {
     std::set_difference(wanted.begin(), wanted.end(), to_write.begin(), to_write.end(), std::back_inserter(kept));
     adopted = unrecorded_frames(scene, scene.output.path, output_folder(scene.output.path), kept, run_id);
     if (!options.quiet && !adopted.empty())
-      fmt::print(stderr, "fxsim: --skip-existing: {} of them had no line in the manifest; recorded from their files\n",
-                 adopted.size());
+      note(fmt::format("--skip-existing: {} of them had no line in the manifest; recorded from their files",
+                       adopted.size()));
   }
   if (to_write.empty()) {
-    if (!options.quiet) fmt::print(stderr, "fxsim: nothing to render ({})\n", wanted.empty() ? "this shard has no frames" : "every frame is written");
+    if (!options.quiet)
+      note(fmt::format("nothing to render ({})", wanted.empty() ? "this shard has no frames" : "every frame is written"));
     if (!adopted.empty()) {
       ManifestWriter writer(output_folder(scene.output.path));
       writer.add(manifest_run(scene, options.scene, run_id, wanted));

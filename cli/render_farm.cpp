@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "cli/progress.h"
 #include "core/exit_codes.h"
 #include "core/exr_file.h"
 #include "core/frame_output.h"
@@ -160,18 +161,18 @@ int run_on_devices(const RenderOptions& options) {
     std::vector<std::string> argv = base;
     argv.insert(argv.end(), {"--device", std::to_string(devices[k]), "--shard",
                              fmt::format("{}/{}", k + 1, devices.size())});
-    if (!options.quiet) fmt::print(stderr, "fxsim: shard {}/{} on device {}\n", k + 1, devices.size(), devices[k]);
+    if (!options.quiet) note(fmt::format("shard {}/{} on device {}", k + 1, devices.size(), devices[k]));
     children.push_back(std::make_unique<ChildProcess>(argv));
   }
   int status = 0;
   for (size_t k = 0; k < children.size(); ++k) {
     const int s = children[k]->finish();
     if (s != 0 && status == 0) status = s;
-    if (s != 0) fmt::print(stderr, "fxsim: the shard on device {} exited with {}: {}\n", devices[k], s, children[k]->error_tail());
+    if (s != 0) note(fmt::format("the shard on device {} exited with {}: {}", devices[k], s, children[k]->error_tail()));
   }
   if (status == 0 && !options.quiet)
-    fmt::print(stderr, "fxsim: {} shards of {} rendered on devices {} in {:.2f} s\n", devices.size(), options.scene,
-               *options.devices, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+    note(fmt::format("{} shards of {} rendered on devices {} in {:.2f} s", devices.size(), options.scene, *options.devices,
+                     std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()));
   return status;
 }
 

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/progress.h"
 #include "core/diagnostics.h"
 #include "core/effects/registry.h"
 #include "core/memory_estimate.h"
@@ -54,10 +55,14 @@ int run_validate(const std::string& scene_file, const std::string& backend) {
 }
 
 void report_scene_warnings(const Scene& scene, const std::string& scene_file) {
-  for (const std::string& w : scene.warnings) fmt::print(stderr, "fxsim: warning: {}: {}\n", scene_file, w);
+  for (const std::string& w : scene.warnings) warn(fmt::format("{}: {}", scene_file, w));
 }
 
 int report_scene_error(const SceneError& e, const std::string& scene_file) {
+  std::string text;
+  for (const auto& line : e.lines()) text += line + "\n";
+  text += fmt::format("{}: {} problem{}", scene_file, e.total(), e.total() == 1 ? "" : "s");
+  if (report_error_as_json(text, int(e.code()))) return int(e.code());
   for (const auto& line : e.lines()) std::fprintf(stderr, "%s\n", line.c_str());
   std::fprintf(stderr, "%s: %zu problem%s\n", scene_file.c_str(), e.total(), e.total() == 1 ? "" : "s");
   return int(e.code());

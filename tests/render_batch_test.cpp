@@ -151,6 +151,27 @@ TEST(RenderBatch, ProgressAsJsonLines) {
     }
   }
   EXPECT_EQ(frames, (std::vector<int>{4, 6}));
+  // Its other messages (checkpoints, shards, warnings) and an error are JSON
+  // too: they came as text lines among the objects.
+  ASSERT_EQ(run_fxsim("render " + kSnow + " --frames 8 --simulate-only --checkpoint-every 4 -q --checkpoints '" +
+                      (dir / "ck").string() + "'").exit_code, 0);
+  const CliResult more = run_fxsim("render " + kSnow + " --frames 5-6" + kSmall + "--progress jsonl --shard 1/1 "
+                                   "--checkpoint-every 6 --checkpoints '" + (dir / "ck").string() + "' -o " + out_pattern(dir));
+  ASSERT_EQ(more.exit_code, 0) << more.err;
+  std::vector<std::string> notes;
+  for (const std::string& line : lines_of(more.err)) {
+    const auto event = nlohmann::json::parse(line);  // throws on a text line
+    if (event["event"] == "note") notes.push_back(event["message"]);
+  }
+  ASSERT_EQ(notes.size(), 3u) << more.err;  // the shard, the checkpoint read and the one written
+  EXPECT_EQ(notes[0].rfind("shard 1/1", 0), 0u) << notes[0];
+  EXPECT_EQ(notes[1].rfind("starting from checkpoint", 0), 0u) << notes[1];
+  EXPECT_EQ(notes[2].rfind("checkpoint of frame 6 written", 0), 0u) << notes[2];
+  const CliResult error = run_fxsim("render " + kSnow + " --frames 5" + kSmall + "--progress jsonl -o /proc/none/f_#.png");
+  EXPECT_EQ(error.exit_code, 73);
+  const auto last = nlohmann::json::parse(lines_of(error.err).back());
+  EXPECT_EQ(last["event"], "error");
+  EXPECT_EQ(last["exit"], 73);
 }
 
 TEST(RenderBatch, InfoJsonHasWhatTheTextSays) {
