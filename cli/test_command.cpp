@@ -267,7 +267,10 @@ std::string scene_line(const SceneCheck& s) {
   const bool updated = std::any_of(s.frames.begin(), s.frames.end(), [](const FrameCheck& f) { return f.status == CheckStatus::updated; });
   const std::string status = s.failed() ? "FAIL" : updated ? "UPDATED" : s.warned() ? "WARN" : "PASS";
   if (worst.empty()) {
-    worst = updated ? fmt::format("{} images written{}", s.frames.size(),
+    const auto written = std::count_if(s.frames.begin(), s.frames.end(),
+                                       [](const FrameCheck& f) { return f.status == CheckStatus::updated; });
+    worst = updated ? fmt::format("{} of {} images written{}{}", written, s.frames.size(),
+                                  size_t(written) < s.frames.size() ? " (the others within the tolerance, kept)" : "",
                                   s.hashes ? fmt::format("; hashes: {}", s.hashes->message) : "")
                     : fmt::format("{} images, max {}/255{}", s.frames.size(), std::lround(max * 255),
                                   !s.hashes                                  ? ""

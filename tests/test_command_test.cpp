@@ -43,6 +43,7 @@ TEST(TestCommand, UpdateWritesTheGoldensAndASecondRunPasses) {
   EXPECT_NE(missing.out.find("--update"), std::string::npos) << missing.out;  // says how to create them
   const CliResult update = run_fxsim("test " + s.path() + " --device-class llvmpipe" + " --update");
   ASSERT_EQ(update.exit_code, 0) << update.out << update.err;
+  EXPECT_NE(update.out.find("2 of 2 images written; hashes:"), std::string::npos) << update.out;
   EXPECT_TRUE(fs::exists(s.golden("frame_0002.png")));
   EXPECT_TRUE(fs::exists(s.golden("frame_0006.png")));
   EXPECT_TRUE(fs::exists(s.golden("state-hashes.txt")));
