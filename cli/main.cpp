@@ -83,7 +83,7 @@ int main(int argc, char** argv) {
   render_cmd->add_option("--stats", render.stats, "write per-frame statistics as JSON Lines to FILE");
   render_cmd->add_option("--state-hashes", render.state_hashes, "write each frame's simulation-state hash to FILE");
   render_cmd->add_option("--device", render.device, "EGL device index to render on (see `fxsim info`)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0, 255));
   render_cmd->add_option("--backend", render.backend,
                          "where particles are stepped: cpu, gpu (compute shaders, OpenGL 4.3) or auto "
                          "(gpu on a hardware GPU, cpu on a software GL)")
@@ -137,7 +137,7 @@ int main(int argc, char** argv) {
   std::optional<int> info_device;
   bool info_json = false;
   auto* info_cmd = app.add_subcommand("info", "list EGL devices and the OpenGL context fxsim gets");
-  info_cmd->add_option("--device", info_device, "try this EGL device index");
+  info_cmd->add_option("--device", info_device, "try this EGL device index")->check(CLI::Range(0, 255));
   info_cmd->add_flag("--json", info_json, "print it as JSON (with the device class goldens are kept under)");
 
   TestOptions test;
@@ -157,7 +157,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"auto", "full", "half"}));
   test_cmd->add_option("--device-class", test.device_class,
                        "use the goldens of this device class instead of the GL's (such as nvidia-h200)");
-  test_cmd->add_option("--device", test.device, "EGL device index (see `fxsim info`)")->check(CLI::NonNegativeNumber);
+  test_cmd->add_option("--device", test.device, "EGL device index (see `fxsim info`)")->check(CLI::Range(0, 255));
   test_cmd->add_flag("--no-cpu-check", test.no_cpu_check,
                      "on the GPU backend, skip simulating each scene once more on the CPU backend against the shared "
                      "CPU state hashes (for a GPU runner whose CPU suite runs elsewhere)");
@@ -231,7 +231,7 @@ int main(int argc, char** argv) {
   bench_cmd->add_flag("--compare-rasterisers", bench.compare_rasterisers,
                       "also time the frames with each rasteriser (without it: on a hardware GPU when --rasteriser is auto; slow on "
                       "llvmpipe)");
-  bench_cmd->add_option("--device", bench.device, "EGL device index (see `fxsim info`)");
+  bench_cmd->add_option("--device", bench.device, "EGL device index (see `fxsim info`)")->check(CLI::Range(0, 255));
   bench_cmd->add_option("--encoders", bench.encoders, "PNG encoder threads for the end-to-end figure (default: as render)")
       ->check(CLI::Range(1, 64));
   bench_cmd->add_option("--png-level", bench.png_level, "PNG compression 0-9 (default 1)")->check(CLI::Range(0, 9));
