@@ -92,41 +92,12 @@ std::filesystem::path output_folder(const std::string& pattern) {
   return folder.empty() ? "." : folder;
 }
 
-// Whether q matches p, each run of '#' standing for digits, at least as many
-// as the run; every split of a run of digits is tried (f_##5.png's frame 1
-// is f_015.png). Each (i, j) that failed is remembered, so a pattern of many
-// runs against a long run of digits takes |p| × |q| steps at most, not a
-// number of splits that grows exponentially with the runs.
-class FramePatternMatch {
- public:
-  FramePatternMatch(std::string_view p, std::string_view q) : p_(p), q_(q), failed_((p.size() + 1) * (q.size() + 1)) {}
-  bool matches(size_t i = 0, size_t j = 0) {
-    if (i == p_.size()) return j == q_.size();
-    char& failed = failed_[i * (q_.size() + 1) + j];
-    if (failed) return false;
-    failed = !(p_[i] == '#' ? run_matches(i, j) : j < q_.size() && p_[i] == q_[j] && matches(i + 1, j + 1));
-    return !failed;
-  }
-
- private:
-  bool run_matches(size_t i, size_t j) {
-    size_t run = 0, digits = 0;
-    while (i + run < p_.size() && p_[i + run] == '#') ++run;
-    while (j + digits < q_.size() && std::isdigit(static_cast<unsigned char>(q_[j + digits]))) ++digits;
-    for (size_t taken = run; taken <= digits; ++taken)
-      if (matches(i + run, j + taken)) return true;
-    return false;
-  }
-  std::string_view p_, q_;
-  std::vector<char> failed_;  // by i × (|q| + 1) + j
-};
-
 // Whether `path` could be one of the files (image, layers, plate copy) of a
 // frame of `pattern`, both resolved.
 bool could_be_a_frame(const Scene& scene, const std::string& pattern, const std::string& path) {
   const std::string q = resolved(path);
   for (const std::string& file : frame_file_patterns(scene, pattern))
-    if (FramePatternMatch(resolved(file), q).matches()) return true;
+    if (matches_frame_pattern(resolved(file), q)) return true;
   return false;
 }
 

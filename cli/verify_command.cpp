@@ -60,8 +60,14 @@ int run_verify(const std::string& folder_text, bool quiet) {
       continue;
     }
     const std::string& image = f.files.front().file;
-    latest[image] = &f;
     const ManifestRun& r = *run->second;
+    // The record's frame is its file's (a record edited to another frame vouched for nothing).
+    if (image != frame_path(r.output, f.frame)) {
+      corrupt.push_back(fmt::format("{}: its record says frame {}, whose file is {}", image, f.frame,
+                                    frame_path(r.output, f.frame)));
+      continue;
+    }
+    latest[image] = &f;
     if (f.state_hash.empty()) continue;  // recorded without one (--no-manifest-hashes, or kept by --skip-existing)
     const std::string kind = r.scene_hash + " " + r.fxsim_version + " " + r.backend;
     auto& seen = hashes[image];
@@ -133,6 +139,23 @@ int run_verify(const std::string& folder_text, bool quiet) {
           corrupt.push_back(fmt::format("{}: frame {}: {}", file.file, frame, why));
       }
     }
+
+  // Frame files of a run's pattern that no run was to write (left by a render
+  // whose manifest lines are gone): a video made from the folder, or a glob,
+  // takes them in. Patterns with a '#' folder are not searched.
+  std::set<std::string> patterns;
+  for (const ManifestRun& r : manifest.runs)
+    if (fs::path(r.output).parent_path().empty()) patterns.insert(r.output);
+  std::error_code listing;
+  std::set<std::string> extra;
+  for (fs::directory_iterator it(folder, listing), end; !listing && it != end; it.increment(listing)) {
+    const std::string name = it->path().filename().string();
+    if (expected.count(name)) continue;
+    for (const std::string& pattern : patterns)
+      if (matches_frame_pattern(pattern, name)) extra.insert(name);
+  }
+  for (const std::string& name : extra)
+    mismatched.push_back(fmt::format("{}: a frame file no run of the manifest was to write", name));
 
   // A frame drawn again at another size leaves a sequence of mixed sizes,
   // which no video or dataset loader takes as one.

@@ -151,6 +151,41 @@ std::optional<OutputProblem> video_output_problem(const OutputSettings& output, 
   return std::nullopt;
 }
 
+namespace {
+// Whether q matches p (matches_frame_pattern). Each (i, j) that failed is
+// remembered, so a pattern of many runs against a long run of digits takes
+// |p| × |q| steps at most, not a number of splits that grows exponentially
+// with the runs.
+class FramePatternMatch {
+ public:
+  FramePatternMatch(std::string_view p, std::string_view q) : p_(p), q_(q), failed_((p.size() + 1) * (q.size() + 1)) {}
+  bool matches(size_t i = 0, size_t j = 0) {
+    if (i == p_.size()) return j == q_.size();
+    char& failed = failed_[i * (q_.size() + 1) + j];
+    if (failed) return false;
+    failed = !(p_[i] == '#' ? run_matches(i, j) : j < q_.size() && p_[i] == q_[j] && matches(i + 1, j + 1));
+    return !failed;
+  }
+
+ private:
+  bool run_matches(size_t i, size_t j) {
+    size_t run = 0, digits = 0;
+    while (i + run < p_.size() && p_[i + run] == '#') ++run;
+    while (j + digits < q_.size() && std::isdigit(static_cast<unsigned char>(q_[j + digits]))) ++digits;
+    for (size_t taken = run; taken <= digits; ++taken)
+      if (matches(i + run, j + taken)) return true;
+    return false;
+  }
+  std::string_view p_, q_;
+  std::vector<char> failed_;  // by i × (|q| + 1) + j
+};
+
+}  // namespace
+
+bool matches_frame_pattern(std::string_view pattern, std::string_view path) {
+  return FramePatternMatch(pattern, path).matches();
+}
+
 std::string frame_path(const std::string& pattern, int frame) {
   std::string path;
   for (size_t at = 0; at < pattern.size();) {

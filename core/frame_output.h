@@ -56,6 +56,12 @@ std::optional<OutputProblem> video_output_problem(const OutputSettings& output, 
 // under 2/100 s for 1/10 s.
 constexpr double kGifMaxFps = 50;
 
+// Whether `path` could be frame_path(pattern, f) for some frame f: each run of
+// '#' stands for digits, at least as many as the run (every split of a run of
+// digits is tried: f_##5.png's frame 1 is f_015.png), in at most
+// |pattern| × |path| steps.
+bool matches_frame_pattern(std::string_view pattern, std::string_view path);
+
 // Replaces every run of '#' with the zero-padded frame number (padded to
 // the run's length: out/####/f_##.png -> out/0007/f_07.png); a path without
 // '#' is returned unchanged.

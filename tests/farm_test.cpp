@@ -219,6 +219,20 @@ TEST(Farm, VerifyFindsMissingTruncatedAndCorruptFrames) {
   write_text_file(dir / "fxsim-manifest.jsonl", read_text_file(dir / "fxsim-manifest.jsonl") + run.dump() + "\n");
   const CliResult v2 = run_fxsim("verify " + q(dir.path()));
   EXPECT_NE(v2.out.find("f_0008.png: frame 8 has no record (never written)"), std::string::npos) << v2.out;
+  // A frame file of the pattern no run was to write (a video or a glob takes
+  // it in), and a record edited to another frame: both passed.
+  fs::copy_file(dir / frame_name(1), dir / frame_name(99));
+  std::string manifest_text = read_text_file(dir / "fxsim-manifest.jsonl");
+  const size_t at = manifest_text.find("\"frame\":6,");
+  ASSERT_NE(at, std::string::npos) << manifest_text;
+  manifest_text.replace(at, 10, "\"frame\":3,");
+  write_text_file(dir / "fxsim-manifest.jsonl", manifest_text);
+  const CliResult edited = run_fxsim("verify " + q(dir.path()));
+  EXPECT_EQ(edited.exit_code, 1);
+  EXPECT_NE(edited.out.find("mismatched: f_0099.png: a frame file no run of the manifest was to write"), std::string::npos)
+      << edited.out;
+  EXPECT_NE(edited.out.find("corrupt: f_0006.png: its record says frame 3, whose file is f_0003.png"), std::string::npos)
+      << edited.out;
   TempDir empty("verify-empty");
   EXPECT_EQ(run_fxsim("verify " + q(empty.path())).exit_code, 66);
   // An empty manifest (cut short before its first line) vouches for nothing.
