@@ -140,6 +140,7 @@ ManifestRun manifest_run(const Scene& scene, const std::string& scene_file, cons
   run.started = utc_now();
   run.scene = scene_file;
   run.scene_hash = scene.simulation_key;
+  run.look_hash = scene.look_key;
   run.fxsim_version = FXSIM_VERSION;
   run.output = std::filesystem::path(scene.output.path).lexically_relative(output_folder(scene.output.path)).string();
   run.width = scene.output.width;

@@ -62,25 +62,31 @@ bool whole(const fs::path& file, int width, int height) {
 std::vector<int> frames_to_write(const Scene& scene, const std::string& pattern, const fs::path& folder,
                                  const std::vector<int>& frames) {
   // Each file's latest record (a frame drawn again is recorded again), and
-  // the simulation key of the run that wrote it: a frame of another scene (a
-  // seed or an override since) is drawn again, not kept beside this one's.
+  // the simulation and look keys of the run that wrote it: a frame of another
+  // scene or look (a seed, an exposure or an override since) is drawn again,
+  // not kept beside this one's.
   struct Record {
     ManifestFile file;
-    std::string scene_hash;
+    std::string scene_hash, look_hash;
   };
   std::map<std::string, Record> recorded;
   std::error_code error;
   if (fs::exists(folder / kManifestName, error)) {
     const Manifest manifest = read_manifest(folder / kManifestName);
-    std::map<std::string, std::string> scene_of_run;
-    for (const ManifestRun& run : manifest.runs) scene_of_run[run.run] = run.scene_hash;
-    for (const ManifestFrame& f : manifest.frames)
-      for (const ManifestFile& file : f.files) recorded[file.file] = {file, scene_of_run[f.run]};
+    std::map<std::string, const ManifestRun*> runs;
+    for (const ManifestRun& run : manifest.runs) runs[run.run] = &run;
+    for (const ManifestFrame& f : manifest.frames) {
+      const auto run = runs.find(f.run);
+      for (const ManifestFile& file : f.files)
+        recorded[file.file] = {file, run == runs.end() ? "" : run->second->scene_hash,
+                               run == runs.end() ? "" : run->second->look_hash};
+    }
   }
   const auto as_recorded = [&](const fs::path& file) {
     const auto record = recorded.find(file.lexically_relative(folder).string());
     if (record == recorded.end()) return true;  // written and not recorded (a run stopped between): kept, then recorded
     if (!record->second.scene_hash.empty() && record->second.scene_hash != scene.simulation_key) return false;
+    if (!record->second.look_hash.empty() && record->second.look_hash != scene.look_key) return false;
     uint64_t bytes = 0;
     const std::string sha = sha256_of_file(file, bytes);
     return bytes == record->second.file.bytes && sha == record->second.file.sha256;

@@ -78,16 +78,29 @@ int run_verify(const std::string& folder_text, bool quiet) {
   }
   // The scenes of the frames there now: each frame's latest record's run
   // (every frame drawn again with another seed is one scene again).
-  std::set<std::string> current_runs, scenes;
+  std::set<std::string> current_runs, scenes, looks;
   for (const auto& [image, record] : latest) current_runs.insert(record->run);
   for (const ManifestRun& r : manifest.runs)
-    if (current_runs.count(r.run)) scenes.insert(r.scene_hash);
+    if (current_runs.count(r.run)) {
+      scenes.insert(r.scene_hash);
+      if (!r.look_hash.empty()) looks.insert(r.look_hash + " " + r.scene_hash);
+    }
   if (scenes.size() > 1)
     mismatched.push_back(fmt::format("the folder holds frames of {} different scenes (or overrides): runs {}", scenes.size(),
                                      [&] {
                                        std::string list;
                                        for (const ManifestRun& r : manifest.runs)
                                          if (current_runs.count(r.run))
+                                           list += (list.empty() ? "" : ", ") + r.run + " (" + r.scene + ")";
+                                       return list;
+                                     }()));
+  else if (looks.size() > 1)
+    mismatched.push_back(fmt::format("the folder holds frames of {} different looks of one simulation (exposure, fog, "
+                                     "colours, lights…): runs {}", looks.size(),
+                                     [&] {
+                                       std::string list;
+                                       for (const ManifestRun& r : manifest.runs)
+                                         if (current_runs.count(r.run) && !r.look_hash.empty())
                                            list += (list.empty() ? "" : ", ") + r.run + " (" + r.scene + ")";
                                        return list;
                                      }()));

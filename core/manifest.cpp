@@ -58,7 +58,7 @@ void ManifestWriter::append(const std::string& line) {
 
 void ManifestWriter::add(const ManifestRun& r) {
   append(json{{"type", "run"}, {"run", r.run}, {"started", r.started}, {"scene", r.scene}, {"scene_hash", r.scene_hash},
-              {"fxsim_version", r.fxsim_version}, {"device", r.device}, {"backend", r.backend}, {"output", r.output},
+              {"look_hash", r.look_hash}, {"fxsim_version", r.fxsim_version}, {"device", r.device}, {"backend", r.backend}, {"output", r.output},
               {"width", r.width}, {"height", r.height}, {"shard", r.shard}, {"frames", r.frames}}
              .dump());
 }
@@ -87,7 +87,8 @@ Manifest read_manifest(const fs::path& path) {
       if (j.at("type") == "run") {
         ManifestRun r;
         r.run = j.at("run"), r.started = j.value("started", ""), r.scene = j.value("scene", "");
-        r.scene_hash = j.at("scene_hash"), r.fxsim_version = j.value("fxsim_version", "");
+        r.scene_hash = j.at("scene_hash"), r.look_hash = j.value("look_hash", "");
+        r.fxsim_version = j.value("fxsim_version", "");
         r.device = j.value("device", ""), r.backend = j.value("backend", ""), r.output = j.at("output");
         r.width = j.at("width"), r.height = j.at("height"), r.shard = j.value("shard", "");
         r.frames = j.at("frames").get<std::vector<int>>();

@@ -19,6 +19,7 @@ struct ManifestRun {
   std::string started;      // UTC, ISO 8601
   std::string scene;        // the scene file as given
   std::string scene_hash;   // Scene::simulation_key
+  std::string look_hash;    // Scene::look_key ("" in manifests from before it)
   std::string fxsim_version;
   std::string device;       // the GL's renderer
   std::string backend;      // "cpu", or "gpu on <device class>"

@@ -184,6 +184,12 @@ struct Scene {
   // overrides, without the output settings other than fps and substeps (a
   // checkpoint made at another size or into another folder still fits).
   std::string simulation_key;
+  // SHA-256 (hex) of what a frame's pixels depend on besides: the whole scene
+  // after its overrides but for where the frames go, how many there are, how
+  // hard PNGs are compressed and the image size (checked on its own): frames
+  // of another exposure, fog or colour are of another look, though of the
+  // same simulation.
+  std::string look_key;
   // What the parser accepted but the user should hear (a particle count capped).
   std::vector<std::string> warnings;
 

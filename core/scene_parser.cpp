@@ -563,6 +563,20 @@ Scene parse_scene_text(std::string_view text, std::string_view label, const std:
                                          [](const Diagnostic& d) { return d.missing_file; });
     throw SceneError(std::move(lines), parser.problems().size(), all_missing);
   }
+  // Values, not their spelling: 24, 24.0 and 2.4e1 are one fps (--fps gave
+  // 24.0 for a scene's 24, and its checkpoints were ignored as another scene's).
+  const auto canonical_numbers = [](auto& self, Json& value) -> void {
+    if (value.is_structured())
+      for (Json& child : value) self(self, child);
+    else if (value.is_number_float() && std::trunc(value.get<double>()) == value.get<double>() &&
+             std::fabs(value.get<double>()) < 9007199254740992.0)
+      value = int64_t(value.get<double>());
+  };
+  Json look = root;
+  if (look.contains("output") && look["output"].is_object())
+    for (const char* key : {"path", "frames", "png_level", "width", "height"}) look["output"].erase(key);
+  canonical_numbers(canonical_numbers, look);
+  scene.look_key = sha256_hex(look.dump());
   Json simulated = root;
   if (simulated.contains("output") && simulated["output"].is_object()) {
     Json kept = Json::object();
@@ -581,15 +595,6 @@ Scene parse_scene_text(std::string_view text, std::string_view label, const std:
       if (emitter.is_object()) emitter.erase("light");
   if (simulated.contains("camera") && simulated["camera"].is_object())
     for (const char* key : {"shutter", "aperture", "focus_distance", "exposure"}) simulated["camera"].erase(key);
-  // Values, not their spelling: 24, 24.0 and 2.4e1 are one fps (--fps gave
-  // 24.0 for a scene's 24, and its checkpoints were ignored as another scene's).
-  const auto canonical_numbers = [](auto& self, Json& value) -> void {
-    if (value.is_structured())
-      for (Json& child : value) self(self, child);
-    else if (value.is_number_float() && std::trunc(value.get<double>()) == value.get<double>() &&
-             std::fabs(value.get<double>()) < 9007199254740992.0)
-      value = int64_t(value.get<double>());
-  };
   canonical_numbers(canonical_numbers, simulated);
   scene.simulation_key = sha256_hex(simulated.dump());
   return scene;

@@ -265,6 +265,19 @@ TEST(Farm, FramesOfAnotherSceneAreDrawnAgainAndOnlyTheFramesThereCount) {
   const CliResult mixed = run_fxsim("verify " + q(dir.path()));
   EXPECT_EQ(mixed.exit_code, 1) << mixed.out;
   EXPECT_NE(mixed.out.find("the folder holds frames of 2 different scenes"), std::string::npos) << mixed.out;
+  // The same simulation with another look (exposure, background, fog): kept
+  // by --skip-existing and passed by verify, a shot that changes at frame 3.
+  TempDir looks("relook");
+  const std::string again = "render " + kScene + kSmall + "-o " + q(looks / "f_####.png");
+  ASSERT_EQ(run_fxsim(again + " --frames 1-2").exit_code, 0);
+  const std::string brighter = " --set /camera/exposure=3 --set '/output/background=\"#ff0000\"'";
+  ASSERT_EQ(run_fxsim(again + " --frames 3-4" + brighter).exit_code, 0);
+  const CliResult two_looks = run_fxsim("verify " + q(looks.path()));
+  EXPECT_EQ(two_looks.exit_code, 1) << two_looks.out;
+  EXPECT_NE(two_looks.out.find("the folder holds frames of 2 different looks of one simulation"), std::string::npos)
+      << two_looks.out;
+  ASSERT_EQ(run_fxsim(again + " --frames 1-4 --skip-existing" + brighter).exit_code, 0);
+  EXPECT_EQ(run_fxsim("verify " + q(looks.path())).exit_code, 0);
 }
 
 TEST(Farm, ADamagedCheckpointIsWrittenAgainAndAFifoNeverBlocks) {
