@@ -325,7 +325,12 @@ JsonLocations::Found JsonLocations::find(const std::string& pointer) const {
 LineColumn JsonLocations::at_offset(size_t offset) const {
   const auto it = std::upper_bound(line_starts_.begin(), line_starts_.end(), offset);
   const size_t line = size_t(it - line_starts_.begin());
-  return {int(line), int(offset - line_starts_[line - 1]) + 1};
+  // Characters, as an editor counts them, not bytes: a UTF-8 continuation
+  // byte (10xxxxxx) adds none ("éé" before the error moved it two columns on).
+  int column = 1;
+  for (size_t i = line_starts_[line - 1]; i < std::min(offset, text_.size()); ++i)
+    column += (static_cast<unsigned char>(text_[i]) & 0xC0) != 0x80;
+  return {int(line), column + int(offset > text_.size() ? offset - text_.size() : 0)};
 }
 
 LineColumn JsonLocations::value(const std::string& pointer) const { return at_offset(find(pointer).value); }

@@ -17,6 +17,15 @@ TEST(JsonLocations, FindsValuesAndKeysByPointer) {
   EXPECT_EQ(where.value("/list/1/nothing").column, 16);
 }
 
+TEST(JsonLocations, ColumnsCountCharactersNotBytes) {
+  // "é" is two bytes and "😀" four in UTF-8: an editor shows one column each.
+  const std::string utf8 = "{\"n\": \"\xc3\xa9\xc3\xa9\xf0\x9f\x98\x80\", \"m\": 1}";
+  JsonLocations characters(utf8);
+  EXPECT_EQ(characters.value("/m").column, 19);  // {"n": "éé😀", "m": 1 (bytes: 24)
+  const std::string ascii = "{\"n\": \"eeX\", \"m\": 1}";
+  EXPECT_EQ(JsonLocations(ascii).value("/m").column, 19);
+}
+
 TEST(JsonLocations, ReportsDuplicateKeys) {
   JsonLocations where("{\"a\": 1, \"b\": {\"c\": 1, \"c\": 2}}");
   ASSERT_EQ(where.duplicate_keys().size(), 1u);
