@@ -254,6 +254,17 @@ int main(int argc, char** argv) {
   completion_cmd->add_option("shell", completion_shell, "bash or zsh")->required()->check(CLI::IsMember({"bash", "zsh"}));
 
   render.argv.assign(argv, argv + argc);
+  // A first word that is no command nor option: CLI11 said only "A subcommand is required".
+  std::string names;
+  bool known = false;
+  for (const CLI::App* sub : app.get_subcommands({})) {
+    names += (names.empty() ? "" : ", ") + sub->get_name();
+    known = known || (argc > 1 && sub->get_name() == argv[1]);
+  }
+  if (argc > 1 && argv[1][0] != '-' && !known) {
+    std::fprintf(stderr, "fxsim: %s: no such command; the commands are %s (fxsim --help)\n", argv[1], names.c_str());
+    return int(ExitCode::usage);
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -143,7 +143,10 @@ TEST(Cli, UsageErrorsExitWith64) {
   EXPECT_EQ(run_fxsim("").exit_code, 64);
   EXPECT_EQ(run_fxsim("render").exit_code, 64);
   EXPECT_EQ(run_fxsim("render x.json --threads 0").exit_code, 64);
-  EXPECT_EQ(run_fxsim("frobnicate").exit_code, 64);
+  const CliResult unknown = run_fxsim("frobnicate");
+  EXPECT_EQ(unknown.exit_code, 64);
+  EXPECT_NE(unknown.err.find("frobnicate: no such command; the commands are render, validate"), std::string::npos)
+      << unknown.err;
   EXPECT_EQ(run_fxsim("render " FXSIM_SOURCE_DIR "/scenes/snow.json --frames 9-3").exit_code, 64);
 }
 
