@@ -138,7 +138,10 @@ int run_verify(const std::string& folder_text, bool quiet) {
           continue;
         }
         if (!fs::is_regular_file(path, error)) {
-          missing.push_back(fmt::format("{}: frame {}: the file is missing", file.file, frame));
+          if (fs::exists(path, error))
+            corrupt.push_back(fmt::format("{}: frame {}: not a regular file stands there", file.file, frame));
+          else
+            missing.push_back(fmt::format("{}: frame {}: the file is missing", file.file, frame));
           continue;
         }
         uint64_t bytes = 0;

@@ -309,6 +309,29 @@ TEST(Farm, ADamagedCheckpointIsWrittenAgainAndAFifoNeverBlocks) {
   EXPECT_NE(verify.err.find("fxsim-manifest.jsonl: not a regular file"), std::string::npos) << verify.err;
 }
 
+TEST(Farm, VerifyNamesAFifoInAFramesPlaceAndANegativeSize) {
+  TempDir dir("verify_odd");
+  ASSERT_EQ(run_fxsim("render " + kScene + kSmall + "--frames 1-3 -o " + q(dir / "f_####.png")).exit_code, 0);
+  fs::remove(dir / frame_name(2));
+  ASSERT_EQ(mkfifo((dir / frame_name(2)).c_str(), 0600), 0);  // "the file is missing", it said
+  std::istringstream lines(read_text_file(dir / "fxsim-manifest.jsonl"));
+  std::string manifest;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find("\"frame\":3,") != std::string::npos) {
+      auto record = nlohmann::json::parse(line);
+      record["files"][0]["bytes"] = -5;  // was printed as 18446744073709551611
+      line = record.dump();
+    }
+    manifest += line + "\n";
+  }
+  write_text_file(dir / "fxsim-manifest.jsonl", manifest);
+  const CliResult v = run_fxsim("verify " + q(dir.path()), "timeout 30");
+  EXPECT_EQ(v.exit_code, 1) << v.out;
+  EXPECT_NE(v.out.find("corrupt: f_0002.png: frame 2: not a regular file stands there"), std::string::npos) << v.out;
+  EXPECT_NE(v.out.find("a file's \"bytes\" is not a count of bytes"), std::string::npos) << v.out;
+  EXPECT_EQ(v.out.find("18446744073709"), std::string::npos) << v.out;
+}
+
 TEST(Farm, SimulateOnlyAndDevicesAreCheckedAndDevicesRunOneShardEach) {
   TempDir dir("devices");
   const CliResult no_every = run_fxsim("render " + kScene + " --simulate-only -o " + q(dir / "x/f_####.png"));
