@@ -1,5 +1,6 @@
 #include "core/test_suite.h"
 
+#include <map>
 #include <algorithm>
 #include <fmt/format.h>
 
@@ -107,6 +108,10 @@ Suite load_suite(const fs::path& path, const std::optional<std::string>& backend
   if (backend) defaults.backend = *backend;
   top.require("scenes", "the scenes to test");
   if (const Json* scenes = top.array("scenes")) {
+    // A suite of none passed, testing nothing; two scenes of one name shared
+    // one golden folder (and ran twice, where it was one file listed twice).
+    if (scenes->empty()) problems.push_back({"/scenes", "no scenes: a suite tests at least one", false, {}});
+    std::map<std::string, std::string> first_of_name;  // goldens' folder name → the pointer that took it
     for (size_t i = 0; i < scenes->size(); ++i) {
       const Json& entry = (*scenes)[i];
       const std::string pointer = fmt::format("/scenes/{}", i);
@@ -130,6 +135,12 @@ Suite load_suite(const fs::path& path, const std::optional<std::string>& backend
       const fs::path scene_file = dir / scene_path;
       if (!fs::is_regular_file(scene_file)) {
         problems.push_back({pointer, fmt::format("no scene file {}", scene_file.string()), false, {}, true});
+        continue;
+      }
+      const std::string name = scene_file.stem().string();
+      if (const auto [taken, fresh] = first_of_name.emplace(name, pointer); !fresh) {
+        problems.push_back({pointer, fmt::format("a second scene named {} (as at {}): their goldens would share "
+                                                 "golden/{}", name, taken->second, name), false, {}});
         continue;
       }
       suite.scenes.push_back(resolve(scene_file, settings, frames_text, problems, pointer + "/frames"));

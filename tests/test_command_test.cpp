@@ -197,6 +197,15 @@ TEST(TestCommand, BadSuitesAreRefusedWithTheirExitCodes) {
   EXPECT_NE(missing.err.find("/scenes/1: no scene file"), std::string::npos) << missing.err;
   SuiteFolder ok;
   EXPECT_EQ(run_fxsim("test " + ok.path() + " --device-class llvmpipe --scene nosuch").exit_code, 64);
+  // No scenes passed, testing nothing; one listed twice ran twice into one golden folder.
+  write_text_file(s.dir / "suite.json", "{\"fxsim_suite\": 1, \"scenes\": []}");
+  const CliResult none = run_fxsim("test " + s.path() + " --device-class llvmpipe");
+  EXPECT_EQ(none.exit_code, 65) << none.err;
+  EXPECT_NE(none.err.find("/scenes: no scenes: a suite tests at least one"), std::string::npos) << none.err;
+  write_text_file(s.dir / "suite.json", "{\"fxsim_suite\": 1, \"scenes\": [\"flakes.json\", {\"scene\": \"flakes.json\"}]}");
+  const CliResult twice = run_fxsim("test " + s.path() + " --device-class llvmpipe");
+  EXPECT_EQ(twice.exit_code, 65) << twice.err;
+  EXPECT_NE(twice.err.find("/scenes/1: a second scene named flakes (as at /scenes/0)"), std::string::npos) << twice.err;
 }
 
 TEST(TestCommand, TheLayersBesideEachFrameHaveGoldensToo) {
