@@ -87,13 +87,13 @@ class Parser {
       o.background = Color{{0, 0, 0, 0}};
     else
       o.background = r.color("background", o.background);
-    o.samples = int(r.integer("samples", o.samples, IntRange{1, 8}));
+    o.samples = int(r.integer_of("samples", o.samples, {1, 2, 4, 8}));
     if (!std::has_single_bit(unsigned(o.samples))) {
       r.error(r.child("samples"), fmt::format("expected an integer of 1, 2, 4 or 8, got {}", o.samples));
       o.samples = 4;
     }
     o.png_level = int(r.integer("png_level", o.png_level, IntRange{0, 9}));
-    o.bit_depth = int(r.integer("bit_depth", o.bit_depth, IntRange{8, 16}));
+    o.bit_depth = int(r.integer_of("bit_depth", o.bit_depth, {8, 16}));
     if (o.bit_depth != 8 && o.bit_depth != 16) {
       r.error(r.child("bit_depth"), fmt::format("expected 8 or 16, got {}", o.bit_depth));
       o.bit_depth = 8;

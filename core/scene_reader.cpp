@@ -135,7 +135,18 @@ double ObjectReader::number(const std::string& key, double fallback, Range range
 }
 
 int64_t ObjectReader::integer(const std::string& key, int64_t fallback, IntRange range) {
-  describe(key, number_schema("integer", double(range.lo), double(range.hi)));
+  // The bounds as integers: as doubles, 2^63 - 1 rounded up to 2^63, which the schema then allowed.
+  describe(key, Json{{"type", "integer"}, {"minimum", range.lo}, {"maximum", range.hi}});
+  return read_integer(key, fallback, range);
+}
+
+int64_t ObjectReader::integer_of(const std::string& key, int64_t fallback, const std::vector<int64_t>& values) {
+  describe(key, Json{{"type", "integer"}, {"enum", values}});
+  return read_integer(key, fallback, IntRange{*std::min_element(values.begin(), values.end()),
+                                              *std::max_element(values.begin(), values.end())});
+}
+
+int64_t ObjectReader::read_integer(const std::string& key, int64_t fallback, IntRange range) {
   const Json* value = raw(key);
   if (!value) return fallback;
   // A whole number written as 3.0 counts; beyond ±9e15 a double is not exact.

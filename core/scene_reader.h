@@ -59,6 +59,9 @@ class ObjectReader {
   double number(const std::string& key, double fallback, Range range);
   std::optional<double> optional_number(const std::string& key, Range range);
   int64_t integer(const std::string& key, int64_t fallback, IntRange range);
+  // An integer of `values` only (the schema says so); values between them in
+  // its range are the caller's to refuse, with its own message.
+  int64_t integer_of(const std::string& key, int64_t fallback, const std::vector<int64_t>& values);
   bool boolean(const std::string& key, bool fallback);
   std::string string(const std::string& key, std::string fallback);
   // Every component in `component`; `rule`/`ok` add a condition on the whole vector.
@@ -105,6 +108,7 @@ class ObjectReader {
  private:
   static bool recording_schema();
   void describe(const std::string& key, Json fragment);
+  int64_t read_integer(const std::string& key, int64_t fallback, IntRange range);
 
   const Json* node_;
   std::string pointer_;

@@ -101,7 +101,11 @@ TEST(SceneSchema, RefusesTheHostileScenesASchemaCanJudge) {
            {"blend_misspelt", R"({"fxsim": 1, "emitters": [{"type": "rain", "blend": "add"}]})"},
            {"colour_not_hex", R"({"fxsim": 1, "output": {"background": "#12345"}, "emitters": [{"type": "snow"}]})"},
            {"no_emitters", R"({"fxsim": 1, "emitters": []})"},
-           {"no_version", R"({"emitters": [{"type": "snow"}]})"}}) {
+           {"no_version", R"({"emitters": [{"type": "snow"}]})"},
+           // Within the old ranges, refused by fxsim: the schema said 8..16, 1..8 and 2^63 at most.
+           {"bit_depth_9", R"({"fxsim": 1, "output": {"bit_depth": 9}, "emitters": [{"type": "snow"}]})"},
+           {"samples_7", R"({"fxsim": 1, "output": {"samples": 7}, "emitters": [{"type": "snow"}]})"},
+           {"seed_2_63", R"({"fxsim": 1, "emitters": [{"type": "snow", "seed": 9223372036854775808}]})"}}) {
     files.push_back(dir / (name + ".json"));
     names[files.back()] = name;
     write_text_file(files.back(), text);
