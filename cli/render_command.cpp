@@ -189,7 +189,11 @@ class Checkpoints {
     const std::optional<LoadedCheckpoint> found = load_checkpoint(folder_, key_, at_most, warnings, threads_);
     for (const std::string& w : warnings) warn(w);
     if (!found) return 0;
-    simulation.load_state(found->state);
+    try {
+      simulation.load_state(found->state);
+    } catch (const FxError& e) {  // named: "the checkpoint does not fit this scene: …" said not which
+      throw FxError(e.code(), fmt::format("{}: {}", found->info.path.string(), e.what()));
+    }
     if (simulation.frame() != found->info.frame)
       throw FxError(ExitCode::invalid_scene, fmt::format("{}: the checkpoint's state is of frame {}, its header says {}",
                                                          found->info.path.string(), simulation.frame(), found->info.frame));
