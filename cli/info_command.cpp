@@ -13,7 +13,16 @@ namespace fxsim {
 int run_info(std::optional<int> device, bool json) {
   const auto devices = EglContext::list_devices();
   if (json) {
-    const GlSession session(device, BackendChoice::automatic);
+    // Without a usable GL a program still gets a document ({"error": …,
+    // "exit": 69}) on standard output, and the message on standard error.
+    std::optional<GlSession> opened;
+    try {
+      opened.emplace(device, BackendChoice::automatic);
+    } catch (const FxError& e) {
+      fmt::print("{}\n", nlohmann::json{{"error", e.what()}, {"exit", int(e.code())}}.dump(2));
+      throw;
+    }
+    const GlSession& session = *opened;
     const GlInfo& info = session.context().info();
     const GlLimits limits = gl_limits(session.context());
     const DeviceClass dc = device_class(info.vendor, info.renderer);

@@ -184,6 +184,12 @@ TEST(RenderBatch, InfoJsonHasWhatTheTextSays) {
     EXPECT_GT(j.value("storage_block_bytes", int64_t(0)), 0);
     EXPECT_GT(j.value("work_groups", int64_t(0)), 0);
   }
+  // Without a GL: a document all the same (standard output was empty).
+  const CliResult none = run_fxsim("info --json", "__EGL_VENDOR_LIBRARY_FILENAMES=/nonexistent.json");
+  EXPECT_EQ(none.exit_code, 69) << none.err;
+  const auto error = nlohmann::json::parse(none.out);
+  EXPECT_EQ(error["exit"], 69);
+  EXPECT_NE(error["error"].get<std::string>().find("no headless OpenGL"), std::string::npos) << none.out;
 }
 
 TEST(RenderBatch, ThreadsCapsEveryThreadFxsimStartsLlvmpipesToo) {
