@@ -82,7 +82,8 @@ int run_bench(const BenchOptions& o) {
                gpu ? "" : fmt::format(", 1 thread; STREAM triad {:.2f} GB/s", triad / 1e9));
     // Each step against a copy of the same bytes by as many threads (and the triad).
     const auto report = [&](const char* label, double seconds, double baseline, double copied, double triad_rate) {
-      fmt::print("  {:<25} {:8.3f} ms  {:9.1f} M particle-steps/s  {:7.2f} GB/s  ({:.2f} of copy{}{})\n", label,
+      // Significant digits, not decimals: a small count's rate was "0.0 M".
+      fmt::print("  {:<25} {:8.4g} ms  {:9.4g} M particle-steps/s  {:7.3g} GB/s  ({:.2f} of copy{}{})\n", label,
                  seconds * 1e3, n / seconds / 1e6, step_bytes / seconds / 1e9, step_bytes / seconds / copied,
                  triad_rate > 0 ? fmt::format(", {:.2f} of triad", step_bytes / seconds / triad_rate) : std::string(),
                  baseline > 0 ? fmt::format(", {:.2f}x the 1-thread step", baseline / seconds) : std::string());
@@ -111,7 +112,7 @@ int run_bench(const BenchOptions& o) {
       const Scene steady = bench_scene(steady_options);
       const double seconds = gpu ? time_steps(steady, 1, o.steps, factory, true)
                                  : time_steps(steady, o.threads, o.steps, {}, false);
-      fmt::print("  the same step without turbulence {:8.3f} ms: the turbulent step runs at {:.2f} of its rate\n",
+      fmt::print("  the same step without turbulence {:8.4g} ms: the turbulent step runs at {:.2f} of its rate\n",
                  seconds * 1e3, seconds / last);
     }
   }
@@ -254,8 +255,9 @@ int run_bench(const BenchOptions& o) {
       counts = side.sprite_pass().draw_counts();
     }
     fmt::print("    sprites drawn at full size {:8.2f} ms, fill-bound batches at half size (--fill-resolution auto) "
-               "{:8.2f} ms: {:.3g}x the time; auto drew {} of {} batches at half size\n",
-               draw[0] * 1e3, draw[1] * 1e3, draw[1] / draw[0], counts.reduced, counts.batches);
+               "{:8.2f} ms: {:.3g}x the time; auto drew {} of {} batches at half size{}\n",
+               draw[0] * 1e3, draw[1] * 1e3, draw[1] / draw[0], counts.reduced, counts.batches,
+               counts.reduced == 0 ? " (so both drew the same: the ratio is the runs' noise)" : "");
   }
   fmt::print("  end to end with PNG files ({} encoder{}): {:8.2f} ms a frame ({:.2f} frames/s) = {:.0f} % of the "
              "simulate+draw+read rate ({:.2f}x its time)\n",
