@@ -116,12 +116,9 @@ void refuse_shared_outputs(const RenderOptions& options, const Scene& scene, boo
   // Nor one over the scene (--stats scene.json replaced it, exit 0).
   const std::vector<std::pair<std::string, std::string>> inputs = {
       {"the scene file it reads", options.scene == "-" ? "" : options.scene}};
+  for (const auto& [what, path] : files) refuse_output_over_input(what, path, inputs);
+  refuse_outputs_in_one_file(files);
   for (size_t a = 0; a < files.size(); ++a) {
-    refuse_output_over_input(files[a].first, files[a].second, inputs);
-    for (size_t b = a + 1; b < files.size(); ++b)
-      if (same(files[a].second, files[b].second))
-        throw FxError(ExitCode::usage, fmt::format("{} and {} name the same file, {}: give each its own",
-                                                   files[a].first, files[b].first, files[a].second));
     if (video_only ? same(files[a].second, pattern) : could_be_a_frame(scene, pattern, files[a].second))
       throw FxError(ExitCode::usage, fmt::format("{} {}: that is where the render writes its {}", files[a].first,
                                                  files[a].second, video_only ? "video" : "frames and their layers"));
@@ -263,11 +260,12 @@ int run_render(const RenderOptions& options) {
       throw FxError(ExitCode::usage, fmt::format("-o {}: {} (the scene's output.{})", scene.output.path,
                                                  problem->message, problem->key));
   }
+  const bool video_only = video_format_of(scene.output.path).has_value();  // -o out.mp4: a video, no PNGs
   if (options.devices) {
     // Each device's child writes its shard's frames. A video, the statistics
     // and the state hashes are each one file of every frame, which no child
     // has: each child wrote it whole, and the last to end won (exit 0).
-    if (options.video || video_format_of(scene.output.path))
+    if (options.video || video_only)
       throw FxError(ExitCode::usage, "--devices writes each shard's frames: a video is one file of every frame; write "
                                      "PNG or EXR frames with --devices and make the video from them (ffmpeg), or "
                                      "render the video without --devices");
@@ -293,15 +291,15 @@ int run_render(const RenderOptions& options) {
     throw FxError(ExitCode::usage, "--simulate-only writes checkpoints only: give --checkpoint-every N");
   if (options.simulate_only && (options.video || options.stats || options.state_hashes))
     throw FxError(ExitCode::usage, "--simulate-only writes checkpoints only: no --video, --stats or --state-hashes");
-  if (options.simulate_only && !wanted.empty() && *std::max_element(wanted.begin(), wanted.end()) < *options.checkpoint_every)
-    throw FxError(ExitCode::usage,
-                  fmt::format("--simulate-only to frame {} with --checkpoint-every {} would write no "
-                              "checkpoint: give N of at most {}",
-                              *std::max_element(wanted.begin(), wanted.end()), *options.checkpoint_every,
-                              *std::max_element(wanted.begin(), wanted.end())));
+  if (options.simulate_only && !wanted.empty()) {
+    const int last = *std::max_element(wanted.begin(), wanted.end());
+    if (last < *options.checkpoint_every)
+      throw FxError(ExitCode::usage, fmt::format("--simulate-only to frame {} with --checkpoint-every {} would write no "
+                                                 "checkpoint: give N of at most {}",
+                                                 last, *options.checkpoint_every, last));
+  }
   if (options.checkpoints && options.checkpoints->empty())
     throw FxError(ExitCode::usage, "--checkpoints \"\": expected a folder");
-  const bool video_only = video_format_of(scene.output.path).has_value();  // -o out.mp4: a video, no PNGs
   if (options.skip_existing && (video_only || options.video))
     throw FxError(ExitCode::usage, "--skip-existing resumes image sequences; a video is written whole");
   std::vector<int> to_write = wanted;
@@ -385,12 +383,12 @@ int run_render(const RenderOptions& options) {
   const std::string backend = gl.backend() == Backend::gpu
                                   ? "gpu on " + device_class(gl_info.vendor, gl_info.renderer).exact
                                   : std::string("cpu");
-  Checkpoints checkpoints(checkpoint_folder(options, scene.output.path), {scene.simulation_key, FXSIM_VERSION, backend},
-                          options.checkpoint_every, cores, options.quiet);
+  const std::filesystem::path checkpoint_dir = checkpoint_folder(options, scene.output.path);
+  Checkpoints checkpoints(checkpoint_dir, {scene.simulation_key, FXSIM_VERSION, backend}, options.checkpoint_every,
+                          cores, options.quiet);
   checkpoints.set_substeps(scene.output.substeps);
   // What killed runs left there half-written (a checkpoint is 100 MB or more), as in the frames' folder.
-  if (std::error_code ec; std::filesystem::is_directory(checkpoint_folder(options, scene.output.path), ec))
-    remove_stale_partials(checkpoint_folder(options, scene.output.path));
+  if (std::error_code ec; std::filesystem::is_directory(checkpoint_dir, ec)) remove_stale_partials(checkpoint_dir);
   // From a checkpoint before the first frame where that frame needs its
   // previous one: the motion layer its positions, --stats its steps' births and deaths.
   const int resumed = checkpoints.resume(simulation, frames.first() - (scene.output.motion_layer || options.stats ? 1 : 0));

@@ -310,15 +310,11 @@ int run_test(const TestOptions& o) {
   if (o.junit) outputs.emplace_back("--junit", *o.junit);
   if (o.json) outputs.emplace_back("--json", *o.json);
   if (o.report) outputs.emplace_back("--report", (fs::path(*o.report) / "index.html").string());
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    check_output_path(outputs[i].second);
-    check_output_folder(outputs[i].second);
-    refuse_output_over_input(outputs[i].first, outputs[i].second, inputs);
-    for (size_t j = 0; j < i; ++j)
-      if (resolved(outputs[i].second) == resolved(outputs[j].second))
-        throw FxError(ExitCode::usage, fmt::format("{} and {} name the same file, {}: give each its own",
-                                                   outputs[j].first, outputs[i].first, outputs[i].second));
+  for (const auto& [what, path] : outputs) {
+    check_output_path(path);
+    refuse_output_over_input(what, path, inputs);
   }
+  refuse_outputs_in_one_file(outputs);
 
   // The device class of the GL the renders will get.
   DeviceClass device;

@@ -1,5 +1,6 @@
 #include "core/manifest.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <chrono>
@@ -97,16 +98,13 @@ Manifest read_manifest(const fs::path& path) {
         ManifestFrame f;
         f.run = j.at("run"), f.frame = j.at("frame"), f.state_hash = j.value("state_hash", "");
         f.seconds = j.value("seconds", 0.0);
-        for (const json& file : j.at("files")) {
-          // A size is a count: -1 read as 18446744073709551615 bytes.
-          if (!file.at("bytes").is_number_unsigned()) {
-            m.bad_lines.push_back(fmt::format("line {}: a file's \"bytes\" is not a count of bytes", number));
-            f.files.clear();
-            break;
-          }
-          f.files.push_back({file.at("file"), file.at("bytes"), file.at("sha256")});
+        const json& files = j.at("files");
+        // A size is a count: -1 read as 18446744073709551615 bytes.
+        if (std::any_of(files.begin(), files.end(), [](const json& file) { return !file.at("bytes").is_number_unsigned(); })) {
+          m.bad_lines.push_back(fmt::format("line {}: a file's \"bytes\" is not a count of bytes", number));
+          continue;
         }
-        if (f.files.empty() && !j.at("files").empty()) continue;
+        for (const json& file : files) f.files.push_back({file.at("file"), file.at("bytes"), file.at("sha256")});
         m.frames.push_back(std::move(f));
       } else {
         m.bad_lines.push_back(fmt::format("line {}: unknown type", number));

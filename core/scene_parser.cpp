@@ -572,12 +572,12 @@ Scene parse_scene_text(std::string_view text, std::string_view label, const std:
              std::fabs(value.get<double>()) < 9007199254740992.0)
       value = int64_t(value.get<double>());
   };
+  canonical_numbers(canonical_numbers, root);
   Json look = root;
   if (look.contains("output") && look["output"].is_object())
     for (const char* key : {"path", "frames", "png_level", "width", "height"}) look["output"].erase(key);
-  canonical_numbers(canonical_numbers, look);
   scene.look_key = sha256_hex(look.dump());
-  Json simulated = root;
+  Json simulated = std::move(root);
   if (simulated.contains("output") && simulated["output"].is_object()) {
     Json kept = Json::object();
     for (const char* key : {"fps", "substeps"})
@@ -595,7 +595,6 @@ Scene parse_scene_text(std::string_view text, std::string_view label, const std:
       if (emitter.is_object()) emitter.erase("light");
   if (simulated.contains("camera") && simulated["camera"].is_object())
     for (const char* key : {"shutter", "aperture", "focus_distance", "exposure"}) simulated["camera"].erase(key);
-  canonical_numbers(canonical_numbers, simulated);
   scene.simulation_key = sha256_hex(simulated.dump());
   return scene;
 }

@@ -66,9 +66,18 @@ std::string resolved(const std::string& path) {
 
 void refuse_output_over_input(const std::string& what, const std::string& path,
                               const std::vector<std::pair<std::string, std::string>>& inputs) {
+  const std::string output = resolved(path);
   for (const auto& [input, input_path] : inputs)
-    if (!input_path.empty() && resolved(path) == resolved(input_path))
+    if (!input_path.empty() && output == resolved(input_path))
       throw FxError(ExitCode::usage, fmt::format("{} {}: that is {}", what, path, input));
+}
+
+void refuse_outputs_in_one_file(const std::vector<std::pair<std::string, std::string>>& outputs) {
+  for (size_t a = 0; a < outputs.size(); ++a)
+    for (size_t b = a + 1; b < outputs.size(); ++b)
+      if (resolved(outputs[a].second) == resolved(outputs[b].second))
+        throw FxError(ExitCode::usage, fmt::format("{} and {} name the same file, {}: give each its own",
+                                                   outputs[a].first, outputs[b].first, outputs[a].second));
 }
 
 void check_output_path(const std::string& path, bool dash_too) {

@@ -52,6 +52,9 @@ std::string resolved(const std::string& path);
 // suite file" (`what` of the input, "the suite file").
 void refuse_output_over_input(const std::string& what, const std::string& path,
                               const std::vector<std::pair<std::string, std::string>>& inputs);
+// Throws FxError(usage) when two of a command's `outputs` ((what, path)
+// pairs) name one file: "--stats and --state-hashes name the same file, …".
+void refuse_outputs_in_one_file(const std::vector<std::pair<std::string, std::string>>& outputs);
 
 // Creates the folder that will hold `file` (with its parents). Throws
 // FxError(cannot_write) when it cannot be made or a non-folder stands there.
