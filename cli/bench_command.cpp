@@ -64,7 +64,12 @@ int run_bench(const BenchOptions& o) {
   const double extra = o.effect == "snow" ? 3 * 4 : o.effect == "fountain" ? 4 * 2 + 4 : 0;
   const double step_bytes = n * (6 * 4 * 2 + extra);
   const bool gpu = o.backend == "gpu";
-  // A GL is needed for the GPU step and for drawing; a CPU step alone runs without one.
+  // A GL is needed for the GPU step and for drawing; a CPU step alone runs
+  // without one, so a device named for it would be ignored: refused instead.
+  if (o.device && !gpu && o.frames <= 0)
+    throw FxError(ExitCode::usage, fmt::format("--device {}: a CPU step with --frames 0 uses no GL device; draw frames "
+                                               "(--frames N) or step on the GPU (--backend gpu), or drop --device",
+                                               *o.device));
   std::optional<GlSession> gl;
   if (gpu || o.frames > 0) gl.emplace(o.device, gpu ? BackendChoice::gpu : BackendChoice::cpu);
   if (gpu) check_memory(scene, Backend::gpu, gl->context().software());

@@ -126,14 +126,15 @@ int run_compare(const CompareOptions& o) {
     }
     const Image image_a = read_png(a), image_b = read_png(b);
     const ImageComparison c = compare_images(image_a, image_b, o.thresholds);
-    if (o.json) results.push_back(to_json(a, b, c));
-    else print_report(a, b, c, o.thresholds);
-    worst = std::max(worst, exit_code_of(c.verdict));
+    // The heat map first: a verdict printed and then a failure to write it read as two answers.
     if (o.diff && c.same_size()) {
       const fs::path target = diff_target(a);
       if (folders) fs::create_directories(*o.diff);
       write_file_atomically(target, encode_png(difference_heat_map(image_a, image_b)));
     }
+    if (o.json) results.push_back(to_json(a, b, c));
+    else print_report(a, b, c, o.thresholds);
+    worst = std::max(worst, exit_code_of(c.verdict));
   }
   if (o.json) fmt::print("{}\n", nlohmann::json{{"images", results}, {"exit", worst}}.dump(2));
   else if (folders) fmt::print("{} image pair{} compared, worst: {}\n", pairs.size(), pairs.size() == 1 ? "" : "s",

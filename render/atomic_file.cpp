@@ -62,9 +62,16 @@ void write_file_atomically(const std::filesystem::path& path, const std::vector<
   ::unlink(temporary.c_str());  // ours by its name: left by an earlier process that had this pid
   const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0 && errno == ENOENT) {
+    // Checked writable before the work began: gone since, or a folder that
+    // takes no new files whatever its mode says (/proc, /sys).
+    std::error_code ec;
+    const std::filesystem::path folder = std::filesystem::absolute(path, ec).parent_path();
+    const bool folder_there = !ec && std::filesystem::is_directory(folder, ec);
+    errno = ENOENT;  // (for fail's message)
+    if (folder_there) fail("create the file");
     g_partial_active = false;
-    throw FxError(ExitCode::cannot_write, fmt::format("{}: the output folder no longer exists (was it removed during "
-                                                      "the render?)", path.string()));
+    throw FxError(ExitCode::cannot_write, fmt::format("{}: the output folder no longer exists (was it removed while "
+                                                      "fxsim ran?)", path.string()));
   }
   if (fd < 0) fail("create the file");
   size_t done = 0;

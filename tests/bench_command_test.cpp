@@ -98,3 +98,12 @@ TEST(BenchCommand, TheTileListsChosenAreTheOnesDrawn) {
     EXPECT_EQ(std::stoi(m[1]), std::string(form) == "records" ? std::stoi(m[2]) : 0) << form << ": " << m[0];
   }
 }
+
+// A device is an EGL device: a CPU step alone opens none, so naming one is
+// refused rather than silently ignored.
+TEST(BenchCommand, ADeviceNamedForACpuStepAloneIsRefused) {
+  const CliResult r = run_fxsim("bench --effect snow --particles 2000 --steps 1 --frames 0 --device 5");
+  EXPECT_EQ(r.exit_code, 64) << r.out;
+  EXPECT_NE(r.err.find("--device 5: a CPU step with --frames 0 uses no GL device"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out, "") << "nothing measured";
+}

@@ -156,3 +156,16 @@ TEST(Compare, FoldersWriteTheirHeatMapsIntoAFolderNewOrThereAlready) {
   EXPECT_NE(said.find("diff_f2.png: exists and is a directory"), std::string::npos) << said;
   EXPECT_FALSE(fs::exists(maps / "diff_f1.png"));
 }
+
+// A heat map that cannot be written is the answer: no verdict printed before
+// it. /proc passes a root's access() check and then takes no new file: the
+// message names that, not a folder removed during a render.
+TEST(Compare, AHeatMapThatCannotBeWrittenComesBeforeAnyVerdict) {
+  TempDir d("cmp-proc");
+  const auto a = image(d, "a.png", 0, 0), b = image(d, "b.png", 0, 0);
+  std::string out;
+  EXPECT_EQ(compare(a, b, "--diff /proc/fxsim-compare-diff.png", &out), 73) << out;
+  EXPECT_EQ(out.find("PASS"), std::string::npos) << out;
+  EXPECT_EQ(out.find("render"), std::string::npos) << out;
+  EXPECT_NE(out.find("/proc/fxsim-compare-diff.png: cannot "), std::string::npos) << out;
+}
