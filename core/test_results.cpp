@@ -90,23 +90,25 @@ std::string describe_comparison(const ImageComparison& c, const CompareThreshold
 }
 
 std::string junit_xml(const std::vector<SuiteCheck>& suites) {
-  int tests_all = 0, failures_all = 0;
+  // A check whose result differs is a failure; a render that did not finish
+  // (no result to check) is an error, as JUnit's readers tell them apart.
+  int tests_all = 0, failures_all = 0, errors_all = 0;
   double time_all = 0;
   std::string body;
   for (const SuiteCheck& suite : suites) {
-    int tests = 0, failures = 0;
+    int tests = 0, failures = 0, errors = 0;
     std::string cases;
     for (const SceneCheck& scene : suite.scenes) {
       const std::string classname = xml_escape(suite.name + "." + scene.name);
       const auto add = [&](const std::string& name, bool failing, const std::string& type, const std::string& message,
-                           double seconds, bool skipped = false) {
+                           double seconds, bool skipped = false, bool error = false) {
         ++tests;
         cases += fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"{:.3f}\">", classname, xml_escape(name),
                              seconds);
         if (failing) {
-          ++failures;
-          cases += fmt::format("\n      <failure type=\"{}\" message=\"{}\">{}</failure>\n    ", type,
-                               xml_escape(message), xml_escape(message));
+          ++(error ? errors : failures);
+          cases += fmt::format("\n      <{0} type=\"{1}\" message=\"{2}\">{2}</{0}>\n    ", error ? "error" : "failure",
+                               type, xml_escape(message));
         } else if (skipped) {
           cases += fmt::format("\n      <skipped message=\"{}\"/>\n    ", xml_escape(message));
         } else if (!message.empty()) {
@@ -115,7 +117,7 @@ std::string junit_xml(const std::vector<SuiteCheck>& suites) {
         cases += "</testcase>\n";
       };
       const double each = scene.seconds / double(std::max<size_t>(1, scene.frames.size()));
-      if (!scene.render_error.empty()) add("render", true, "render", scene.render_error, scene.seconds);
+      if (!scene.render_error.empty()) add("render", true, "render", scene.render_error, scene.seconds, false, true);
       for (const FrameCheck& f : scene.frames)
         add(std::filesystem::path(golden_frame_name(f.frame, f.layer)).stem().string(), failed(f.status), f.status == CheckStatus::missing ? "missing" : "image",
             fmt::format("{}: {}", status_name(f.status), f.message), each);
@@ -126,18 +128,19 @@ std::string junit_xml(const std::vector<SuiteCheck>& suites) {
         add("state-hashes-cpu", failed(scene.cpu_hashes->status), "hashes",
             fmt::format("{}: {}", status_name(scene.cpu_hashes->status), scene.cpu_hashes->message), 0);
     }
-    body += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" time=\"{:.3f}\">\n"
+    body += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" time=\"{:.3f}\">\n"
                         "    <properties>\n      <property name=\"device_class\" value=\"{}\"/>\n"
                         "      <property name=\"device_class_exact\" value=\"{}\"/>\n    </properties>\n{}  </testsuite>\n",
-                        xml_escape(suite.name), tests, failures, suite.seconds, xml_escape(suite.device.base),
+                        xml_escape(suite.name), tests, failures, errors, suite.seconds, xml_escape(suite.device.base),
                         xml_escape(suite.device.exact), cases);
     tests_all += tests;
     failures_all += failures;
+    errors_all += errors;
     time_all += suite.seconds;
   }
   return fmt::format("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"fxsim test\" tests=\"{}\" "
-                     "failures=\"{}\" errors=\"0\" time=\"{:.3f}\">\n{}</testsuites>\n",
-                     tests_all, failures_all, time_all, body);
+                     "failures=\"{}\" errors=\"{}\" time=\"{:.3f}\">\n{}</testsuites>\n",
+                     tests_all, failures_all, errors_all, time_all, body);
 }
 
 nlohmann::json results_json(const std::vector<SuiteCheck>& suites) {

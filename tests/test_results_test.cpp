@@ -21,3 +21,25 @@ TEST(TestResults, AWarningNamesTheWarnFiguresThatMadeIt) {
   t.warn_percent = 20;
   EXPECT_EQ(describe_comparison(compare_images(golden, actual, t), t).find("warned"), std::string::npos);
 }
+
+TEST(TestResults, ARenderThatFailedIsAJUnitErrorAndAFrameThatDiffersAFailure) {
+  SuiteCheck suite;
+  suite.name = "s";
+  SceneCheck broken;
+  broken.name = "broken";
+  broken.render_error = "fxsim render exited with 70: <GL lost>";
+  SceneCheck differs;
+  differs.name = "differs";
+  FrameCheck frame;
+  frame.frame = 6;
+  frame.status = CheckStatus::fail;
+  frame.message = "max 9/255";
+  differs.frames.push_back(frame);
+  suite.scenes = {broken, differs};
+  const std::string xml = junit_xml({suite});
+  EXPECT_NE(xml.find("<testsuite name=\"s\" tests=\"2\" failures=\"1\" errors=\"1\""), std::string::npos) << xml;
+  EXPECT_NE(xml.find("<testsuites name=\"fxsim test\" tests=\"2\" failures=\"1\" errors=\"1\""), std::string::npos) << xml;
+  EXPECT_NE(xml.find("<error type=\"render\" message=\"fxsim render exited with 70: &lt;GL lost&gt;\">"), std::string::npos)
+      << xml;
+  EXPECT_NE(xml.find("<failure type=\"image\" message=\"FAIL: max 9/255\">"), std::string::npos) << xml;
+}
