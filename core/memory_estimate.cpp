@@ -8,6 +8,7 @@
 #include "core/exit_codes.h"
 #include "core/particle_system.h"
 #include "core/particles.h"
+#include "core/scene_parser.h"
 
 namespace fxsim {
 
@@ -44,13 +45,38 @@ size_t available_ram_bytes() {
   return size_t(sysconf(_SC_PHYS_PAGES)) * size_t(sysconf(_SC_PAGE_SIZE));
 }
 
+std::string memory_pointer(const Scene& scene) {
+  size_t most = 0, largest = 0;
+  for (size_t i = 0; i < scene.emitters.size(); ++i)
+    if (const size_t slots = effect_slots(scene.emitters[i], scene.environment).total(); slots > most) most = slots, largest = i;
+  const size_t particles = most * (particle_bytes() + sizeof(SpriteInstance));
+  if (most > 0 && particles >= ram_image_bytes(scene) + gl_image_bytes(scene))
+    return fmt::format("/emitters/{}/max_particles", largest);
+  return "/output/width";
+}
+
+std::string scene_place(const Scene& scene, const std::string& pointer) {
+  // The text is read again (a scene is small) only for a refusal's message;
+  // where it cannot be (standard input, gone since), the pointer alone.
+  try {
+    if (scene.file != "-") {
+      const std::string text = read_scene_file(scene.file);
+      const LineColumn at = JsonLocations(text).value(pointer);
+      return fmt::format("{}:{}:{}: {}", scene.file.string(), at.line, at.column, pointer);
+    }
+  } catch (const FxError&) {
+  }
+  return fmt::format("{}: {}", scene.file.string(), pointer);
+}
+
 void check_ram(const Scene& scene, size_t needed, const std::string& hint) {
   const size_t available = available_ram_bytes();
   if (double(needed) <= 0.9 * double(available)) return;
   throw FxError(ExitCode::invalid_scene,
                 fmt::format("{}: the render needs about {} of memory (particles and images), but only {} is available "
                             "(lower max_particles or the image size{})",
-                            scene.file.string(), format_bytes(double(needed)), format_bytes(double(available)), hint));
+                            scene_place(scene, memory_pointer(scene)), format_bytes(double(needed)),
+                            format_bytes(double(available)), hint));
 }
 
 std::string format_bytes(double bytes) {

@@ -104,7 +104,7 @@ void check_memory(const Scene& scene, Backend backend, bool software_gl) {
     throw FxError(ExitCode::invalid_scene,
                   fmt::format("{}: the render needs about {} of GPU memory (particles and images), but the GPU has {} "
                               "free of {} (lower max_particles or the image size)",
-                              scene.file.string(), format_bytes(double(need.gpu)), format_bytes(double(*free)),
+                              scene_place(scene, memory_pointer(scene)), format_bytes(double(need.gpu)), format_bytes(double(*free)),
                               format_bytes(double(gpu_memory_bytes().value_or(0)))));
 }
 

@@ -145,6 +145,11 @@ TEST(HostileTexture, ExplosionFlipbookLargerThanItsSheet) {
 }
 
 TEST(HostileMemory, ValidateComparesWithAvailableMemory) {
+  // The refusal points at the value to lower, as every scene error does:
+  // the max_particles of the emitter with the most particle slots.
   expect_refused("memory", with_emitter(R"({"type": "rain", "max_particles": 2000000000, "splash": {"count": 8}})"), 65,
-                 "of memory (particles and images), but only");
+                 "scene.json:1:61: /emitters/0/max_particles: the render needs about");
+  expect_refused("memory_second",
+                 with_emitter(R"({"type": "snow", "max_particles": 10}, {"type": "rain", "max_particles": 2000000000})"),
+                 65, "/emitters/1/max_particles: the render needs about");
 }
