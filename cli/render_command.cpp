@@ -284,8 +284,14 @@ int run_render(const RenderOptions& options) {
   const std::optional<Shard> shard = choose_shard(options);
   if (shard) {
     wanted = shard_frames(wanted, *shard);
+    // --simulate-only draws none of them: it steps from frame 1 (or a
+    // checkpoint) to the shard's last and writes every checkpoint on the way.
     if (!options.quiet)
-      note(fmt::format("shard {}/{} ({}): {}", shard->index, shard->count, shard->source, describe_frames(wanted)));
+      note(fmt::format("shard {}/{} ({}): {}{}", shard->index, shard->count, shard->source, describe_frames(wanted),
+                       options.simulate_only && !wanted.empty()
+                           ? fmt::format("; --simulate-only draws none: it steps to frame {}, writing every checkpoint "
+                                         "on the way", *std::max_element(wanted.begin(), wanted.end()))
+                           : std::string()));
   }
   if (options.simulate_only && !options.checkpoint_every)
     throw FxError(ExitCode::usage, "--simulate-only writes checkpoints only: give --checkpoint-every N");

@@ -342,6 +342,16 @@ TEST(Farm, SimulateOnlyAndDevicesAreCheckedAndDevicesRunOneShardEach) {
                                    q(dir / "ck"));
   EXPECT_EQ(none.exit_code, 64) << none.err;
   EXPECT_NE(none.err.find("would write no checkpoint: give N of at most 4"), std::string::npos) << none.err;
+  // A shard's frames are where its stepping ends, not what it writes: the
+  // log said "frames 3-4" and then "checkpoint of frame 2 written".
+  const CliResult shard = run_fxsim("render " + kScene + " --frames 1-4 --shard 2/2 --simulate-only --checkpoint-every 2 "
+                                    "--checkpoints " + q(dir / "ck"));
+  EXPECT_EQ(shard.exit_code, 0) << shard.err;
+  EXPECT_NE(shard.err.find("frames 3-4 (2); --simulate-only draws none: it steps to frame 4, writing every checkpoint"),
+            std::string::npos) << shard.err;
+  EXPECT_NE(shard.out.find("simulated frames 1-4"), std::string::npos) << shard.out;
+  EXPECT_TRUE(fs::exists(dir / "ck/checkpoint_000002.fxck"));
+  fs::remove_all(dir / "ck");
   EXPECT_EQ(run_fxsim("render " + kScene + kSmall + "--frames 1 --checkpoints '' -o " + q(dir / "e/f_#.png")).exit_code, 64);
   EXPECT_FALSE(fs::exists(dir / "ck"));
   EXPECT_FALSE(fs::exists(dir / "e"));
