@@ -2,6 +2,7 @@
 // frame a run was to write must have a record whose files are there, of the
 // recorded size and SHA-256, and decode at the run's size; records of the
 // same frame by runs of the same scene, version and backend must agree.
+#include <algorithm>
 #include <filesystem>
 #include <fmt/format.h>
 #include <map>
@@ -53,18 +54,46 @@ int run_verify(const std::string& folder_text, bool quiet) {
   // The latest record of each frame file, and the records' state hashes per run kind.
   std::map<std::string, const ManifestFrame*> latest;  // by the frame's image file
   std::map<std::string, std::map<std::string, std::string>> hashes;  // file → (scene, version, backend) → state hash
+  // Frame files whose record was refused (said once, as corrupt: not again
+  // as a frame without a record or a file no run was to write).
+  std::set<std::string> refused;
+  std::map<std::string, std::set<int>> run_frames;  // run → the frames it was to write
+  for (const ManifestRun& r : manifest.runs) run_frames[r.run].insert(r.frames.begin(), r.frames.end());
   for (const ManifestFrame& f : manifest.frames) {
     const auto run = runs.find(f.run);
-    if (run == runs.end() || f.files.empty()) {
-      corrupt.push_back(fmt::format("frame {}: its record names no known run", f.frame));
+    if (run == runs.end()) {
+      corrupt.push_back(fmt::format("frame {}: its record names no known run ({})", f.frame, f.run));
+      continue;
+    }
+    const ManifestRun& r = *run->second;
+    const std::string own = frame_path(r.output, f.frame);
+    const auto refuse = [&](const std::string& why) {
+      corrupt.push_back(fmt::format("{}: frame {}: {}", own, f.frame, why));
+      refused.insert(own);
+    };
+    if (f.files.empty()) {
+      refuse("its record lists no files");
+      continue;
+    }
+    // Files are named relative to the folder: one outside it is no frame of
+    // it (and is not read).
+    if (const auto outside = std::find_if(f.files.begin(), f.files.end(), [](const ManifestFile& file) {
+          const fs::path path = file.file;
+          return path.is_absolute() || std::find(path.begin(), path.end(), "..") != path.end();
+        });
+        outside != f.files.end()) {
+      refuse(fmt::format("its record names {}, outside the folder", outside->file));
       continue;
     }
     const std::string& image = f.files.front().file;
-    const ManifestRun& r = *run->second;
     // The record's frame is its file's (a record edited to another frame vouched for nothing).
-    if (image != frame_path(r.output, f.frame)) {
-      corrupt.push_back(fmt::format("{}: its record says frame {}, whose file is {}", image, f.frame,
-                                    frame_path(r.output, f.frame)));
+    if (image != own) {
+      refuse(fmt::format("its record names {} as its image", image));
+      continue;
+    }
+    // And one its run was to write (a run line edited to fewer frames hid the rest).
+    if (!run_frames[r.run].count(f.frame)) {
+      refuse(fmt::format("its record's run {} was not to write it", r.run));
       continue;
     }
     latest[image] = &f;
@@ -119,7 +148,7 @@ int run_verify(const std::string& folder_text, bool quiet) {
       if (!expected.insert(image).second) continue;
       const auto record = latest.find(image);
       if (record == latest.end()) {
-        missing.push_back(fmt::format("{}: frame {} has no record (never written)", image, frame));
+        if (!refused.count(image)) missing.push_back(fmt::format("{}: frame {} has no record (never written)", image, frame));
         continue;
       }
       // The size is that of the run that wrote the file last (a frame drawn again at another size is that run's).
@@ -166,7 +195,7 @@ int run_verify(const std::string& folder_text, bool quiet) {
   std::set<std::string> extra;
   for (fs::directory_iterator it(folder, listing), end; !listing && it != end; it.increment(listing)) {
     const std::string name = it->path().filename().string();
-    if (expected.count(name)) continue;
+    if (expected.count(name) || refused.count(name)) continue;
     for (const std::string& pattern : patterns)
       if (matches_frame_pattern(pattern, name)) extra.insert(name);
   }

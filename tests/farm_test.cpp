@@ -231,8 +231,36 @@ TEST(Farm, VerifyFindsMissingTruncatedAndCorruptFrames) {
   EXPECT_EQ(edited.exit_code, 1);
   EXPECT_NE(edited.out.find("mismatched: f_0099.png: a frame file no run of the manifest was to write"), std::string::npos)
       << edited.out;
-  EXPECT_NE(edited.out.find("corrupt: f_0006.png: its record says frame 3, whose file is f_0003.png"), std::string::npos)
+  EXPECT_NE(edited.out.find("corrupt: f_0003.png: frame 3: its record names f_0006.png as its image"), std::string::npos)
       << edited.out;
+  // Records edited by hand are each named once, as corrupt, not also as a
+  // frame without a record: one listing no files ("names no known run"
+  // before), one naming a file outside the folder, and a run line edited to
+  // fewer frames (which hid the frames it dropped).
+  const std::string whole = read_text_file(dir / "fxsim-manifest.jsonl");
+  const auto verify_edited = [&](const std::string& from, const std::string& to) {
+    std::string text = whole;
+    const size_t where = text.find(from);
+    EXPECT_NE(where, std::string::npos) << from;
+    if (where != std::string::npos) text.replace(where, from.size(), to);
+    write_text_file(dir / "fxsim-manifest.jsonl", text);
+    const CliResult r = run_fxsim("verify " + q(dir.path()));
+    EXPECT_EQ(r.exit_code, 1) << r.out;
+    return r.out;
+  };
+  const std::string first_file = "[{\"bytes\":" + std::to_string(fs::file_size(dir / frame_name(1)));
+  std::string said = verify_edited(first_file, "[],\"x\":" + first_file);
+  EXPECT_NE(said.find("corrupt: f_0001.png: frame 1: its record lists no files"), std::string::npos) << said;
+  EXPECT_EQ(said.find("frame 1 has no record"), std::string::npos) << said;
+  said = verify_edited("\"file\":\"f_0001.png\"", "\"file\":\"../f_0001.png\"");
+  EXPECT_NE(said.find("corrupt: f_0001.png: frame 1: its record names ../f_0001.png, outside the folder"),
+            std::string::npos) << said;
+  EXPECT_EQ(said.find("frame 1 has no record"), std::string::npos) << said;
+  said = verify_edited("\"frames\":[1,2,3,4,5,6]", "\"frames\":[2,3,4,5,6]");
+  EXPECT_NE(said.find("corrupt: f_0001.png: frame 1: its record's run "), std::string::npos) << said;
+  EXPECT_NE(said.find("was not to write it"), std::string::npos) << said;
+  EXPECT_EQ(said.find("f_0001.png: a frame file no run"), std::string::npos) << said;
+  write_text_file(dir / "fxsim-manifest.jsonl", whole);
   TempDir empty("verify-empty");
   EXPECT_EQ(run_fxsim("verify " + q(empty.path())).exit_code, 66);
   // An empty manifest (cut short before its first line) vouches for nothing.
