@@ -25,7 +25,12 @@ size_t cpu_particle_bytes(const Scene& scene) {
 
 size_t gl_image_bytes(const Scene& scene) {
   const size_t pixels = size_t(scene.output.width) * size_t(scene.output.height);
-  return pixels * (size_t(scene.output.samples) * (4 + 4) + 4);  // RGBA8 + depth per sample, resolved RGBA8
+  // Per sample float RGBA + 24-bit depth (render/frame_target.cpp: every
+  // frame is drawn in 32-bit float); per pixel the resolved and graded float
+  // images and the 8-bit one read back. (At 16384² with 4 samples, counted
+  // as RGBA8 this said 9.6 GB where the GL needed 21 GB: validate passed a
+  // scene the render then refused.)
+  return pixels * (size_t(scene.output.samples) * (16 + 4) + 16 + 16 + 4);
 }
 
 size_t ram_image_bytes(const Scene& scene) {

@@ -13,8 +13,8 @@ namespace fxsim {
 // (primary and secondary) and the sprites built from them each frame.
 size_t cpu_particle_bytes(const Scene& scene);
 
-// Frame images: on the GL, the multisampled colour and depth buffers and the
-// resolved image; in RAM, the images in flight (read back, queued, being
+// Frame images: on the GL, the multisampled float colour and depth buffers
+// and the resolved, graded and read-back images; in RAM, the images in flight (read back, queued, being
 // encoded) and the PNG being encoded.
 size_t gl_image_bytes(const Scene& scene);
 size_t ram_image_bytes(const Scene& scene);
