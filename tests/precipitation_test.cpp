@@ -169,6 +169,32 @@ TEST(Snow, AFlakeThroughTheGroundKeepsItsPlaceInTheStream) {
   }
 }
 
+TEST(Snow, AFlakeReenteringAboveAHighGroundHasNoMotion) {
+  // The ground 9 m up a 12 m box: flakes fall through a 3 m column and
+  // re-enter at the top, a jump of about 3 m, less than half the box (6 m),
+  // which took it for a motion: the motion layer drew it across the screen.
+  const Scene scene = parse_scene_text(R"({"fxsim": 1, "seed": 5, "output": {"fps": 24, "frames": 48, "layers": ["motion"]},
+      "environment": {"ground": {"height": 9}},
+      "emitters": [{"type": "snow", "motion": "constant", "max_particles": 5000,
+        "velocity": [0, -4, 0], "velocity_variation": [0, 0.3, 0], "sway": null,
+        "region": {"center": [0, 6, 0], "size": [10, 12, 10]}}]})",
+                                       "test.json", ".");
+  Simulation sim(scene, 2);
+  size_t with_motion = 0, reentered = 0;
+  for (int frame = 1; frame <= 48; ++frame) {
+    sim.advance_to_frame(frame);
+    for (const SpriteBatch& batch : sim.sprites())
+      for (size_t i = 0; i < batch.previous.size(); ++i) {
+        if (batch.previous[i].w == 0.0f) continue;
+        const float travel = glm::length(batch.sprites[i].position - glm::vec3(batch.previous[i]));
+        ++with_motion;
+        reentered += travel > 1.0f;  // a frame's fall is 4/24 m
+      }
+  }
+  EXPECT_GT(with_motion, 100000u);
+  EXPECT_EQ(reentered, 0u) << "flakes whose previous position is the ground they went through";
+}
+
 TEST(Snow, BirthsAtTheTopAreSpreadOverTheirStep) {
   // Filling from the top at 2 frames a second: each step's new flakes lie
   // through the 2 m it falls, not in one sheet at the top face.

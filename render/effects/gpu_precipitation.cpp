@@ -406,7 +406,7 @@ void GpuPrecipitation::add_sprites(const CameraPose& camera, std::vector<SpriteB
   batch.emitter = emitter_index_;
   batch.distance = distance;
   kernels_.add_sprite_batches(store_, live_, how, sprites_, batch, out,
-                              {&previous_, PrecipitationSystem::wrap_box(params_, camera)});
+                              {&previous_, PrecipitationSystem::wrap_box(params_, camera, ground_)});
 }
 
 }  // namespace fxsim

@@ -330,8 +330,13 @@ void PrecipitationSystem::remember_positions() {
   if (splash_) splash_->remember_positions();
 }
 
-WrapBox PrecipitationSystem::wrap_box(const PrecipitationParams& params, const CameraPose& camera) {
-  return {region_frame(params, camera).axes, params.region.size * 0.5f};
+WrapBox PrecipitationSystem::wrap_box(const PrecipitationParams& params, const CameraPose& camera,
+                                      std::optional<float> ground) {
+  const Frame frame = region_frame(params, camera);
+  glm::vec3 half = params.region.size * 0.5f;
+  const float column = half.y - column_floor(frame, half, ground);
+  if (column > 0.0f) half.y = std::min(half.y, column * 0.5f);
+  return {frame.axes, half};
 }
 
 void PrecipitationSystem::add_sprites(const CameraPose& camera, std::vector<SpriteBatch>& out) {
@@ -363,7 +368,7 @@ void PrecipitationSystem::add_sprites(const CameraPose& camera, std::vector<Spri
   });
   if (previous_.remembered()) {
     batch.previous.resize(live_);
-    const WrapBox wrap = wrap_box(snow_, camera);
+    const WrapBox wrap = wrap_box(snow_, camera, ground_);
     for_chunks(threads_, live_, [&](size_t begin, size_t end, size_t) {
       for (size_t i = begin; i < end; ++i) batch.previous[i] = previous_.of(store_, i, wrap);
     });

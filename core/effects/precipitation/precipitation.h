@@ -59,7 +59,11 @@ class PrecipitationSystem : public ParticleSystem {
   // The motion layer: a flake that moved more than half the box along one of
   // its axes since the previous frame wrapped to the opposite face or
   // re-entered at the top, and has no previous position.
-  static WrapBox wrap_box(const PrecipitationParams& params, const CameraPose& camera);
+  // With a ground inside the box, the column above it is what a flake
+  // re-enters across: a travel of more than half of it along the box's up
+  // axis is a re-entry (half the box would take a flake falling through a
+  // column shorter than that and put back at the top for a motion).
+  static WrapBox wrap_box(const PrecipitationParams& params, const CameraPose& camera, std::optional<float> ground);
 
   // Flakes per second entering a box that starts empty (no prewarm).
   static double fill_rate(const EmitterSettings& settings, glm::vec3 gravity);
