@@ -3,11 +3,13 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <glm/geometric.hpp>
 #include <glm/matrix.hpp>
+#include <immintrin.h>
 
 #include "core/effects/precipitation/precipitation_draws.h"
 #include "core/glibc_cosf.h"
@@ -25,6 +27,76 @@ float wrap_axis(float x, float h) {
   if (x >= -h && x <= h) return x;
   const float span = 2.0f * h;
   return x - span * std::floor((x + h) / span);
+}
+
+// Which of n particles (n <= kChunk) left the box (centre c, half-extents
+// h, axes the rows of to_local) or went below the ground, as bits: particle
+// i is bit i % 64 of word i / 64. The test is most of a steady step's
+// arithmetic after the motion itself, and a loop over a flag a particle,
+// of which a few in a hundred are set, most of the rest (rain, 2 M drops,
+// one thread: 2.3 and 1.0 ms of 4.7); so it runs 8 wide where the processor
+// can, without the rotation where the box has none (|1·d + 0·e + 0·f| is
+// |d| for finite values: the same flags), and the step visits set bits only.
+struct LeavingTest {
+  const float *px, *py, *pz;
+  glm::mat3 to_local;
+  glm::vec3 c, h;
+  float ground;
+  bool rotated;
+};
+using LeavingBits = std::array<uint64_t, kChunk / 64>;
+
+// Particle i's flag, as find_leaving_avx2 finds it 8 at a time: the same operations in the same order.
+inline bool leaves(const LeavingTest& t, size_t i) {
+  const float dx = t.px[i] - t.c.x, dy = t.py[i] - t.c.y, dz = t.pz[i] - t.c.z;
+  float lx = dx, ly = dy, lz = dz;
+  if (t.rotated) {
+    const glm::mat3& m = t.to_local;
+    lx = m[0][0] * dx + m[1][0] * dy + m[2][0] * dz;
+    ly = m[0][1] * dx + m[1][1] * dy + m[2][1] * dz;
+    lz = m[0][2] * dx + m[1][2] * dy + m[2][2] * dz;
+  }
+  return std::fabs(lx) > t.h.x || std::fabs(ly) > t.h.y || std::fabs(lz) > t.h.z || t.py[i] < t.ground;
+}
+
+void find_leaving_default(const LeavingTest& t, size_t n, LeavingBits& bits) {
+  for (size_t i = 0; i < n; ++i)
+    if (leaves(t, i)) bits[i / 64] |= uint64_t(1) << (i % 64);
+}
+
+// a·dx + b·dy + c·dz, 8 at a time, in leaves()'s order.
+__attribute__((target("avx2"))) inline __m256 along8(const glm::mat3& m, int row, __m256 dx, __m256 dy, __m256 dz) {
+  return _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(_mm256_set1_ps(m[0][row]), dx), _mm256_mul_ps(_mm256_set1_ps(m[1][row]), dy)),
+                       _mm256_mul_ps(_mm256_set1_ps(m[2][row]), dz));
+}
+
+__attribute__((target("avx2"))) void find_leaving_avx2(const LeavingTest& t, size_t n, LeavingBits& bits) {
+  const __m256 cx = _mm256_set1_ps(t.c.x), cy = _mm256_set1_ps(t.c.y), cz = _mm256_set1_ps(t.c.z);
+  const __m256 hx = _mm256_set1_ps(t.h.x), hy = _mm256_set1_ps(t.h.y), hz = _mm256_set1_ps(t.h.z);
+  const __m256 ground = _mm256_set1_ps(t.ground), magnitude = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
+  const glm::mat3& m = t.to_local;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 y = _mm256_loadu_ps(t.py + i);
+    const __m256 dx = _mm256_sub_ps(_mm256_loadu_ps(t.px + i), cx), dy = _mm256_sub_ps(y, cy),
+                 dz = _mm256_sub_ps(_mm256_loadu_ps(t.pz + i), cz);
+    __m256 lx = dx, ly = dy, lz = dz;
+    if (t.rotated) lx = along8(m, 0, dx, dy, dz), ly = along8(m, 1, dx, dy, dz), lz = along8(m, 2, dx, dy, dz);
+    const __m256 out = _mm256_or_ps(
+        _mm256_or_ps(_mm256_cmp_ps(_mm256_and_ps(lx, magnitude), hx, _CMP_GT_OQ),
+                     _mm256_cmp_ps(_mm256_and_ps(ly, magnitude), hy, _CMP_GT_OQ)),
+        _mm256_or_ps(_mm256_cmp_ps(_mm256_and_ps(lz, magnitude), hz, _CMP_GT_OQ), _mm256_cmp_ps(y, ground, _CMP_LT_OQ)));
+    bits[i / 64] |= uint64_t(uint32_t(_mm256_movemask_ps(out))) << (i % 64);
+  }
+  for (; i < n; ++i)
+    if (leaves(t, i)) bits[i / 64] |= uint64_t(1) << (i % 64);
+}
+
+void find_leaving(const LeavingTest& t, size_t n, LeavingBits& bits) {
+  bits.fill(0);
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  if (avx2) find_leaving_avx2(t, n, bits);
+  else find_leaving_default(t, n, bits);
 }
 }  // namespace
 
@@ -94,6 +166,9 @@ float PrecipitationSystem::reentry_height(float below, const Frame& frame, glm::
   const float column = half.y - bottom;
   if (frame.axes[1].y <= 0.1f || !(column > 0.0f)) return half.y;
   const float depth = below / frame.axes[1].y;  // along the box's up axis
+  // Most drops are less than a column under the ground: floor gives 0, and
+  // depth - column * 0 is depth (the same bits, without floor's call).
+  if (depth >= 0.0f && depth < column) return half.y - depth;
   return half.y - (depth - column * std::floor(depth / column));
 }
 
@@ -224,42 +299,36 @@ void PrecipitationSystem::step(const StepContext& ctx) {
       }
     }
     // Which particles left the box or reached the ground (the region's axes: to_local's rows).
-    std::array<uint8_t, kChunk> leaving;
-    const glm::vec3 c = frame.center;
-    const float ground = ctx.ground ? *ctx.ground : -std::numeric_limits<float>::infinity();
-    for (size_t i = begin; i < end; ++i) {
-      const float dx = store_.px[i] - c.x, dy = store_.py[i] - c.y, dz = store_.pz[i] - c.z;
-      const float lx = to_local[0][0] * dx + to_local[1][0] * dy + to_local[2][0] * dz;
-      const float ly = to_local[0][1] * dx + to_local[1][1] * dy + to_local[2][1] * dz;
-      const float lz = to_local[0][2] * dx + to_local[1][2] * dy + to_local[2][2] * dz;
-      // | (no branch in a loop GCC vectorises), on ints: clang warns of | on bools.
-      leaving[i - begin] = uint8_t(int(std::fabs(lx) > half_.x) | int(std::fabs(ly) > half_.y) |
-                                   int(std::fabs(lz) > half_.z) | int(store_.py[i] < ground));
-    }
+    LeavingBits leaving;
+    find_leaving({store_.px.data() + begin, store_.py.data() + begin, store_.pz.data() + begin, to_local, frame.center,
+                  half_, ctx.ground ? *ctx.ground : -std::numeric_limits<float>::infinity(),
+                  to_local != glm::mat3(1.0f)},
+                 end - begin, leaving);
     int64_t reborn_here = 0;
-    for (size_t i = begin; i < end; ++i) {
-      if (!leaving[i - begin]) continue;
-      glm::vec3 p = store_.position(i);
-      glm::vec3 local = to_local * (p - frame.center);
-      const bool below_ground = ctx.ground && p.y < *ctx.ground;
-      if (below_ground && splashing && start_y[i - begin] >= *ctx.ground) {
-        const glm::vec3 start{start_x[i - begin], start_y[i - begin], start_z[i - begin]};
-        const float f = (start.y - *ctx.ground) / (start.y - p.y);  // where the step crossed the ground
-        replaced[chunk] += throw_splash(i, start + (p - start) * f, *ctx.ground, ctx.step);
-        thrown[chunk] += snow_.splash->count;
+    for (size_t word = 0; word < leaving.size(); ++word)
+      for (uint64_t bits = leaving[word]; bits != 0; bits &= bits - 1) {
+        const size_t i = begin + word * 64 + size_t(std::countr_zero(bits));
+        glm::vec3 p = store_.position(i);
+        glm::vec3 local = to_local * (p - frame.center);
+        const bool below_ground = ctx.ground && p.y < *ctx.ground;
+        if (below_ground && splashing && start_y[i - begin] >= *ctx.ground) {
+          const glm::vec3 start{start_x[i - begin], start_y[i - begin], start_z[i - begin]};
+          const float f = (start.y - *ctx.ground) / (start.y - p.y);  // where the step crossed the ground
+          replaced[chunk] += throw_splash(i, start + (p - start) * f, *ctx.ground, ctx.step);
+          thrown[chunk] += snow_.splash->count;
+        }
+        const bool outside = std::fabs(local.x) > half_.x || std::fabs(local.y) > half_.y || std::fabs(local.z) > half_.z;
+        if (snow_.recycle == Recycle::respawn) {
+          ++store_.generation[i];
+          birth(i, ctx.t1, frame, Birth::top, top_layer);
+          ++reborn_here;
+          continue;
+        }
+        if (outside) local = {wrap_axis(local.x, half_.x), wrap_axis(local.y, half_.y), wrap_axis(local.z, half_.z)};
+        if (below_ground) local.y = reentry_height(*ctx.ground - p.y, frame, half_, bottom);
+        p = frame.center + frame.axes * local;
+        store_.set_position(i, p);
       }
-      const bool outside = std::fabs(local.x) > half_.x || std::fabs(local.y) > half_.y || std::fabs(local.z) > half_.z;
-      if (snow_.recycle == Recycle::respawn) {
-        ++store_.generation[i];
-        birth(i, ctx.t1, frame, Birth::top, top_layer);
-        ++reborn_here;
-        continue;
-      }
-      if (outside) local = {wrap_axis(local.x, half_.x), wrap_axis(local.y, half_.y), wrap_axis(local.z, half_.z)};
-      if (below_ground) local.y = reentry_height(*ctx.ground - p.y, frame, half_, bottom);
-      p = frame.center + frame.axes * local;
-      store_.set_position(i, p);
-    }
     reborn[chunk] = reborn_here;
   });
   for (int64_t n : reborn) spawned_ += n, died_ += n;
