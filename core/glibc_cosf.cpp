@@ -109,6 +109,62 @@ __attribute__((target("avx2,fma"))) size_t cosf_avx2(const float* in, float* out
   }
   return i;
 }
+
+// cosf_avx2 eight at a time with AVX-512: the same operations lane by lane
+// (snow's sway, a cosine a flake, was a third of its steady step on an AMD
+// EPYC with AVX-512: 1 M flakes, one thread). GCC 12's AVX-512 headers start
+// vectors from _mm512_undefined: it warns of them once they are inlined.
+#if !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#endif
+__attribute__((target("avx512f,avx2,fma"))) size_t cosf_avx512(const float* in, float* out, size_t n) {
+  const __m512d inverse = _mm512_set1_pd(kHalfPiInverse), half_pi = _mm512_set1_pd(kHalfPi);
+  const __m512i sign_bit = _mm512_set1_epi64(int64_t(uint64_t(1) << 63)), one = _mm512_set1_epi64(1),
+                two = _mm512_set1_epi64(2);
+  const __m256 magnitude_mask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
+  const __m256 large = _mm256_set1_ps(120.0f);
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 y = _mm256_loadu_ps(in + i);
+    const __m512d x = _mm512_cvtps_pd(y);
+    const __m256i quadrant = _mm256_srai_epi32(
+        _mm256_add_epi32(_mm512_cvttpd_epi32(_mm512_mul_pd(x, inverse)), _mm256_set1_epi32(0x800000)), 24);
+    const __m512d r = _mm512_fnmadd_pd(_mm512_cvtepi32_pd(quadrant), half_pi, x);
+    const __m512d x2 = _mm512_mul_pd(r, r);
+    // cosine_poly
+    const __m512d x4 = _mm512_mul_pd(x2, x2);
+    const __m512d c1 = _mm512_fmadd_pd(x2, _mm512_set1_pd(kC1), _mm512_set1_pd(kC0));
+    const __m512d c2 = _mm512_fmadd_pd(x2, _mm512_set1_pd(kC4), _mm512_set1_pd(kC3));
+    const __m512d x6 = _mm512_mul_pd(x2, x4);
+    const __m512d cosine = _mm512_fmadd_pd(x6, c2, _mm512_fmadd_pd(x4, _mm512_set1_pd(kC2), c1));
+    // sine_poly
+    const __m512d s1 = _mm512_fmadd_pd(x2, _mm512_set1_pd(kS3), _mm512_set1_pd(kS2));
+    const __m512d x3 = _mm512_mul_pd(x2, r);
+    const __m512d x7 = _mm512_mul_pd(x2, x3);
+    const __m512d sine = _mm512_fmadd_pd(x7, s1, _mm512_fmadd_pd(x3, _mm512_set1_pd(kS1), r));
+    // Odd quadrants take the sine; quadrants 1 and 2 ((n + 1) & 2) are negated.
+    const __m512i n64 = _mm512_cvtepi32_epi64(quadrant);
+    const __mmask8 odd = _mm512_test_epi64_mask(n64, one);
+    const __mmask8 negative = _mm512_test_epi64_mask(_mm512_add_epi64(n64, one), two);
+    const __m512i picked = _mm512_castpd_si512(_mm512_mask_blend_pd(odd, cosine, sine));
+    const __m512d value = _mm512_castsi512_pd(_mm512_mask_xor_epi64(picked, negative, picked, sign_bit));
+    _mm256_storeu_ps(out + i, _mm512_cvtpd_ps(value));
+    const int beyond = _mm256_movemask_ps(_mm256_cmp_ps(_mm256_and_ps(y, magnitude_mask), large, _CMP_NLT_UQ));
+    if (beyond) {
+      float arguments[8];
+      _mm256_storeu_ps(arguments, y);
+      for (int lane = 0; lane < 8; ++lane)
+        if (beyond & (1 << lane)) out[i + size_t(lane)] = glibc_cosf(arguments[lane]);
+    }
+  }
+  // The last few four at a time.
+  return i + cosf_avx2(in + i, out + i, n - i);
+}
+#if !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 }  // namespace
 #endif
 
@@ -116,7 +172,9 @@ void glibc_cosf_array(const float* in, float* out, size_t n) {
   size_t first = 0;
 #if defined(__x86_64__) && defined(__GNUC__)
   static const bool avx2_fma = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  if (avx2_fma) first = cosf_avx2(in, out, n);
+  static const bool avx512 = avx2_fma && __builtin_cpu_supports("avx512f");
+  if (avx512) first = cosf_avx512(in, out, n);
+  else if (avx2_fma) first = cosf_avx2(in, out, n);
 #endif
   for (size_t i = first; i < n; ++i) out[i] = glibc_cosf(in[i]);
 }
