@@ -1,5 +1,6 @@
 #include "core/glibc_cosf.h"
 
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -168,13 +169,20 @@ __attribute__((target("avx512f,avx2,fma"))) size_t cosf_avx512(const float* in, 
 }  // namespace
 #endif
 
+namespace {
+std::atomic<int> g_cosf_lanes{8};  // limit_cosf_vector_width's
+}  // namespace
+
+void limit_cosf_vector_width(int lanes) { g_cosf_lanes.store(lanes, std::memory_order_relaxed); }
+
 void glibc_cosf_array(const float* in, float* out, size_t n) {
   size_t first = 0;
 #if defined(__x86_64__) && defined(__GNUC__)
   static const bool avx2_fma = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
   static const bool avx512 = avx2_fma && __builtin_cpu_supports("avx512f");
-  if (avx512) first = cosf_avx512(in, out, n);
-  else if (avx2_fma) first = cosf_avx2(in, out, n);
+  const int lanes = g_cosf_lanes.load(std::memory_order_relaxed);
+  if (avx512 && lanes >= 8) first = cosf_avx512(in, out, n);
+  else if (avx2_fma && lanes >= 4) first = cosf_avx2(in, out, n);
 #endif
   for (size_t i = first; i < n; ++i) out[i] = glibc_cosf(in[i]);
 }

@@ -17,9 +17,13 @@ namespace fxsim {
 
 float glibc_cosf(float x);
 
-// out[i] = glibc_cosf(in[i]) for i < n (out may be in); four at a time with
-// AVX2 and FMA where the CPU has them, glibc_cosf otherwise (the same bits
-// either way).
+// out[i] = glibc_cosf(in[i]) for i < n (out may be in); eight at a time with
+// AVX-512, four with AVX2 and FMA where the CPU has them, glibc_cosf
+// otherwise (the same bits either way).
 void glibc_cosf_array(const float* in, float* out, size_t n);
+
+// For the tests: at most this many lanes at a time (8, 4 or 1), so that each
+// path is compared on a CPU that has the wider ones.
+void limit_cosf_vector_width(int lanes);
 
 }  // namespace fxsim

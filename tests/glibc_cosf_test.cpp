@@ -50,15 +50,20 @@ bool glibc_uses_fma() {
 }  // namespace
 
 TEST(GlibcCosf, TheVectorLoopGivesTheScalarFunctionsBits) {
-  // The sway's arguments (0 to 4π) densely, and every sign and exponent sparsely.
-  for (const auto& xs : {arguments(0, bits_of(12.566371f), 127), arguments(0, 0xffffffffu, 4099)}) {
-    std::vector<float> out(xs.size());
-    glibc_cosf_array(xs.data(), out.data(), xs.size());
-    size_t differ = 0;
-    for (size_t i = 0; i < xs.size(); ++i)
-      if (!same(out[i], glibc_cosf(xs[i])) && differ++ < 5) ADD_FAILURE() << std::hexfloat << xs[i];
-    EXPECT_EQ(differ, 0u);
+  // The sway's arguments (0 to 4π) densely, and every sign and exponent
+  // sparsely; each width the CPU has (AVX-512, AVX2) on its own.
+  for (const int lanes : {8, 4}) {
+    limit_cosf_vector_width(lanes);
+    for (const auto& xs : {arguments(0, bits_of(12.566371f), 127), arguments(0, 0xffffffffu, 4099)}) {
+      std::vector<float> out(xs.size());
+      glibc_cosf_array(xs.data(), out.data(), xs.size());
+      size_t differ = 0;
+      for (size_t i = 0; i < xs.size(); ++i)
+        if (!same(out[i], glibc_cosf(xs[i])) && differ++ < 5) ADD_FAILURE() << lanes << " lanes: " << std::hexfloat << xs[i];
+      EXPECT_EQ(differ, 0u) << lanes << " lanes";
+    }
   }
+  limit_cosf_vector_width(8);
 }
 
 TEST(GlibcCosf, WorksInPlace) {

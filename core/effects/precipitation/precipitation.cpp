@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -92,13 +93,17 @@ __attribute__((target("avx2"))) void find_leaving_avx2(const LeavingTest& t, siz
     if (leaves(t, i)) bits[i / 64] |= uint64_t(1) << (i % 64);
 }
 
+std::atomic<int> g_leaving_lanes{8};  // limit_leaving_test_width's
+
 void find_leaving(const LeavingTest& t, size_t n, LeavingBits& bits) {
   bits.fill(0);
   static const bool avx2 = __builtin_cpu_supports("avx2");
-  if (avx2) find_leaving_avx2(t, n, bits);
+  if (avx2 && g_leaving_lanes.load(std::memory_order_relaxed) >= 8) find_leaving_avx2(t, n, bits);
   else find_leaving_default(t, n, bits);
 }
 }  // namespace
+
+void limit_leaving_test_width(int lanes) { g_leaving_lanes.store(lanes, std::memory_order_relaxed); }
 
 PrecipitationSystem::PrecipitationSystem(const EmitterSettings& settings, size_t emitter_index, const WindField& wind,
                                          const Environment& environment, double fps, ThreadPool& threads)

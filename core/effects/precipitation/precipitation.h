@@ -31,6 +31,11 @@
 
 namespace fxsim {
 
+// For the tests: the step's test for particles that left the box at most
+// this many lanes wide (8: AVX2 where the CPU has it; 1: one at a time), so
+// that each path is compared on a CPU that has both.
+void limit_leaving_test_width(int lanes);
+
 class PrecipitationSystem : public ParticleSystem {
  public:
   PrecipitationSystem(const EmitterSettings& settings, size_t emitter_index, const WindField& wind,
