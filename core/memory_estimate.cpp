@@ -5,6 +5,7 @@
 #include <sstream>
 #include <unistd.h>
 
+#include "core/diagnostics.h"
 #include "core/exit_codes.h"
 #include "core/particle_system.h"
 #include "core/particles.h"
@@ -17,10 +18,27 @@ namespace {
 constexpr size_t kImagesInFlight = 4;
 }  // namespace
 
+namespace {
+// A particle slot's bytes in RAM: its state and the sprite built from it.
+size_t slot_bytes() { return particle_bytes() + sizeof(SpriteInstance); }
+
+// Where a scene asks for most of its memory, as a JSON pointer: the
+// max_particles of the emitter with the most particle slots, or the output's
+// width where its images outweigh every emitter's particles.
+std::string memory_pointer(const Scene& scene) {
+  size_t most = 0, largest = 0;
+  for (size_t i = 0; i < scene.emitters.size(); ++i)
+    if (const size_t slots = effect_slots(scene.emitters[i], scene.environment).total(); slots > most) most = slots, largest = i;
+  if (most > 0 && most * slot_bytes() >= ram_image_bytes(scene) + gl_image_bytes(scene))
+    return fmt::format("/emitters/{}/max_particles", largest);
+  return "/output/width";
+}
+}  // namespace
+
 size_t cpu_particle_bytes(const Scene& scene) {
   size_t slots = 0;
   for (const auto& e : scene.emitters) slots += effect_slots(e, scene.environment).total();
-  return slots * (particle_bytes() + sizeof(SpriteInstance));
+  return slots * slot_bytes();
 }
 
 size_t gl_image_bytes(const Scene& scene) {
@@ -50,38 +68,29 @@ size_t available_ram_bytes() {
   return size_t(sysconf(_SC_PHYS_PAGES)) * size_t(sysconf(_SC_PAGE_SIZE));
 }
 
-std::string memory_pointer(const Scene& scene) {
-  size_t most = 0, largest = 0;
-  for (size_t i = 0; i < scene.emitters.size(); ++i)
-    if (const size_t slots = effect_slots(scene.emitters[i], scene.environment).total(); slots > most) most = slots, largest = i;
-  const size_t particles = most * (particle_bytes() + sizeof(SpriteInstance));
-  if (most > 0 && particles >= ram_image_bytes(scene) + gl_image_bytes(scene))
-    return fmt::format("/emitters/{}/max_particles", largest);
-  return "/output/width";
-}
-
-std::string scene_place(const Scene& scene, const std::string& pointer) {
-  // The text is read again (a scene is small) only for a refusal's message;
-  // where it cannot be (standard input, gone since), the pointer alone.
+std::string memory_refusal(const Scene& scene, const std::string& message) {
+  const std::string pointer = memory_pointer(scene);
+  // The text is read again (a scene is small) only for a refusal's message,
+  // located as every scene error is; where it cannot be (standard input,
+  // gone since), the pointer alone.
+  Diagnostic refusal;
+  refusal.pointer = pointer;
+  refusal.message = message;
   try {
-    if (scene.file != "-") {
-      const std::string text = read_scene_file(scene.file);
-      const LineColumn at = JsonLocations(text).value(pointer);
-      return fmt::format("{}:{}:{}: {}", scene.file.string(), at.line, at.column, pointer);
-    }
+    if (scene.file != "-")
+      return format_diagnostics(scene.file.string(), JsonLocations(read_scene_file(scene.file)), {refusal}).front();
   } catch (const FxError&) {
   }
-  return fmt::format("{}: {}", scene.file.string(), pointer);
+  return fmt::format("{}: {}: {}", scene.file.string(), pointer, message);
 }
 
 void check_ram(const Scene& scene, size_t needed, const std::string& hint) {
   const size_t available = available_ram_bytes();
   if (double(needed) <= 0.9 * double(available)) return;
   throw FxError(ExitCode::invalid_scene,
-                fmt::format("{}: the render needs about {} of memory (particles and images), but only {} is available "
-                            "(lower max_particles or the image size{})",
-                            scene_place(scene, memory_pointer(scene)), format_bytes(double(needed)),
-                            format_bytes(double(available)), hint));
+                memory_refusal(scene, fmt::format("the render needs about {} of memory (particles and images), but "
+                                                  "only {} is available (lower max_particles or the image size{})",
+                                                  format_bytes(double(needed)), format_bytes(double(available)), hint)));
 }
 
 std::string format_bytes(double bytes) {

@@ -23,13 +23,12 @@ size_t ram_image_bytes(const Scene& scene);
 // of /proc/meminfo; the physical RAM where that cannot be read).
 size_t available_ram_bytes();
 
-// Where a scene asks for most of its memory, as a JSON pointer: the
-// max_particles of the emitter with the most particle slots, or the output's
-// width where its images outweigh every emitter's particles.
-std::string memory_pointer(const Scene& scene);
-// "file:line:column: /pointer", the value's place found again in the scene's
-// file; "file: /pointer" where the file cannot be read again (standard input).
-std::string scene_place(const Scene& scene, const std::string& pointer);
+// A refusal for memory, located as scene errors are ("file:line:column:
+// /pointer: message"), at the value to lower: the max_particles of the
+// emitter with the most particle slots, or the output's width where its
+// images outweigh every emitter's particles ("file: /pointer: message"
+// where the file cannot be read again: standard input).
+std::string memory_refusal(const Scene& scene, const std::string& message);
 
 // Throws FxError(invalid_scene) when `needed` bytes of RAM are
 // more than 90 % of what is available, with `hint` appended to the advice.

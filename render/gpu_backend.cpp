@@ -102,10 +102,10 @@ void check_memory(const Scene& scene, Backend backend, bool software_gl) {
   if (software_gl) return;
   if (const auto free = gpu_free_memory_bytes(); free && double(need.gpu) > 0.95 * double(*free))
     throw FxError(ExitCode::invalid_scene,
-                  fmt::format("{}: the render needs about {} of GPU memory (particles and images), but the GPU has {} "
-                              "free of {} (lower max_particles or the image size)",
-                              scene_place(scene, memory_pointer(scene)), format_bytes(double(need.gpu)), format_bytes(double(*free)),
-                              format_bytes(double(gpu_memory_bytes().value_or(0)))));
+                  memory_refusal(scene, fmt::format("the render needs about {} of GPU memory (particles and images), "
+                                                    "but the GPU has {} free of {} (lower max_particles or the image size)",
+                                                    format_bytes(double(need.gpu)), format_bytes(double(*free)),
+                                                    format_bytes(double(gpu_memory_bytes().value_or(0))))));
 }
 
 }  // namespace fxsim
