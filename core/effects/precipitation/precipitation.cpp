@@ -60,18 +60,14 @@ inline bool leaves(const LeavingTest& t, size_t i) {
   return std::fabs(lx) > t.h.x || std::fabs(ly) > t.h.y || std::fabs(lz) > t.h.z || t.py[i] < t.ground;
 }
 
-void find_leaving_default(const LeavingTest& t, size_t n, LeavingBits& bits) {
-  for (size_t i = 0; i < n; ++i)
-    if (leaves(t, i)) bits[i / 64] |= uint64_t(1) << (i % 64);
-}
-
 // a·dx + b·dy + c·dz, 8 at a time, in leaves()'s order.
 __attribute__((target("avx2"))) inline __m256 along8(const glm::mat3& m, int row, __m256 dx, __m256 dy, __m256 dz) {
   return _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(_mm256_set1_ps(m[0][row]), dx), _mm256_mul_ps(_mm256_set1_ps(m[1][row]), dy)),
                        _mm256_mul_ps(_mm256_set1_ps(m[2][row]), dz));
 }
 
-__attribute__((target("avx2"))) void find_leaving_avx2(const LeavingTest& t, size_t n, LeavingBits& bits) {
+// Particles [0, n - n % 8), 8 at a time; returns where it stopped.
+__attribute__((target("avx2"))) size_t find_leaving_avx2(const LeavingTest& t, size_t n, LeavingBits& bits) {
   const __m256 cx = _mm256_set1_ps(t.c.x), cy = _mm256_set1_ps(t.c.y), cz = _mm256_set1_ps(t.c.z);
   const __m256 hx = _mm256_set1_ps(t.h.x), hy = _mm256_set1_ps(t.h.y), hz = _mm256_set1_ps(t.h.z);
   const __m256 ground = _mm256_set1_ps(t.ground), magnitude = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
@@ -89,8 +85,7 @@ __attribute__((target("avx2"))) void find_leaving_avx2(const LeavingTest& t, siz
         _mm256_or_ps(_mm256_cmp_ps(_mm256_and_ps(lz, magnitude), hz, _CMP_GT_OQ), _mm256_cmp_ps(y, ground, _CMP_LT_OQ)));
     bits[i / 64] |= uint64_t(uint32_t(_mm256_movemask_ps(out))) << (i % 64);
   }
-  for (; i < n; ++i)
-    if (leaves(t, i)) bits[i / 64] |= uint64_t(1) << (i % 64);
+  return i;
 }
 
 std::atomic<int> g_leaving_lanes{8};  // limit_leaving_test_width's
@@ -98,8 +93,9 @@ std::atomic<int> g_leaving_lanes{8};  // limit_leaving_test_width's
 void find_leaving(const LeavingTest& t, size_t n, LeavingBits& bits) {
   bits.fill(0);
   static const bool avx2 = __builtin_cpu_supports("avx2");
-  if (avx2 && g_leaving_lanes.load(std::memory_order_relaxed) >= 8) find_leaving_avx2(t, n, bits);
-  else find_leaving_default(t, n, bits);
+  const size_t first = avx2 && g_leaving_lanes.load(std::memory_order_relaxed) >= 8 ? find_leaving_avx2(t, n, bits) : 0;
+  for (size_t i = first; i < n; ++i)
+    if (leaves(t, i)) bits[i / 64] |= uint64_t(1) << (i % 64);
 }
 }  // namespace
 
