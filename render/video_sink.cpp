@@ -91,7 +91,11 @@ void VideoSink::start() {
       break;
     case VideoFormat::gif: add({"-vf", "split[a][b];[a]palettegen=stats_mode=diff[p];[b][p]paletteuse"}); break;
   }
-  add({"-f", muxer_of(format_), partial_.string()});
+  // ffmpeg reads a name as an option where it starts with '-' and as a
+  // protocol where it has a colon before any slash ("file:a.mp4",
+  // "http:x.mp4", "pipe:1.webm"): its file protocol and an absolute path
+  // name the file whatever it is called.
+  add({"-f", muxer_of(format_), "file:" + std::filesystem::absolute(partial_).string()});
   ffmpeg_ = std::make_unique<ChildProcess>(argv);
 }
 

@@ -57,6 +57,24 @@ TEST(RenderVideo, OddSizesArePaddedForYuv420AndMovKeepsAlpha) {
   EXPECT_EQ(probe(dir / "a.gif").substr(0, 11), "gif,101,57,");
 }
 
+// ffmpeg takes a name for an option where it starts with '-', for a protocol
+// where a colon comes first ("file:", "pipe:", "http:"): each is a legal
+// file name and is written as that file.
+TEST(RenderVideo, NamesFfmpegWouldReadAsOptionsOrProtocolsAreFiles) {
+  TempDir dir("names");
+  for (const std::string name : {"-x.mp4", "file:z.mp4", "pipe:1.webm", "http:h.mp4"}) {
+    const CliResult r = run_fxsim("render " + kSnow + " --frames 1-3 --width 64 --height 36 -q -o '" + name + "'",
+                                  "cd '" + dir.path().string() + "' &&");
+    ASSERT_EQ(r.exit_code, 0) << name << ": " << r.err;
+    EXPECT_EQ(probe(dir / name).substr(probe(dir / name).size() - 2), ",3") << name;
+  }
+  // --video beside PNG frames too; and nothing else is left (no partial files).
+  ASSERT_EQ(run_fxsim("render " + kSnow + " --frames 1-2 --width 64 --height 36 -q -o 'f/f_####.png' --video 'file:v.mp4'",
+                      "cd '" + dir.path().string() + "' &&").exit_code, 0);
+  EXPECT_EQ(probe(dir / "file:v.mp4"), "h264,64,36,yuv420p,2");
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator()), 6);
+}
+
 TEST(RenderVideo, AVideoBesideThePngFrames) {
   TempDir dir("beside");
   const CliResult r = run_fxsim("render " + kSnow + " --frames 3-8 --width 96 --height 54 -q -o '" +
