@@ -28,7 +28,7 @@ void ManifestWriter::append(const std::string& line) {
   // O_NONBLOCK: a FIFO standing there must not hang the render (its open
   // would wait for a reader); O_NOFOLLOW: nor a link lead elsewhere. Only a
   // regular file is appended to.
-  const int fd = ::open(file.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+  const int fd = ::open(file.c_str(), O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
   struct stat st {};
   if (fd < 0 || ::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     const int error = errno;
@@ -41,7 +41,12 @@ void ManifestWriter::append(const std::string& line) {
   }
   // One write per line under a lock: shards appending at once never interleave.
   ::flock(fd, LOCK_EX);
-  const std::string text = line + "\n";
+  // A file whose last line has no end (an editor that drops it, a write cut
+  // short by a full disk) gets one first: else this line would be glued to it
+  // and both records lost.
+  char last = '\n';
+  if (::fstat(fd, &st) == 0 && st.st_size > 0 && ::pread(fd, &last, 1, st.st_size - 1) != 1) last = '\n';
+  const std::string text = (last == '\n' ? "" : "\n") + line + "\n";
   size_t done = 0;
   bool ok = true;
   while (ok && done < text.size()) {

@@ -464,3 +464,20 @@ TEST(Farm, ARenderWhoseFramesGoElsewhereSaysWhereTheCheckpointsAre) {
                                     "cd " + q(dir.path()) + " &&");
   EXPECT_NE(named.err.find("starting from checkpoint scn/checkpoints/checkpoint_000006.fxck"), std::string::npos) << named.err;
 }
+
+TEST(Farm, AManifestWhoseLastLineHasNoEndIsAppendedToOnANewLine) {
+  // An editor that drops the final newline, or a write cut short: the next
+  // render's run line was glued to the last frame's record, and verify then
+  // reported frames missing, runs unknown and files mismatched.
+  TempDir dir("manifest_end");
+  const std::string render = "render '" + kScene + "'" + kSmall + "-o " + q(dir / "f_####.png");
+  ASSERT_EQ(run_fxsim(render + " --frames 1-3").exit_code, 0);
+  const fs::path manifest = dir / "fxsim-manifest.jsonl";
+  fs::resize_file(manifest, fs::file_size(manifest) - 1);
+  ASSERT_EQ(run_fxsim("verify " + q(dir.path())).exit_code, 0);
+  ASSERT_EQ(run_fxsim(render + " --frames 4-5").exit_code, 0);
+  const CliResult verified = run_fxsim("verify " + q(dir.path()));
+  EXPECT_EQ(verified.exit_code, 0) << verified.out;
+  const std::string text = read_text_file(manifest);
+  EXPECT_EQ(text.find("}{"), std::string::npos) << text;
+}
