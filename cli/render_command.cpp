@@ -44,19 +44,32 @@ namespace {
 // On Ctrl-C or a kill, the frame being written must not be left half-written.
 // A commit in progress (a frame renamed into place and its lines appended) is
 // let finish first, so the text outputs cover exactly the frames on disk.
-bool g_quiet = false;  // (read by on_interrupt)
+bool g_quiet = false;        // (read by on_interrupt)
+bool g_json_lines = false;   // --progress jsonl: standard error stays JSON Lines
 
 extern "C" void on_interrupt(int signal) {
   wait_for_commit();
-  stop_child_processes();  // ffmpeg: its temporary file is removed next
+  stop_child_processes(signal);  // ffmpeg: its temporary file is removed next; shards stop after their frame
   remove_partial_output();
   if (!g_quiet) {  // write(2) alone: async-signal-safe
-    const char* text = signal == SIGINT    ? "\nfxsim: interrupted (SIGINT): stopped; every frame on disk is whole\n"
-                       : signal == SIGTERM ? "\nfxsim: terminated (SIGTERM): stopped; every frame on disk is whole\n"
-                                           : "\nfxsim: hung up (SIGHUP): stopped; every frame on disk is whole\n";
+    const char* text =
+        g_json_lines
+            ? (signal == SIGINT ? R"({"event":"error","message":"interrupted (SIGINT): stopped; every frame on disk is whole","exit":130})" "\n"
+               : signal == SIGTERM ? R"({"event":"error","message":"terminated (SIGTERM): stopped; every frame on disk is whole","exit":143})" "\n"
+                                   : R"({"event":"error","message":"hung up (SIGHUP): stopped; every frame on disk is whole","exit":129})" "\n")
+            : (signal == SIGINT    ? "\nfxsim: interrupted (SIGINT): stopped; every frame on disk is whole\n"
+               : signal == SIGTERM ? "\nfxsim: terminated (SIGTERM): stopped; every frame on disk is whole\n"
+                                   : "\nfxsim: hung up (SIGHUP): stopped; every frame on disk is whole\n");
     [[maybe_unused]] const ssize_t n = ::write(2, text, std::strlen(text));
   }
   _exit(128 + signal);
+}
+
+// From here on an interrupt stops the render cleanly (on_interrupt).
+void stop_cleanly_on_interrupt(const RenderOptions& options) {
+  g_quiet = options.quiet;
+  g_json_lines = parse_progress_style(options.progress, false) == ProgressStyle::jsonl;
+  for (int s : {SIGINT, SIGTERM, SIGHUP}) std::signal(s, on_interrupt);
 }
 
 FrameSelection frames_to_render(const RenderOptions& options, const Scene& scene) {
@@ -273,6 +286,7 @@ int run_render(const RenderOptions& options) {
       throw FxError(ExitCode::usage, "--devices: --stats and --state-hashes are one file of every frame, which no "
                                      "device's shard has: give each a shard of its own (--device D --shard I/N), "
                                      "each with its own file");
+    stop_cleanly_on_interrupt(options);  // the shards are told, and waited for
     return run_on_devices(options);
   }
   if (options.video)
@@ -379,8 +393,7 @@ int run_render(const RenderOptions& options) {
   if (options.stats) sinks.push_back(std::make_unique<StatisticsSink>(*options.stats));
   if (options.state_hashes) sinks.push_back(std::make_unique<StateHashSink>(*options.state_hashes));
 
-  g_quiet = options.quiet;
-  for (int s : {SIGINT, SIGTERM, SIGHUP}) std::signal(s, on_interrupt);
+  stop_cleanly_on_interrupt(options);
   const auto started = std::chrono::steady_clock::now();
   GlSession gl(options.device, parse_backend_choice(options.backend));
   check_memory(scene, gl.backend(), gl.context().software());

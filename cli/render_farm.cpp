@@ -136,6 +136,9 @@ int run_on_devices(const RenderOptions& options) {
     devices.push_back(int(d));
   }
   if (devices.empty()) throw FxError(ExitCode::usage, "--devices: expected device indices such as 0,1");
+  if (devices.size() > size_t(kMaxChildProcesses))
+    throw FxError(ExitCode::usage, fmt::format("--devices {}: at most {} shards at once", *options.devices,
+                                               kMaxChildProcesses));
   if (options.shard || options.device)
     throw FxError(ExitCode::usage, "--devices runs one shard per device itself: give it without --shard and --device");
   // Each device there before any child starts: not found by one child
@@ -168,13 +171,19 @@ int run_on_devices(const RenderOptions& options) {
     argv.insert(argv.end(), {"--device", std::to_string(devices[k]), "--shard",
                              fmt::format("{}/{}", k + 1, devices.size())});
     if (!options.quiet) note(fmt::format("shard {}/{} on device {}", k + 1, devices.size(), devices[k]));
-    children.push_back(std::make_unique<ChildProcess>(argv));
+    // An interrupt passes on to each shard, which stops after the frame it is writing.
+    children.push_back(std::make_unique<ChildProcess>(argv, OnInterrupt::pass_on));
   }
   int status = 0;
   for (size_t k = 0; k < children.size(); ++k) {
-    const int s = children[k]->finish();
+    const int exit_status = children[k]->finish();
+    // A shard stopped by a signal (killed by the system, say) ends the run as
+    // a signal ends a render: 128 + N.
+    const int s = children[k]->signal() != 0 ? 128 + children[k]->signal() : exit_status;
     if (s != 0 && status == 0) status = s;
-    if (s != 0) note(fmt::format("the shard on device {} exited with {}: {}", devices[k], s, children[k]->error_tail()));
+    if (s != 0)
+      note(fmt::format("the shard on device {} ended ({}): {}", devices[k], children[k]->ending(),
+                       children[k]->error_tail()));
   }
   if (status == 0 && !options.quiet)
     note(fmt::format("{} shards of {} rendered on devices {} in {:.2f} s", devices.size(), options.scene, *options.devices,

@@ -20,23 +20,39 @@ extern char** environ;
 
 namespace fxsim {
 
-namespace {
-// Running children, for stop_child_processes(); fixed slots because a signal handler reads them.
-constexpr int kMaxChildren = 8;
-std::atomic<pid_t> g_children[kMaxChildren];
+// Running children, for stop_child_processes(): fixed slots because a
+// signal handler reads them. A slot is claimed by setting its pid to -1
+// (also its state once the child has ended and until its temporary file is
+// removed), then given the child's pid.
+struct ChildSlot {
+  static constexpr size_t kPathBytes = 512;
+  std::atomic<pid_t> pid{0};
+  std::atomic<bool> has_file{false};  // stderr_path is written
+  bool pass_on = false;               // OnInterrupt::pass_on
+  char stderr_path[kPathBytes] = {};  // its temporary file
+};
 
-void track(pid_t pid) {
+namespace {
+ChildSlot g_children[kMaxChildProcesses];
+
+ChildSlot* claim_slot() {
   for (auto& slot : g_children) {
     pid_t empty = 0;
-    if (slot.compare_exchange_strong(empty, pid)) return;
+    if (slot.pid.compare_exchange_strong(empty, -1)) return &slot;
   }
+  return nullptr;
 }
 
-void untrack(pid_t pid) {
-  for (auto& slot : g_children) {
-    pid_t expected = pid;
-    slot.compare_exchange_strong(expected, 0);
-  }
+void release_slot(ChildSlot* slot) {
+  if (!slot) return;
+  slot->has_file.store(false);
+  slot->pid.store(0);
+}
+
+// Where the children's messages are kept: $TMPDIR, or /tmp.
+std::string temporary_folder() {
+  const char* dir = std::getenv("TMPDIR");
+  return dir && *dir ? dir : "/tmp";
 }
 
 std::vector<char*> c_argv(const std::vector<std::string>& argv) {
@@ -89,16 +105,30 @@ ProgramOutput run_program(const std::vector<std::string>& argv) {
   return result;
 }
 
-ChildProcess::ChildProcess(const std::vector<std::string>& argv) {
+ChildProcess::ChildProcess(const std::vector<std::string>& argv, OnInterrupt on_interrupt) {
   const std::string path = argv.at(0).find('/') != std::string::npos ? argv[0] : find_program(argv[0]);
   if (path.empty()) throw FxError(ExitCode::cannot_write, fmt::format("cannot find {} on PATH", argv[0]));
-  char stderr_template[] = "/tmp/fxsim-child-XXXXXX";
-  const int stderr_fd = ::mkstemp(stderr_template);
-  if (stderr_fd < 0) throw FxError(ExitCode::cannot_write, fmt::format("cannot make a temporary file for {}'s messages", argv[0]));
+  std::string stderr_template = temporary_folder() + "/fxsim-child-XXXXXX";
+  if (stderr_template.size() >= ChildSlot::kPathBytes)
+    throw FxError(ExitCode::cannot_write, fmt::format("{}: the temporary folder's name is too long", temporary_folder()));
+  slot_ = claim_slot();
+  if (!slot_)
+    throw FxError(ExitCode::usage, fmt::format("more than {} child processes at once", kMaxChildProcesses));
+  const int stderr_fd = ::mkstemp(stderr_template.data());
+  if (stderr_fd < 0) {
+    release_slot(slot_);
+    throw FxError(ExitCode::cannot_write, fmt::format("cannot make a temporary file in {} for {}'s messages ({})",
+                                                      temporary_folder(), argv[0], std::strerror(errno)));
+  }
   stderr_path_ = stderr_template;
+  std::memcpy(slot_->stderr_path, stderr_path_.c_str(), stderr_path_.size() + 1);
+  slot_->has_file.store(true);
+  slot_->pass_on = on_interrupt == OnInterrupt::pass_on;
   int in[2];
   if (::pipe2(in, O_CLOEXEC) != 0) {
     ::close(stderr_fd);
+    ::unlink(stderr_path_.c_str());
+    release_slot(slot_);
     throw FxError(ExitCode::cannot_write, fmt::format("cannot make a pipe to {} ({})", argv[0], std::strerror(errno)));
   }
   posix_spawn_file_actions_t actions;
@@ -118,11 +148,13 @@ ChildProcess::ChildProcess(const std::vector<std::string>& argv) {
   ::close(stderr_fd);
   if (spawned != 0) {
     ::close(in[1]);
+    ::unlink(stderr_path_.c_str());
+    release_slot(slot_);
     pid_ = -1;
     throw FxError(ExitCode::cannot_write, fmt::format("cannot start {} ({})", path, std::strerror(spawned)));
   }
   input_ = in[1];
-  track(pid_);
+  slot_->pid.store(pid_);
   // A child that exits early must turn our writes into errors, not kill fxsim.
   std::signal(SIGPIPE, SIG_IGN);
 }
@@ -133,8 +165,8 @@ ChildProcess::~ChildProcess() {
     ::kill(pid_, SIGKILL);
     while (::waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
     }
-    untrack(pid_);
   }
+  release_slot(slot_);
   if (!stderr_path_.empty()) ::unlink(stderr_path_.c_str());
 }
 
@@ -156,10 +188,14 @@ int ChildProcess::finish() {
   if (pid_ <= 0) return WIFEXITED(status_) ? WEXITSTATUS(status_) : -1;  // finished before
   while (::waitpid(pid_, &status_, 0) < 0 && errno == EINTR) {
   }
-  untrack(pid_);
+  // (The slot keeps the temporary file's name for an interrupt until the
+  // destructor removes the file: only the pid is cleared.)
+  if (slot_) slot_->pid.store(-1);
   pid_ = -1;
   return WIFEXITED(status_) ? WEXITSTATUS(status_) : -1;
 }
+
+int ChildProcess::signal() const { return WIFSIGNALED(status_) ? WTERMSIG(status_) : 0; }
 
 std::string ChildProcess::ending() const {
   if (WIFSIGNALED(status_)) {
@@ -177,12 +213,19 @@ std::string ChildProcess::error_tail() const {
   return text;
 }
 
-void stop_child_processes() {
+void stop_child_processes(int signal) {
+  // Every child told first, so that shards stop side by side; then each
+  // reaped here (no zombie is left for a parent that may not reap) and its
+  // temporary file removed.
   for (auto& slot : g_children)
-    if (const pid_t pid = slot.load(); pid > 0) {
-      ::kill(pid, SIGKILL);
-      ::waitpid(pid, nullptr, 0);  // reaped here: no zombie is left for a parent that may not reap
-    }
+    if (const pid_t pid = slot.pid.load(); pid > 0) ::kill(pid, slot.pass_on ? signal : SIGKILL);
+  for (auto& slot : g_children) {
+    const pid_t pid = slot.pid.load();
+    if (pid > 0)
+      while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+      }
+    if (pid != 0 && slot.has_file.load()) ::unlink(slot.stderr_path);
+  }
 }
 
 }  // namespace fxsim

@@ -2,7 +2,7 @@
 // A helper program run as a child process (ffmpeg), fed through a pipe to its
 // standard input; what it says on standard error is kept in a temporary file
 // for the error message. An interrupt stops every running child
-// (stop_child_processes()), so none is left behind.
+// (stop_child_processes()), so none is left behind, nor its temporary file.
 #include <string>
 #include <sys/types.h>
 #include <vector>
@@ -21,11 +21,18 @@ struct ProgramOutput {
 };
 ProgramOutput run_program(const std::vector<std::string>& argv);
 
+// What an interrupt does to a child: kills it (ffmpeg: its unfinished file is
+// removed after), or passes the signal on and waits for it to stop (a
+// shard's fxsim render, which stops after the frame it is writing).
+enum class OnInterrupt { kill, pass_on };
+
+struct ChildSlot;  // child_process.cpp's record of a running child, for an interrupt
+
 class ChildProcess {
  public:
   // Starts `argv` (argv[0] a path, or a program found on PATH) with a pipe to its standard input. Throws FxError(cannot_write)
-  // when it cannot be started.
-  explicit ChildProcess(const std::vector<std::string>& argv);
+  // when it cannot be started, or when kMaxChildProcesses are running.
+  explicit ChildProcess(const std::vector<std::string>& argv, OnInterrupt on_interrupt = OnInterrupt::kill);
   ~ChildProcess();  // kills a child still running
   ChildProcess(const ChildProcess&) = delete;
   ChildProcess& operator=(const ChildProcess&) = delete;
@@ -37,6 +44,8 @@ class ChildProcess {
   int finish();
   // How it ended, once finished: "exit status 1", "killed by SIGKILL".
   std::string ending() const;
+  // Once finished: the signal that ended it, or 0.
+  int signal() const;
   // The last lines it wrote on standard error.
   std::string error_tail() const;
 
@@ -45,9 +54,15 @@ class ChildProcess {
   int input_ = -1;
   int status_ = 0;  // waitpid's, once finished
   std::string stderr_path_;
+  ChildSlot* slot_ = nullptr;
 };
 
-// For a signal handler: kills and reaps every running child. Async-signal-safe.
-void stop_child_processes();
+// The most children running at once (the signal handler's fixed slots).
+constexpr int kMaxChildProcesses = 64;
+
+// For a signal handler: stops every running child as it asked (`signal`, the
+// one being handled, is what OnInterrupt::pass_on passes on), reaps it and
+// removes its temporary file. Async-signal-safe.
+void stop_child_processes(int signal);
 
 }  // namespace fxsim

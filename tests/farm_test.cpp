@@ -11,6 +11,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <thread>
 
 #include "cli_runner.h"
 
@@ -480,4 +482,49 @@ TEST(Farm, AManifestWhoseLastLineHasNoEndIsAppendedToOnANewLine) {
   EXPECT_EQ(verified.exit_code, 0) << verified.out;
   const std::string text = read_text_file(manifest);
   EXPECT_EQ(text.find("}{"), std::string::npos) << text;
+}
+
+TEST(Farm, AnInterruptOfDevicesStopsEveryShardAfterItsFrame) {
+  // SIGTERM to the parent of --devices killed it alone: its shards, each in
+  // a process group of its own, went on writing frames as orphans, and their
+  // temporary files for messages were left. Now each shard is told and waited
+  // for; 143; no shard left, no temporary file, and a resume completes it.
+  TempDir dir("devices_interrupt");
+  fs::create_directories(dir / "tmp");
+  const std::string out = (dir / "out/f_####.png").string();
+  // (TMPDIR for the whole script: the shards' temporary files go there.)
+  setenv("TMPDIR", (dir / "tmp").c_str(), 1);
+  const std::string args = "'" + kScene + "' --width 48 --height 27 --frames 1-400 --progress none --devices 0,0 -o '" +
+                           out + "' 2>'" + (dir / "err").string() + "'";
+  const int status = render_and_when_written(args,
+                                             dir / "out/f_0002.png", 60, "kill -TERM $pid", dir / "interrupt.sh");
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 143) << read_text_file(dir / "err");
+  EXPECT_NE(read_text_file(dir / "err").find("terminated (SIGTERM)"), std::string::npos) << read_text_file(dir / "err");
+  const auto files = [&] { return std::distance(fs::directory_iterator(dir / "out"), fs::directory_iterator()); };
+  const auto written = files();
+  EXPECT_LT(written, 400);
+  // No shard goes on: nothing is added, no process renders into the folder.
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  EXPECT_EQ(files(), written);
+  EXPECT_NE(run_command("pgrep -f '[r]ender .*" + out + "'").exit_code, 0);  // ([r]: not pgrep's own command line)
+  EXPECT_TRUE(fs::is_empty(dir / "tmp"));
+  unsetenv("TMPDIR");
+  for (const auto& entry : fs::directory_iterator(dir / "out"))
+    EXPECT_EQ(entry.path().string().find("fxsim-partial"), std::string::npos) << entry.path();
+  const CliResult resumed = run_fxsim("render '" + kScene + "' --width 48 --height 27 --frames 1-400 --progress none "
+                                      "--devices 0,0 --skip-existing -q -o '" + out + "'");
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_EQ(run_fxsim("verify " + q(dir / "out")).exit_code, 0);
+  // A shard killed (by the system, say) ends the run as a signal ends a
+  // render, 128 + N, and says so; it exited 255, which no table lists.
+  const std::string killed = (dir / "killed/f_####.png").string();
+  const int killed_status = render_and_when_written(
+      "'" + kScene + "' --width 48 --height 27 --frames 1-60 --progress none --devices 0,0 -o '" + killed + "' 2>'" +
+          (dir / "killed_err").string() + "'",
+      dir / "killed/f_0002.png", 60, "pkill -KILL -f '[r]ender .*" + killed + ".*--shard 2/2'", dir / "kill.sh");
+  ASSERT_TRUE(WIFEXITED(killed_status));
+  EXPECT_EQ(WEXITSTATUS(killed_status), 137) << read_text_file(dir / "killed_err");
+  EXPECT_NE(read_text_file(dir / "killed_err").find("the shard on device 0 ended (killed by SIGKILL)"), std::string::npos)
+      << read_text_file(dir / "killed_err");
 }

@@ -8,6 +8,7 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -205,6 +206,25 @@ TEST_P(Interrupt, KeepsWholeFramesAndTheirStatisticsAndHashes) {
 INSTANTIATE_TEST_SUITE_P(Signals, Interrupt, ::testing::Values(SIGINT, SIGTERM, SIGHUP), [](const auto& p) {
   return std::string(p.param == SIGINT ? "SIGINT" : p.param == SIGTERM ? "SIGTERM" : "SIGHUP");
 });
+
+TEST(HostileOutput, AnInterruptWithJsonLinesProgressSaysSoInJsonLines) {
+  // Standard error stays JSON Lines with --progress jsonl: the interrupt's
+  // message was plain text after a blank line.
+  TempDir dir("interrupt_jsonl");
+  const int status = render_and_when_written(
+      "'" FXSIM_SOURCE_DIR "/scenes/fountain-ring.json' --width 48 --height 27 --progress jsonl -o '" +
+          (dir / "out/f_####.png").string() + "' 2>'" + (dir / "err").string() + "'",
+      dir / "out/f_0001.png", 60, "kill -TERM $pid", dir / "interrupt.sh");
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 143);
+  std::istringstream lines(read_text_file(dir / "err"));
+  std::string line, last;
+  while (std::getline(lines, line)) {
+    EXPECT_TRUE(!line.empty() && line.front() == '{' && line.back() == '}') << line;
+    last = line;
+  }
+  EXPECT_EQ(last, R"({"event":"error","message":"terminated (SIGTERM): stopped; every frame on disk is whole","exit":143})");
+}
 
 TEST(HostileOutput, AnImageTooLargeInBytesForTheGlIsAnInvalidSceneNotAMissingGl) {
   // Within every size limit, 16384×16384 with 4 samples is 4 GiB of
