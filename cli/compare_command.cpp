@@ -129,7 +129,14 @@ int run_compare(const CompareOptions& o) {
     // The heat map first: a verdict printed and then a failure to write it read as two answers.
     if (o.diff && c.same_size()) {
       const fs::path target = diff_target(a);
-      if (folders) fs::create_directories(*o.diff);
+      // Its folder made as render makes its output's (a folder that does not
+      // exist yet read as one removed while fxsim ran).
+      const fs::path folder = folders ? fs::path(*o.diff) : fs::absolute(target).parent_path();
+      std::error_code made;
+      fs::create_directories(folder, made);
+      if (made)
+        throw FxError(ExitCode::cannot_write, fmt::format("--diff {}: cannot make the folder {} ({})", *o.diff,
+                                                          folder.string(), made.message()));
       write_file_atomically(target, encode_png(difference_heat_map(image_a, image_b)));
     }
     if (o.json) results.push_back(to_json(a, b, c));

@@ -103,6 +103,16 @@ TEST(Compare, WritesADifferenceImageAndJson) {
   EXPECT_GT(diff.rgba[0], diff.rgba[4 * 50]);  // the changed pixel is hot, an equal one dark
 }
 
+TEST(Compare, AHeatMapGoesIntoAFolderMadeForIt) {
+  // A folder not there yet was taken for one removed while fxsim ran (73, no verdict).
+  TempDir d("cmp-diff-folder");
+  std::string out;
+  EXPECT_EQ(compare(image(d, "a.png", 0, 0), image(d, "b.png", 3, 51), "--diff '" + (d / "new/maps/diff.png").string() + "'",
+                    &out), 2) << out;
+  EXPECT_EQ(read_png(d / "new/maps/diff.png").width, 10);
+  EXPECT_NE(out.find("FAILURE"), std::string::npos) << out;
+}
+
 TEST(Compare, ANanThresholdOrADiffOverAnInputIsRefused) {
   // "nan" passed the range check and then every image passed; --diff b.png
   // replaced the image compared with its heat map.
