@@ -138,6 +138,13 @@ void refuse_shared_outputs(const RenderOptions& options, const Scene& scene, boo
     if (!video_only && same(files[a].second, (output_folder(pattern) / kManifestName).string()))
       throw FxError(ExitCode::usage, fmt::format("{} {}: that is the output folder's manifest", files[a].first,
                                                  files[a].second));
+    // Nor a checkpoint the render writes (the statistics were replaced by it, exit 0).
+    const std::filesystem::path file(files[a].second);
+    if (options.checkpoint_every && file.extension() == ".fxck" && file.filename().string().rfind("checkpoint_", 0) == 0 &&
+        same(file.parent_path().empty() ? "." : file.parent_path().string(),
+             checkpoint_folder(options, pattern).string()))
+      throw FxError(ExitCode::usage, fmt::format("{} {}: that is where the render writes its checkpoints", files[a].first,
+                                                 files[a].second));
   }
 }
 

@@ -528,3 +528,19 @@ TEST(Farm, AnInterruptOfDevicesStopsEveryShardAfterItsFrame) {
   EXPECT_NE(read_text_file(dir / "killed_err").find("the shard on device 0 ended (killed by SIGKILL)"), std::string::npos)
       << read_text_file(dir / "killed_err");
 }
+
+TEST(Farm, AStatisticsFileWhereACheckpointIsWrittenIsRefused) {
+  // --stats naming a checkpoint the render writes: the statistics were
+  // replaced by the checkpoint, exit 0.
+  TempDir dir("stats_checkpoint");
+  for (const std::string what : {"--stats", "--state-hashes"}) {
+    const CliResult r = run_fxsim("render '" + kScene + "'" + kSmall + "--frames 1-2 --checkpoint-every 1 -o " +
+                                  q(dir / "ly/f_####.png") + " " + what + " " + q(dir / "ly/checkpoints/checkpoint_000001.fxck"));
+    EXPECT_EQ(r.exit_code, 64) << what << r.err;
+    EXPECT_NE(r.err.find("that is where the render writes its checkpoints"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(dir / "ly")) << what;
+  }
+  // Beside its checkpoints, a file of its own is fine.
+  EXPECT_EQ(run_fxsim("render '" + kScene + "'" + kSmall + "--frames 1-2 --checkpoint-every 1 -o " + q(dir / "ly/f_####.png") +
+                      " --stats " + q(dir / "ly/checkpoints/stats.jsonl")).exit_code, 0);
+}
