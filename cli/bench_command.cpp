@@ -4,6 +4,8 @@
 // bytes a step moves). The measurements themselves are in render/benchmarks.
 #include <algorithm>
 #include <chrono>
+#include <csignal>
+#include <cstring>
 #include <filesystem>
 #include <optional>
 #include <unistd.h>
@@ -15,16 +17,70 @@
 #include "core/particles.h"
 #include "core/scene_parser.h"
 #include "core/simulation.h"
+#include "render/atomic_file.h"
 #include "render/benchmarks.h"
 #include "render/frame_loop.h"
 #include "render/compute_rasteriser.h"
 #include "render/gl_session.h"
+#include "render/output_files.h"
 #include "render/renderer.h"
 
 namespace fxsim {
 
 namespace {
 using Clock = std::chrono::steady_clock;
+
+// The end-to-end stage's folder of PNG files, removed however the bench
+// ends: by the guard's destructor (an exception too), or on an interrupt by
+// on_bench_interrupt (fixed buffers: a signal handler reads them).
+char g_png_folder[512];
+int g_first_png = 0, g_last_png = -1;
+
+// "NNNNNN" (at least 6 digits, as frame_######.png) into `out`; async-signal-safe.
+char* put_frame_number(char* out, int n) {
+  char digits[16];
+  int k = 0;
+  do {
+    digits[k++] = char('0' + n % 10);
+    n /= 10;
+  } while (n > 0);
+  while (k < 6) digits[k++] = '0';
+  while (k > 0) *out++ = digits[--k];
+  return out;
+}
+
+extern "C" void on_bench_interrupt(int signal) {
+  wait_for_commit();
+  remove_partial_output();
+  char path[sizeof g_png_folder + 32];
+  const size_t length = std::strlen(g_png_folder);
+  std::memcpy(path, g_png_folder, length);
+  for (int f = g_first_png; f <= g_last_png; ++f) {
+    char* end = path + length;
+    for (const char* s = "/frame_"; *s; ++s) *end++ = *s;
+    end = put_frame_number(end, f);
+    for (const char* s = ".png"; *s; ++s) *end++ = *s;
+    *end = '\0';
+    ::unlink(path);
+  }
+  ::rmdir(g_png_folder);
+  _exit(128 + signal);
+}
+
+struct PngFolder {
+  PngFolder(const std::filesystem::path& folder, int first, int last) : folder_(folder) {
+    if (folder.string().size() >= sizeof g_png_folder) return;  // (a $TMPDIR that long: left on an interrupt)
+    std::memcpy(g_png_folder, folder.c_str(), folder.string().size() + 1);
+    g_first_png = first, g_last_png = last;
+    for (int s : {SIGINT, SIGTERM, SIGHUP}) std::signal(s, on_bench_interrupt);
+  }
+  ~PngFolder() {
+    for (int s : {SIGINT, SIGTERM, SIGHUP}) std::signal(s, SIG_DFL);
+    std::error_code ignored;
+    std::filesystem::remove_all(folder_, ignored);
+  }
+  std::filesystem::path folder_;
+};
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
@@ -155,6 +211,7 @@ int run_bench(const BenchOptions& o) {
   const auto folder = std::filesystem::temp_directory_path() / fmt::format("fxsim-bench-{}", getpid());
   const int first = start + 1;
   const FrameSelection frames{{{first, first + o.frames - 1}}};
+  std::optional<PngFolder> png_folder(std::in_place, folder, first, first + o.frames - 1);
   ImageEncoding encoding;
   encoding.png = png;
   ImageSequenceSink pngs((folder / "frame_######.png").string(), first, encoding);
@@ -178,7 +235,7 @@ int run_bench(const BenchOptions& o) {
   const bool flows = committed.size() >= enough;
   const double flowing =
       flows ? (committed.back() - committed[in_flight]) / double(committed.size() - 1 - in_flight) : all;
-  std::filesystem::remove_all(folder);
+  png_folder.reset();
   const double made = times.step + times.draw + times.read;
   fmt::print("  frame at {}x{}, {} live particles, stage by stage (GL drained between stages):\n", o.width, o.height,
              looped.peak_particles);

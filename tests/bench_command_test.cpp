@@ -5,9 +5,12 @@
 // a test flaky; only that they are there, positive and consistent.)
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <filesystem>
 #include <fmt/format.h>
 #include <regex>
 #include <string>
+#include <sys/wait.h>
 
 #include "cli_runner.h"
 
@@ -106,4 +109,22 @@ TEST(BenchCommand, ADeviceNamedForACpuStepAloneIsRefused) {
   EXPECT_EQ(r.exit_code, 64) << r.out;
   EXPECT_NE(r.err.find("--device 5: a CPU step with --frames 0 uses no GL device"), std::string::npos) << r.err;
   EXPECT_EQ(r.out, "") << "nothing measured";
+}
+
+TEST(BenchCommand, AnInterruptLeavesNoFolderOfFrames) {
+  // The end-to-end stage writes its frames as PNG files in a temporary
+  // folder: SIGTERM left it there with every frame written so far.
+  TempDir dir("bench_interrupt");
+  const std::string tmp = (dir / "tmp").string();
+  std::filesystem::create_directories(tmp);
+  const std::string script =
+      "TMPDIR='" + tmp + "' '" FXSIM_EXE "' bench --effect snow --particles 5000 --frames 1000 --steps 1 --width 32 "
+      "--height 18 --threads 1 --rasteriser gl --fill-resolution full >/dev/null 2>&1 & pid=$!\n"
+      "for i in $(seq 1 1200); do [ -e '" + tmp + "'/fxsim-bench-$pid/frame_000005.png ] && break; sleep 0.05; done\n"
+      "kill -TERM $pid; wait $pid; exit $?\n";
+  write_text_file(dir / "bench.sh", script);
+  const int status = std::system(("bash '" + (dir / "bench.sh").string() + "'").c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 143);
+  EXPECT_TRUE(std::filesystem::is_empty(tmp));
 }
