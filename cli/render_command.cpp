@@ -369,7 +369,7 @@ int run_render(const RenderOptions& options) {
   refuse_shared_outputs(options, scene, video_only);
   const ProgressStyle style = parse_progress_style(options.progress, options.quiet);
   if (!options.simulate_only)
-    check_plates(scene.output, frames.frames());  // every plate frame the render needs, before anything renders
+    check_plates(scene, frames.frames());  // every plate frame the render needs, before anything renders
   // The outputs check their paths now, before any work; they create nothing yet.
   std::vector<std::unique_ptr<FrameSink>> sinks;
   const VideoSettings video{options.video_crf};

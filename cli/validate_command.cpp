@@ -27,7 +27,7 @@ int run_validate(const std::string& scene_file, const std::string& backend) {
                           scene.output.plate_depth.string().find('#') != std::string::npos;
     std::vector<int> frames(sequence ? size_t(scene.output.frames) : 1);
     std::iota(frames.begin(), frames.end(), 1);
-    check_plates(scene.output, frames);
+    check_plates(scene, frames);
     // Without GL the GPU's memory is unknown: with --backend gpu, only what
     // stays in RAM is checked here (render checks the GPU's free memory).
     const size_t ram = ram_image_bytes(scene) + (backend == "gpu" ? 0 : cpu_particle_bytes(scene) + gl_image_bytes(scene));

@@ -69,19 +69,7 @@ size_t available_ram_bytes() {
 }
 
 std::string memory_refusal(const Scene& scene, const std::string& message) {
-  const std::string pointer = memory_pointer(scene);
-  // The text is read again (a scene is small) only for a refusal's message,
-  // located as every scene error is; where it cannot be (standard input,
-  // gone since), the pointer alone.
-  Diagnostic refusal;
-  refusal.pointer = pointer;
-  refusal.message = message;
-  try {
-    if (scene.file != "-")
-      return format_diagnostics(scene.file.string(), JsonLocations(read_scene_file(scene.file)), {refusal}).front();
-  } catch (const FxError&) {
-  }
-  return fmt::format("{}: {}: {}", scene.file.string(), pointer, message);
+  return locate_scene_problem(scene, memory_pointer(scene), message);
 }
 
 void check_ram(const Scene& scene, size_t needed, const std::string& hint) {

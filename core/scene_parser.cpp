@@ -639,6 +639,19 @@ std::string read_scene_file(const std::filesystem::path& file) {
   return text;
 }
 
+std::string locate_scene_problem(const Scene& scene, const std::string& pointer, const std::string& message) {
+  // The text is read again (a scene is small) only for such a message.
+  Diagnostic problem;
+  problem.pointer = pointer;
+  problem.message = message;
+  try {
+    if (scene.file != "-")
+      return format_diagnostics(scene.file.string(), JsonLocations(read_scene_file(scene.file)), {problem}).front();
+  } catch (const FxError&) {
+  }
+  return fmt::format("{}: {}: {}", scene.file.string(), pointer, message);
+}
+
 namespace {
 // Standard input, up to one byte past kMaxSceneBytes (parse_scene_text refuses more).
 std::string read_standard_input() {

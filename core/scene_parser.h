@@ -26,6 +26,11 @@ Scene parse_scene_file(const std::filesystem::path& file, const std::vector<Scen
 // FxError(input_missing) when it cannot be read.
 std::string read_scene_file(const std::filesystem::path& file);
 
+// A problem found after parsing (the memory a render needs, a plate frame)
+// located as a scene error is: "file:line:col: /pointer: message"; where
+// the file cannot be read again (standard input), "file: /pointer: message".
+std::string locate_scene_problem(const Scene& scene, const std::string& pointer, const std::string& message);
+
 // JSON text (after its byte-order mark) parsed with its problems located:
 // too deep, not JSON, numbers beyond a double throw SceneError naming
 // label:line:column. Shared by scene and suite files.

@@ -10,6 +10,7 @@
 #include "core/exr_file.h"
 #include "core/frame_output.h"
 #include "core/image.h"
+#include "core/scene_parser.h"
 #include "render/gl_checks.h"
 #include "render/shader.h"
 
@@ -108,32 +109,41 @@ void check_size(const std::filesystem::path& file, int frame, int width, int hei
 
 void require_file(const std::filesystem::path& file, int frame, const char* what) {
   if (!std::filesystem::is_regular_file(file))
-    throw FxError(ExitCode::input_missing, fmt::format("{}: no {} for frame {} (the scene's /output/{})", file.string(),
-                                                       what, frame, std::string(what) == "plate" ? "plate" : "plate_depth"));
+    throw FxError(ExitCode::input_missing, fmt::format("{}: no {} for frame {}", file.string(), what, frame));
 }
 }  // namespace
 
-void check_plates(const OutputSettings& output, const std::vector<int>& frames) {
+void check_plates(const Scene& scene, const std::vector<int>& frames) {
+  const OutputSettings& output = scene.output;
   if (output.plate.empty()) return;
-  std::set<std::filesystem::path> checked;  // a still plate serves every frame: checked once
-  for (const int frame : frames) {
-    const auto file = plate_file(output.plate, frame);
-    const auto depth = plate_file(output.plate_depth, frame);
-    if (!checked.insert(file.string() + "\n" + depth.string()).second) continue;
-    require_file(file, frame, "plate");
-    int w = 0, h = 0;
-    if (image_format_of(file.string()) == ImageFormat::png) {
-      if (const std::string problem = png_problem(file, &w, &h); !problem.empty())
-        throw FxError(ExitCode::input_missing, fmt::format("{}: the plate of frame {}: {}", file.string(), frame, problem));
-    } else {
-      const PlateImage p = load_plate(file);
-      w = p.width, h = p.height;
+  // A problem is located at the value that names the file, as a scene's are.
+  const char* pointer = "/output/plate";
+  try {
+    std::set<std::filesystem::path> checked;  // a still plate serves every frame: checked once
+    for (const int frame : frames) {
+      const auto file = plate_file(output.plate, frame);
+      const auto depth = plate_file(output.plate_depth, frame);
+      if (!checked.insert(file.string() + "\n" + depth.string()).second) continue;
+      pointer = "/output/plate";
+      require_file(file, frame, "plate");
+      int w = 0, h = 0;
+      if (image_format_of(file.string()) == ImageFormat::png) {
+        if (const std::string problem = png_problem(file, &w, &h); !problem.empty())
+          throw FxError(ExitCode::input_missing,
+                        fmt::format("{}: the plate of frame {}: {}", file.string(), frame, problem));
+      } else {
+        const PlateImage p = load_plate(file);
+        w = p.width, h = p.height;
+      }
+      check_size(file, frame, w, h, output);
+      if (output.plate_depth.empty()) continue;
+      pointer = "/output/plate_depth";
+      require_file(depth, frame, "depth plate");
+      load_depth(depth, w, h);
+      check_size(depth, frame, w, h, output);
     }
-    check_size(file, frame, w, h, output);
-    if (output.plate_depth.empty()) continue;
-    require_file(depth, frame, "depth plate");
-    load_depth(depth, w, h);
-    check_size(depth, frame, w, h, output);
+  } catch (const FxError& e) {
+    throw FxError(e.code(), locate_scene_problem(scene, pointer, e.what()));
   }
 }
 

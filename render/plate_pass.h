@@ -15,9 +15,10 @@
 namespace fxsim {
 
 // Every plate and depth frame `frames` need exists, decodes and has the
-// output's size: checked before anything renders. Throws FxError naming the
-// file and frame (66 missing or unreadable, 65 the wrong size).
-void check_plates(const OutputSettings& output, const std::vector<int>& frames);
+// output's size: checked before anything renders. Throws FxError located as
+// a scene's problems are (file:line:col: /output/plate or /output/plate_depth),
+// naming the plate's file and frame (66 missing or unreadable, 65 the wrong size).
+void check_plates(const Scene& scene, const std::vector<int>& frames);
 
 class PlatePass {
  public:

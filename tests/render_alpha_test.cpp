@@ -261,6 +261,9 @@ TEST(RenderPlates, AWrongSizeOrMissingPlateIsRefusedBeforeRendering) {
   const CliResult wrong = run_fxsim("render '" + (dir / "scene.json").string() + "' -q -o '" + (dir / "out/f_#.png").string() + "'");
   EXPECT_EQ(wrong.exit_code, 65) << wrong.err;
   EXPECT_NE(wrong.err.find("is 80x54, the output 96x54"), std::string::npos) << wrong.err;
+  // Located as a scene's problems are: file:line:col and the pointer of the value naming it.
+  EXPECT_NE(wrong.err.find("scene.json:"), std::string::npos) << wrong.err;
+  EXPECT_NE(wrong.err.find(": /output/plate: "), std::string::npos) << wrong.err;
   EXPECT_FALSE(fs::exists(dir / "out"));
   // validate gives render's verdict (it checked no plate before).
   const CliResult judged = run_fxsim("validate '" + (dir / "scene.json").string() + "'");
@@ -271,6 +274,7 @@ TEST(RenderPlates, AWrongSizeOrMissingPlateIsRefusedBeforeRendering) {
   const CliResult missing = run_fxsim("render '" + (dir / "scene.json").string() + "' -q -o '" + (dir / "out/f_#.png").string() + "'");
   EXPECT_EQ(missing.exit_code, 66) << missing.err;
   EXPECT_NE(missing.err.find("plate_1.png: no plate for frame 1"), std::string::npos) << missing.err;
+  EXPECT_NE(missing.err.find(": /output/plate: "), std::string::npos) << missing.err;
   EXPECT_FALSE(fs::exists(dir / "out"));
   EXPECT_EQ(run_fxsim("validate '" + (dir / "scene.json").string() + "'").exit_code, 66);
 }
