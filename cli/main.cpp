@@ -310,7 +310,7 @@ int main(int argc, char** argv) {
     if (!report_error_as_json(e.what(), int(e.code()))) std::fprintf(stderr, "fxsim: %s\n", e.what());
     return int(e.code());
   } catch (const std::bad_alloc&) {
-    std::fprintf(stderr, "fxsim: out of memory (lower max_particles or the image size)\n");
+    std::fprintf(stderr, "fxsim: out of memory (the particles, the images, or a list of frames too long for this machine)\n");
     return int(ExitCode::internal);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "fxsim: internal error: %s\n", e.what());

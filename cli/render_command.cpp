@@ -21,6 +21,7 @@
 #include "cli/render_farm.h"
 #include "core/device_class.h"
 #include "core/exit_codes.h"
+#include "core/limits.h"
 #include "core/manifest.h"
 #include "core/parallel.h"
 #include "core/frame_output.h"
@@ -76,8 +77,9 @@ FrameSelection frames_to_render(const RenderOptions& options, const Scene& scene
   if (!options.frames) return FrameSelection{{{1, scene.output.frames}}};
   const auto parsed = parse_frame_selection(*options.frames);
   if (!parsed)
-    throw FxError(ExitCode::usage, fmt::format("--frames {}: expected N, A-B with 1 <= A <= B, A-B:S (every S-th "
-                                               "frame), or a comma-separated list of those", *options.frames));
+    throw FxError(ExitCode::usage, fmt::format("--frames {}: expected N, A-B with 1 <= A <= B <= {}, A-B:S (every "
+                                               "S-th frame), or a comma-separated list of those", *options.frames,
+                                               kMaxFrames));
   return *parsed;  // frames past output.frames are simulated on
 }
 

@@ -37,6 +37,12 @@ TEST(FrameSelection, ParsesOneFrameARangeOrAList) {
   EXPECT_FALSE(parse_frame_selection("3-"));
   EXPECT_FALSE(parse_frame_selection("1,,2"));
   EXPECT_FALSE(parse_frame_selection(""));
+  // Frames as output.frames allows them: up to ten million (two thousand
+  // million was a list of them in memory, then exit 70 "out of memory").
+  EXPECT_EQ(parse_frame_selection("1-10000000")->last(), 10000000);
+  EXPECT_FALSE(parse_frame_selection("1-10000001"));
+  EXPECT_FALSE(parse_frame_selection("1-2000000000"));
+  EXPECT_FALSE(parse_frame_selection("1-20:10000001"));
 }
 
 TEST(FrameSelection, StepsTakeEverySthFrameOfARange) {
@@ -88,7 +94,7 @@ TEST(FrameSelection, FramesAreEachSelectedFrameOnceInOrder) {
   EXPECT_EQ(overlapping->frames(), (std::vector<int>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 15, 20}));
   EXPECT_EQ(overlapping->count(), 14);
   // A range ending at the largest frame number ends there.
-  const auto top = parse_frame_selection("2147483640-2147483647:3");
+  const auto top = parse_frame_selection("9999990-10000000:3");
   ASSERT_TRUE(top);
-  EXPECT_EQ(top->frames(), (std::vector<int>{2147483640, 2147483643, 2147483646}));
+  EXPECT_EQ(top->frames(), (std::vector<int>{9999990, 9999993, 9999996, 9999999}));
 }
