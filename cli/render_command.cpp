@@ -83,6 +83,12 @@ FrameSelection frames_to_render(const RenderOptions& options, const Scene& scene
   return *parsed;  // frames past output.frames are simulated on
 }
 
+// Where output.KEY's value came from, for a message: a flag that set it, or the scene.
+std::string where_output_is_set(const RenderOptions& options, const std::string& key) {
+  if (key == "fps" && options.fps) return fmt::format("--fps {}", *options.fps);
+  return "the scene's output." + key;
+}
+
 // The scene's overrides in the order they apply: --set first, then the flags.
 std::vector<SceneOverride> scene_overrides(const RenderOptions& options) {
   std::vector<SceneOverride> overrides;
@@ -279,8 +285,8 @@ int run_render(const RenderOptions& options) {
       throw FxError(ExitCode::usage, fmt::format("-o {}: expected a path ending in .png or .exr (frames) or .mp4, .webm, "
                                                  ".mov or .gif (a video)", scene.output.path));
     if (const auto problem = video_output_problem(scene.output, scene.output.path))
-      throw FxError(ExitCode::usage, fmt::format("-o {}: {} (the scene's output.{})", scene.output.path,
-                                                 problem->message, problem->key));
+      throw FxError(ExitCode::usage, fmt::format("-o {}: {} ({})", scene.output.path, problem->message,
+                                                 where_output_is_set(options, problem->key)));
   }
   const bool video_only = video_format_of(scene.output.path).has_value();  // -o out.mp4: a video, no PNGs
   if (options.devices) {
@@ -300,8 +306,8 @@ int run_render(const RenderOptions& options) {
   }
   if (options.video)
     if (const auto problem = video_output_problem(scene.output, *options.video, true))
-      throw FxError(ExitCode::usage, fmt::format("--video {}: {} (the scene's output.{})", *options.video,
-                                                 problem->message, problem->key));
+      throw FxError(ExitCode::usage, fmt::format("--video {}: {} ({})", *options.video, problem->message,
+                                                 where_output_is_set(options, problem->key)));
   std::vector<int> wanted = frames_to_render(options, scene).frames();
   // A farm's share: a shard of the frames, less those already written.
   const std::optional<Shard> shard = choose_shard(options);

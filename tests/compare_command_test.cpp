@@ -126,7 +126,7 @@ TEST(Compare, ANanThresholdOrADiffOverAnInputIsRefused) {
   }
   std::string out;
   EXPECT_EQ(compare(a, b, "--diff '" + b.string() + "'", &out), 64);
-  EXPECT_NE(out.find("that is b, which it compares"), std::string::npos) << out;
+  EXPECT_NE(out.find("that is the second image it compares"), std::string::npos) << out;
   EXPECT_EQ(compare(d.path(), d.path(), "--diff '" + d.path().string() + "'", &out), 64);
   EXPECT_EQ(read_text_file(b), before);
   EXPECT_FALSE(fs::exists(d / "diff_a.png"));
