@@ -32,8 +32,18 @@ namespace {
 std::atomic<bool> g_committing{false};
 }  // namespace
 
-CommitSection::CommitSection() { g_committing = true; }
-CommitSection::~CommitSection() { g_committing = false; }
+CommitSection::CommitSection() {
+  sigset_t interrupts;
+  sigemptyset(&interrupts);
+  for (int s : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&interrupts, s);
+  pthread_sigmask(SIG_BLOCK, &interrupts, &before_);
+  g_committing = true;
+}
+
+CommitSection::~CommitSection() {
+  g_committing = false;
+  pthread_sigmask(SIG_SETMASK, &before_, nullptr);  // a signal held back is handled now
+}
 
 void wait_for_commit() {
   while (g_committing.load()) {

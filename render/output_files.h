@@ -6,6 +6,7 @@
 // runs are cleaned up; text outputs (statistics, state hashes) are appended
 // and flushed frame by frame, so an interrupted run keeps every line of the
 // frames it wrote.
+#include <csignal>
 #include <cstddef>
 #include <filesystem>
 #include <optional>
@@ -18,18 +19,21 @@ namespace fxsim {
 
 // While one lives, a frame and its text are being committed (the file renamed
 // into place, its lines appended): an interrupt waits for it to end, so that
-// the frames on disk and the lines of the text outputs always agree.
+// the frames on disk and the lines of the text outputs always agree. The
+// committing thread holds SIGINT, SIGTERM and SIGHUP back meanwhile: its own
+// handler would wait for itself (a video finished on the main thread did).
 class CommitSection {
  public:
   CommitSection();
   ~CommitSection();
   CommitSection(const CommitSection&) = delete;
   CommitSection& operator=(const CommitSection&) = delete;
+
+ private:
+  sigset_t before_;  // the thread's signal mask before
 };
 
 // For a signal handler: waits until no commit is in progress. Async-signal-safe.
-// The thread that commits must block the signals (FrameWriter's thread does),
-// or its own handler would wait for itself.
 void wait_for_commit();
 
 // Throws FxError(cannot_write) when `path` exists and is not a regular file,

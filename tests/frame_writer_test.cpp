@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <csignal>
 #include <chrono>
 #include <mutex>
 #include <stdexcept>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "render/frame_writer.h"
+#include "render/output_files.h"
 
 using namespace fxsim;
 
@@ -90,4 +92,24 @@ TEST(FrameWriter, NothingAfterAFailedFrameIsCommittedAndTheErrorComesBack) {
   const std::lock_guard lock(mutex);
   for (size_t i = 0; i < committed.size(); ++i) EXPECT_EQ(committed[i], int(i) + 1);  // in order, and none past 6
   EXPECT_LE(committed.size(), 6u);
+}
+
+namespace {
+std::atomic<bool> g_delivered{false};
+extern "C" void note_delivery(int) { g_delivered = true; }
+}  // namespace
+
+TEST(CommitSection, HoldsAnInterruptBackUntilTheCommitEnds) {
+  // A commit made on the thread the signal reaches (a video finished on the
+  // main thread) had its handler run inside it, waiting (wait_for_commit) for
+  // its own commit for ever: the signal must come once the section ends.
+  const auto previous = std::signal(SIGTERM, note_delivery);
+  g_delivered = false;
+  {
+    const CommitSection section;
+    std::raise(SIGTERM);
+    EXPECT_FALSE(g_delivered.load());
+  }
+  EXPECT_TRUE(g_delivered.load());
+  std::signal(SIGTERM, previous);
 }
