@@ -311,6 +311,10 @@ int run_test(const TestOptions& o) {
   if (o.json) outputs.emplace_back("--json", *o.json);
   if (o.report) outputs.emplace_back("--report", (fs::path(*o.report) / "index.html").string());
   for (const auto& [what, path] : outputs) {
+    // (render's text outputs take '-' for standard output; here the scenes' lines are printed there)
+    if (path == "-" || path == "-/index.html")
+      throw FxError(ExitCode::usage, fmt::format("{} -: fxsim test prints each scene's line on standard output; give "
+                                                 "a file", what));
     check_output_path(path);
     refuse_output_over_input(what, path, inputs);
   }

@@ -253,3 +253,14 @@ TEST(TestCommand, ADamagedGoldenFailsItsFrameAndUpdateReplacesIt) {
   EXPECT_EQ(fifo.exit_code, 1) << fifo.out << fifo.err;
   EXPECT_NE(fifo.out.find("state-hashes.txt: not a regular file"), std::string::npos) << fifo.out;
 }
+
+TEST(TestCommand, StandardOutputIsNoFileForItsResults) {
+  // --json - wrote a file named "-" in the working folder.
+  SuiteFolder suite;
+  for (const std::string what : {"--json", "--junit", "--report"}) {
+    const CliResult r = run_fxsim("test " + suite.path() + " " + what + " -", "cd " + suite.path() + " &&");
+    EXPECT_EQ(r.exit_code, 64) << what << r.err;
+    EXPECT_NE(r.err.find(what + " -: fxsim test prints each scene's line on standard output"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(suite.dir / "-")) << what;
+  }
+}
