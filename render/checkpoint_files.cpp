@@ -243,25 +243,32 @@ std::optional<LoadedCheckpoint> load_checkpoint(const fs::path& folder, const Ch
   std::error_code error;
   if (!fs::is_directory(folder, error)) return std::nullopt;
   std::vector<CheckpointInfo> fitting;
-  for (const auto& entry : fs::directory_iterator(folder, error)) {
-    if (entry.path().extension() != ".fxck" || !entry.is_regular_file()) continue;
+  // In name order (the warnings too: the folder's own order is any); a
+  // checkpoint past `at_most` could not have served, and is passed over
+  // without a word.
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(folder, error))
+    if (entry.path().extension() == ".fxck" && entry.is_regular_file()) files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  for (const fs::path& file : files) {
     CheckpointInfo info;
     try {
-      info = read_checkpoint_info(entry.path());
+      info = read_checkpoint_info(file);
     } catch (const FxError& e) {
       warnings.push_back(fmt::format("ignoring {}", e.what()));
       continue;
     }
+    if (info.frame < 1 || info.frame > at_most) continue;
     if (info.key.scene_hash != key.scene_hash) {
       warnings.push_back(fmt::format("ignoring checkpoint {}: it is of another scene (or other overrides)",
-                                     entry.path().string()));
+                                     file.string()));
     } else if (info.key.version != key.version) {
-      warnings.push_back(fmt::format("ignoring checkpoint {}: made by fxsim {}, this is fxsim {}", entry.path().string(),
+      warnings.push_back(fmt::format("ignoring checkpoint {}: made by fxsim {}, this is fxsim {}", file.string(),
                                      info.key.version, key.version));
     } else if (info.key.backend != key.backend) {
       warnings.push_back(fmt::format("ignoring checkpoint {}: made by the {} backend, this render uses the {} backend",
-                                     entry.path().string(), info.key.backend, key.backend));
-    } else if (info.frame >= 1 && info.frame <= at_most) {
+                                     file.string(), info.key.backend, key.backend));
+    } else {
       fitting.push_back(std::move(info));
     }
   }

@@ -93,6 +93,9 @@ TEST(Farm, AStaleCheckpointIsIgnoredWithAWarning) {
   EXPECT_NE(r.err.find("warning: ignoring checkpoint"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("another scene"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("starting from checkpoint"), std::string::npos) << r.err;
+  // Only the checkpoint that could have served (frame 3, before frame 5): frame 6's was never a candidate.
+  EXPECT_NE(r.err.find("checkpoint_000003.fxck"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("checkpoint_000006.fxck"), std::string::npos) << r.err;
   expect_same_frames(dir / "full", dir / "part", 5, 6);
 }
 
