@@ -53,15 +53,15 @@ extern "C" void on_interrupt(int signal) {
   stop_child_processes(signal);  // ffmpeg: its temporary file is removed next; shards stop after their frame
   remove_partial_output();
   if (!g_quiet) {  // write(2) alone: async-signal-safe
-    const char* text =
-        g_json_lines
-            ? (signal == SIGINT ? R"({"event":"error","message":"interrupted (SIGINT): stopped; every frame on disk is whole","exit":130})" "\n"
-               : signal == SIGTERM ? R"({"event":"error","message":"terminated (SIGTERM): stopped; every frame on disk is whole","exit":143})" "\n"
-                                   : R"({"event":"error","message":"hung up (SIGHUP): stopped; every frame on disk is whole","exit":129})" "\n")
-            : (signal == SIGINT    ? "\nfxsim: interrupted (SIGINT): stopped; every frame on disk is whole\n"
-               : signal == SIGTERM ? "\nfxsim: terminated (SIGTERM): stopped; every frame on disk is whole\n"
-                                   : "\nfxsim: hung up (SIGHUP): stopped; every frame on disk is whole\n");
-    [[maybe_unused]] const ssize_t n = ::write(2, text, std::strlen(text));
+    const char* what = signal == SIGINT ? "interrupted (SIGINT)" : signal == SIGTERM ? "terminated (SIGTERM)"
+                                                                                     : "hung up (SIGHUP)";
+    const char code[] = {char('0' + (128 + signal) / 100), char('0' + (128 + signal) / 10 % 10),
+                         char('0' + (128 + signal) % 10), '\0'};
+    const char* const parts[] = {g_json_lines ? R"({"event":"error","message":")" : "\nfxsim: ", what,
+                                 ": stopped; every frame on disk is whole",
+                                 g_json_lines ? R"(","exit":)" : "\n", g_json_lines ? code : "",
+                                 g_json_lines ? "}\n" : ""};
+    for (const char* part : parts) [[maybe_unused]] const ssize_t n = ::write(2, part, std::strlen(part));
   }
   _exit(128 + signal);
 }

@@ -310,11 +310,12 @@ int run_test(const TestOptions& o) {
   if (o.junit) outputs.emplace_back("--junit", *o.junit);
   if (o.json) outputs.emplace_back("--json", *o.json);
   if (o.report) outputs.emplace_back("--report", (fs::path(*o.report) / "index.html").string());
-  for (const auto& [what, path] : outputs) {
-    // (render's text outputs take '-' for standard output; here the scenes' lines are printed there)
-    if (path == "-" || path == "-/index.html")
+  // (render's text outputs take '-' for standard output; here the scenes' lines are printed there)
+  for (const auto& [what, value] : {std::pair{"--junit", o.junit}, {"--json", o.json}, {"--report", o.report}})
+    if (value == "-")
       throw FxError(ExitCode::usage, fmt::format("{} -: fxsim test prints each scene's line on standard output; give "
                                                  "a file", what));
+  for (const auto& [what, path] : outputs) {
     check_output_path(path);
     refuse_output_over_input(what, path, inputs);
   }

@@ -5,6 +5,8 @@
 #include <pthread.h>
 #include <utility>
 
+#include "render/output_files.h"
+
 namespace fxsim {
 
 FrameWriter::FrameWriter(Stage prepare, Stage commit, size_t encoders, size_t in_flight)
@@ -45,9 +47,7 @@ bool FrameWriter::can_commit_locked() const { return !committing_ && !failed_ &&
 void FrameWriter::run() {
   // Interrupts are handled by the other threads: the handler waits for the
   // commit in progress (CommitSection) and must not run on a committing thread.
-  sigset_t interrupts;
-  sigemptyset(&interrupts);
-  for (int s : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&interrupts, s);
+  const sigset_t interrupts = interrupt_signals();
   pthread_sigmask(SIG_BLOCK, &interrupts, nullptr);
   std::unique_lock lock(mutex_);
   const auto fail = [&](std::exception_ptr error) {

@@ -32,10 +32,15 @@ namespace {
 std::atomic<bool> g_committing{false};
 }  // namespace
 
-CommitSection::CommitSection() {
+sigset_t interrupt_signals() {
   sigset_t interrupts;
   sigemptyset(&interrupts);
   for (int s : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&interrupts, s);
+  return interrupts;
+}
+
+CommitSection::CommitSection() {
+  const sigset_t interrupts = interrupt_signals();
   pthread_sigmask(SIG_BLOCK, &interrupts, &before_);
   g_committing = true;
 }

@@ -36,6 +36,10 @@ class CommitSection {
 // For a signal handler: waits until no commit is in progress. Async-signal-safe.
 void wait_for_commit();
 
+// SIGINT, SIGTERM and SIGHUP: the signals a render stops cleanly on, which
+// a committing thread holds back.
+sigset_t interrupt_signals();
+
 // Throws FxError(cannot_write) when `path` exists and is not a regular file,
 // or cannot be written where it is (check_output_folder; for a text output,
 // an existing file must be writable itself); `dash_too`: the output also
