@@ -25,6 +25,7 @@ struct RenderOptions {
   std::optional<double> fps;          // overrides output.fps
   std::optional<int64_t> seed;        // overrides seed (0 or more: checked by the scene's rule)
   std::vector<std::string> sets;      // --set /json/pointer=VALUE, in order
+  std::vector<std::string> unsets;    // --unset /json/pointer, applied before the --set ones
   std::optional<int> png_level;       // overrides output.png_level
   int threads = 0;  // 0: all hardware threads; caps the simulation, the encoders and llvmpipe
   std::optional<int> encoders;        // PNG encoder threads (default: from the backend and the cores)
@@ -97,6 +98,10 @@ int run_validate(const std::string& scene, const std::string& backend);
 int run_info(std::optional<int> device, bool json);
 int run_test(const struct TestOptions& options);
 int run_compare(const CompareOptions& options);
+
+// How messages name the scene argument: the file, or <stdin> for "-" (as the
+// parser's located problems do).
+std::string scene_name(const std::string& argument);
 
 // Prints a scene's problems, one per line, then how many there are; returns 65.
 int report_scene_error(const SceneError& e, const std::string& scene_file);

@@ -69,6 +69,10 @@ int main(int argc, char** argv) {
                          "set a scene value before validation: /json/pointer=VALUE (VALUE is JSON, or else a "
                          "string); repeatable, applied in order")
       ->allow_extra_args(false);
+  render_cmd->add_option("--unset", render.unsets,
+                         "remove a scene key before validation, so its default applies: /json/pointer; "
+                         "repeatable, applied before --set")
+      ->allow_extra_args(false);
   render_cmd->add_option("--png-level", render.png_level, "PNG compression 0 (fastest) to 9 (smallest), overrides "
                                                           "output.png_level (default 1)")
       ->check(CLI::Range(0, 9));

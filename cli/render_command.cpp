@@ -89,9 +89,10 @@ std::string where_output_is_set(const RenderOptions& options, const std::string&
   return "the scene's output." + key;
 }
 
-// The scene's overrides in the order they apply: --set first, then the flags.
+// The scene's overrides in the order they apply: --unset, --set, then the flags.
 std::vector<SceneOverride> scene_overrides(const RenderOptions& options) {
   std::vector<SceneOverride> overrides;
+  for (const std::string& unset : options.unsets) overrides.push_back(parse_unset_override(unset));
   for (const std::string& set : options.sets) overrides.push_back(parse_set_override(set));
   if (options.fps && !std::isfinite(*options.fps))  // (JSON has no NaN: the scene's message would say "null")
     throw FxError(ExitCode::usage, fmt::format("--fps {}: expected a number of frames per second", *options.fps));
@@ -436,10 +437,11 @@ int run_render(const RenderOptions& options) {
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     if (!options.quiet && resumed >= frames.last())
-      fmt::print("nothing to simulate: the checkpoint of frame {} is there already ({})\n", resumed, options.scene);
+      fmt::print("nothing to simulate: the checkpoint of frame {} is there already ({})\n", resumed,
+                 scene_name(options.scene));
     else if (!options.quiet)
       fmt::print("simulated frames {}-{} of {} in {:.2f} s ({} checkpoint{} written) on {}\n", resumed + 1, frames.last(),
-                 options.scene, seconds, checkpoints.written(), checkpoints.written() == 1 ? "" : "s", gl.describe());
+                 scene_name(options.scene), seconds, checkpoints.written(), checkpoints.written() == 1 ? "" : "s", gl.describe());
     return 0;
   }
 
@@ -479,7 +481,7 @@ int run_render(const RenderOptions& options) {
                "(secondaries included), {}x{} on {}, {} {}encoder{} → {}\n",
                report.frames, report.frames == 1 ? "" : "s",
                report.frames < frames.last() - frames.first() + 1 ? "of " : "",  // "2 frames (of 3-5)": 3 and 5
-               frames.first(), frames.last(), options.scene, seconds,
+               frames.first(), frames.last(), scene_name(options.scene), seconds,
                report.frames / seconds, report.peak_particles, scene.output.width, scene.output.height, gl.describe(),
                loop.encoders, video_only ? "" : image_format_of(scene.output.path) == ImageFormat::exr ? "EXR " : "PNG ",
                loop.encoders == 1 ? "" : "s", scene.output.path);

@@ -16,9 +16,12 @@
 
 namespace fxsim {
 
-int run_validate(const std::string& scene_file, const std::string& backend) {
+std::string scene_name(const std::string& argument) { return argument == "-" ? "<stdin>" : argument; }
+
+int run_validate(const std::string& scene_argument, const std::string& backend) {
+  const std::string scene_file = scene_name(scene_argument);
   try {
-    const Scene scene = parse_scene_file(scene_file);
+    const Scene scene = parse_scene_file(scene_argument);
     report_scene_warnings(scene, scene_file);
     // Every plate frame the whole scene needs, as render checks those it
     // draws: present (66) and of the output's size (65). No GL is touched.
@@ -54,11 +57,12 @@ int run_validate(const std::string& scene_file, const std::string& backend) {
   }
 }
 
-void report_scene_warnings(const Scene& scene, const std::string& scene_file) {
-  for (const std::string& w : scene.warnings) warn(fmt::format("{}: {}", scene_file, w));
+void report_scene_warnings(const Scene& scene, const std::string& scene_argument) {
+  for (const std::string& w : scene.warnings) warn(fmt::format("{}: {}", scene_name(scene_argument), w));
 }
 
-int report_scene_error(const SceneError& e, const std::string& scene_file) {
+int report_scene_error(const SceneError& e, const std::string& scene_argument) {
+  const std::string scene_file = scene_name(scene_argument);
   std::string text;
   for (const auto& line : e.lines()) text += line + "\n";
   text += fmt::format("{}: {} problem{}", scene_file, e.total(), e.total() == 1 ? "" : "s");

@@ -24,8 +24,71 @@ SceneOverride parse_set_override(const std::string& text) {
   return o;
 }
 
+SceneOverride parse_unset_override(const std::string& text) {
+  const std::string label = "--unset " + text;
+  if (text.empty() || text[0] != '/')
+    throw FxError(ExitCode::usage, fmt::format("{}: expected /json/pointer, such as /environment/fog", label));
+  try {
+    (void)nlohmann::json::json_pointer(text);
+  } catch (const nlohmann::json::exception& e) {
+    throw FxError(ExitCode::usage, fmt::format("{}: {} is not a JSON pointer (~ must be written ~0, / inside a key ~1)",
+                                               label, text));
+  }
+  return SceneOverride{label, text, {}, true};
+}
+
+namespace {
+
+std::string kind_of(const nlohmann::json& value) {
+  if (value.is_number()) return "a number";
+  if (value.is_string()) return "a string";
+  if (value.is_boolean()) return value.get<bool>() ? "true" : "false";
+  return "null";
+}
+
+// Removes an object's key; the pointer's value must be there.
+void remove_key(nlohmann::json& root, const SceneOverride& o) {
+  const nlohmann::json::json_pointer pointer(o.pointer);
+  if (!root.contains(pointer))
+    throw FxError(ExitCode::usage, fmt::format("{}: the scene has no {} to remove", o.label, o.pointer));
+  nlohmann::json& parent = root.at(pointer.parent_pointer());
+  if (!parent.is_object())
+    throw FxError(ExitCode::usage, fmt::format("{}: only an object's key can be removed ({} is an array's element; "
+                                               "--set the whole array instead)", o.label, o.pointer));
+  parent.erase(pointer.back());
+}
+
+// Why `o` cannot be set: the value on its way that is no object or array,
+// and the override before it that made that value, if one did.
+std::string blocked_because(const nlohmann::json& root, const std::vector<SceneOverride>& overrides,
+                            const SceneOverride& o) {
+  std::vector<nlohmann::json::json_pointer> path;
+  for (auto p = nlohmann::json::json_pointer(o.pointer).parent_pointer(); !p.empty(); p = p.parent_pointer())
+    path.insert(path.begin(), p);
+  for (const auto& step : path) {
+    if (!root.contains(step)) break;
+    const nlohmann::json& value = root.at(step);
+    if (value.is_structured() || value.is_null()) continue;
+    const std::string at = step.to_string();
+    const SceneOverride* made = nullptr;
+    for (const SceneOverride& before : overrides) {
+      if (&before == &o) break;
+      if (!before.remove && (at == before.pointer || at.rfind(before.pointer + "/", 0) == 0)) made = &before;
+    }
+    if (made) return fmt::format("{} made {} {}, not an object", made->label, at, kind_of(value));
+    return fmt::format("{} is {} in the scene, not an object", at, kind_of(value));
+  }
+  return "a value on the way is not an object or array";
+}
+
+}  // namespace
+
 void apply_overrides(nlohmann::json& root, const std::vector<SceneOverride>& overrides) {
   for (const SceneOverride& o : overrides) {
+    if (o.remove) {
+      remove_key(root, o);
+      continue;
+    }
     try {
       const nlohmann::json::json_pointer pointer(o.pointer);
       // An array index on the way must name an element that is there: padding
@@ -46,8 +109,8 @@ void apply_overrides(nlohmann::json& root, const std::vector<SceneOverride>& ove
       }
       root[pointer] = o.value;
     } catch (const nlohmann::json::exception& e) {
-      throw FxError(ExitCode::usage, fmt::format("{}: cannot set {} in this scene (a value on the way is not an "
-                                                 "object or array)", o.label, o.pointer));
+      throw FxError(ExitCode::usage, fmt::format("{}: cannot set {} in this scene: {}", o.label, o.pointer,
+                                                 blocked_because(root, overrides, o)));
     }
   }
 }
@@ -65,7 +128,7 @@ const SceneOverride* override_of(const std::vector<SceneOverride>& overrides, co
   }
   if (in_file) return nullptr;
   for (const SceneOverride& o : overrides)
-    if (o.pointer.rfind(pointer + "/", 0) == 0) found = &o;
+    if (!o.remove && o.pointer.rfind(pointer + "/", 0) == 0) found = &o;
   return found;
 }
 

@@ -1,6 +1,6 @@
 #pragma once
 // Changes to a scene given on the command line (--set /json/pointer=VALUE,
-// --fps, --seed), applied to the JSON before validation, so an overridden value
+// --unset /json/pointer, --fps, --seed), applied to the JSON before validation, so an overridden value
 // is checked exactly as one written in the file; a problem with it is
 // reported under the override's own name instead of a file position.
 #include <string>
@@ -12,8 +12,9 @@ namespace fxsim {
 
 struct SceneOverride {
   std::string label;    // how messages name it: "--set /output/fps=0", "--seed 7"
-  std::string pointer;  // JSON pointer of the value it sets
+  std::string pointer;  // JSON pointer of the value it sets (or removes)
   nlohmann::json value;
+  bool remove = false;  // --unset: the key goes, so the scene's default applies
 };
 
 // "/json/pointer=VALUE": VALUE is read as JSON (2, true, [0,1,0], "x"), and
@@ -21,9 +22,15 @@ struct SceneOverride {
 // naming the override when it is malformed.
 SceneOverride parse_set_override(const std::string& text);
 
+// "/json/pointer": removes an object's key. Throws FxError(usage) naming the
+// override when the pointer is malformed.
+SceneOverride parse_unset_override(const std::string& text);
+
 // Applies the overrides in order; objects on the way are created (the
 // parser then reports keys that do not exist). Throws FxError(usage) naming
-// an override that cannot be applied (a pointer through a number).
+// an override that cannot be applied (a pointer through a number, and the
+// override that made it one; a key to remove that is not there; an array's
+// element to remove, which would shift the file's places under its problems).
 void apply_overrides(nlohmann::json& root, const std::vector<SceneOverride>& overrides);
 
 // The override that set `pointer` or a value above it, or nullptr. With

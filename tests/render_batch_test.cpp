@@ -106,6 +106,31 @@ TEST(RenderBatch, AnInvalidOverrideIsASceneErrorNamingTheOverride) {
   EXPECT_NE(malformed.err.find("--set emitters=3: expected /json/pointer=VALUE"), std::string::npos) << malformed.err;
 }
 
+TEST(RenderBatch, UnsetRemovesAKeySoItsDefaultApplies) {
+  // snow.json's seed is 7; without it the default, 1, applies.
+  TempDir unset("unset"), seeded("unset-seed"), plain("unset-plain");
+  const std::string args = " --frames 2" + kSmall + "-q -o ";
+  const CliResult r = run_fxsim("render " + kSnow + args + out_pattern(unset) + " --unset /seed");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(run_fxsim("render " + kSnow + args + out_pattern(seeded) + " --seed 1").exit_code, 0);
+  ASSERT_EQ(run_fxsim("render " + kSnow + args + out_pattern(plain)).exit_code, 0);
+  EXPECT_EQ(read_text_file(unset / "f_0002.png"), read_text_file(seeded / "f_0002.png"));
+  EXPECT_NE(read_text_file(unset / "f_0002.png"), read_text_file(plain / "f_0002.png"));
+  // A key that is not there, and an array's element, are refused before anything is written.
+  TempDir dir("unset-bad");
+  const CliResult missing = run_fxsim("render " + kSnow + args + out_pattern(dir) + " --unset /environment/fgo");
+  EXPECT_EQ(missing.exit_code, 64) << missing.err;
+  EXPECT_NE(missing.err.find("--unset /environment/fgo: the scene has no /environment/fgo"), std::string::npos)
+      << missing.err;
+  const CliResult element = run_fxsim("render " + kSnow + args + out_pattern(dir) + " --unset /emitters/0");
+  EXPECT_EQ(element.exit_code, 64) << element.err;
+  EXPECT_TRUE(fs::is_empty(dir.path()));
+  // A flag's override through a value --set made a number names that --set.
+  const CliResult blocked = run_fxsim("render " + kSnow + args + out_pattern(dir) + " --fps 30 --set /output=5");
+  EXPECT_EQ(blocked.exit_code, 64) << blocked.err;
+  EXPECT_NE(blocked.err.find("--set /output=5 made /output a number"), std::string::npos) << blocked.err;
+}
+
 TEST(RenderBatch, ReadsTheSceneFromStandardInput) {
   TempDir dir("stdin");
   const CliResult r =
@@ -118,6 +143,8 @@ TEST(RenderBatch, ReadsTheSceneFromStandardInput) {
   const CliResult bad = run_fxsim("render - --frames 2", "", (dir / "bad.json").string());
   EXPECT_EQ(bad.exit_code, 65);
   EXPECT_NE(bad.err.find("<stdin>:1:"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("\n<stdin>: "), std::string::npos) << bad.err;  // the count names it so too (it said "-")
+  EXPECT_EQ(bad.err.find("\n-: "), std::string::npos) << bad.err;
 }
 
 TEST(RenderBatch, WithoutATerminalEachFrameGetsOneLogLine) {

@@ -18,6 +18,22 @@ Scene parse_with(const std::vector<std::string>& sets) {
   return parse_scene_text(kScene, "scene.json", ".", overrides);
 }
 
+Scene parse_with_unsets(const std::vector<std::string>& unsets, const std::vector<std::string>& sets = {}) {
+  std::vector<SceneOverride> overrides;
+  for (const auto& u : unsets) overrides.push_back(parse_unset_override(u));
+  for (const auto& s : sets) overrides.push_back(parse_set_override(s));
+  return parse_scene_text(kScene, "scene.json", ".", overrides);
+}
+
+std::string usage_message(const std::vector<std::string>& unsets, const std::vector<std::string>& sets) {
+  try {
+    parse_with_unsets(unsets, sets);
+  } catch (const FxError& e) {
+    return e.code() == ExitCode::usage ? e.what() : "";
+  }
+  return "";
+}
+
 int usage_error(const std::vector<std::string>& sets) {
   try {
     parse_with(sets);
@@ -70,4 +86,23 @@ TEST(SceneOverrides, MalformedOverridesAreUsageErrors) {
     EXPECT_NE(std::string(e.what()).find("--set /emitters/3/rate=1: /emitters has 1 element"), std::string::npos)
         << e.what();
   }
+}
+
+TEST(SceneOverrides, UnsetRemovesAKeyBeforeTheSetsApply) {
+  EXPECT_EQ(parse_with_unsets({"/output/path"}).output.path, "scene_####.png");  // the default
+  EXPECT_EQ(parse_with_unsets({"/output/path"}, {"/output/path=g_#.png"}).output.path, "g_#.png");
+  EXPECT_NE(usage_message({"/output/nothere"}, {}).find("--unset /output/nothere: the scene has no /output/nothere"),
+            std::string::npos);
+  EXPECT_NE(usage_message({"/emitters/0"}, {}).find("only an object's key can be removed"), std::string::npos);
+  EXPECT_NE(usage_message({"output"}, {}).find("--unset output: expected /json/pointer"), std::string::npos);
+  EXPECT_NE(usage_message({"/a~2"}, {}).find("is not a JSON pointer"), std::string::npos);
+}
+
+TEST(SceneOverrides, AnOverrideThroughANumberNamesWhatMadeIt) {
+  EXPECT_NE(usage_message({}, {"/output=5", "/output/width=3"})
+                .find("--set /output/width=3: cannot set /output/width in this scene: --set /output=5 made /output a "
+                      "number, not an object"),
+            std::string::npos);
+  EXPECT_NE(usage_message({}, {"/fxsim/x=1"}).find("/fxsim is a number in the scene, not an object"),
+            std::string::npos);
 }
