@@ -473,18 +473,26 @@ int run_render(const RenderOptions& options) {
   progress.finish();
 
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  // Standard output may carry the statistics or hashes: the summary then goes to stderr.
+  // Standard output may carry the statistics or hashes: the summary then goes
+  // to stderr, as a JSON Lines note where stderr is JSON Lines.
   const bool stdout_taken = std::any_of(sinks.begin(), sinks.end(), [](const auto& s) { return s->writes_stdout(); });
-  if (!options.quiet)
-    fmt::print(stdout_taken ? stderr : stdout,
+  if (!options.quiet) {
+    const std::string summary = fmt::format(
                "rendered {} frame{} ({}{}-{}) of {} in {:.2f} s ({:.1f} frames/s), up to {} live particles "
-               "(secondaries included), {}x{} on {}, {} {}encoder{} → {}\n",
+               "(secondaries included), {}x{} on {}, {} {}encoder{} → {}",
                report.frames, report.frames == 1 ? "" : "s",
                report.frames < frames.last() - frames.first() + 1 ? "of " : "",  // "2 frames (of 3-5)": 3 and 5
                frames.first(), frames.last(), scene_name(options.scene), seconds,
                report.frames / seconds, report.peak_particles, scene.output.width, scene.output.height, gl.describe(),
                loop.encoders, video_only ? "" : image_format_of(scene.output.path) == ImageFormat::exr ? "EXR " : "PNG ",
                loop.encoders == 1 ? "" : "s", scene.output.path);
+    if (!stdout_taken)
+      fmt::print("{}\n", summary);
+    else if (style == ProgressStyle::jsonl)
+      note(summary);
+    else
+      fmt::print(stderr, "{}\n", summary);
+  }
   return 0;
 }
 

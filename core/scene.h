@@ -192,6 +192,10 @@ struct Scene {
   std::string look_key;
   // What the parser accepted but the user should hear (a particle count capped).
   std::vector<std::string> warnings;
+  // The command line's overrides, (pointer, label) in the order applied, so a
+  // problem found after parsing (memory, a plate) names the flag that set
+  // its value instead of the file's place.
+  std::vector<std::pair<std::string, std::string>> overridden;
 
   double step_seconds() const { return 1.0 / (output.fps * output.substeps); }
 };

@@ -97,15 +97,28 @@ void apply_overrides(nlohmann::json& root, const std::vector<SceneOverride>& ove
       for (auto p = pointer; !p.empty(); p = p.parent_pointer()) path.insert(path.begin(), p);
       for (const auto& step : path) {
         const auto parent = step.parent_pointer();
-        if (!root.contains(parent)) break;  // made below, as objects
+        const std::string& token = step.back();
+        if (!root.contains(parent) || root.at(parent).is_null()) {
+          // Made here, as an object: an index would make an array padded
+          // with nulls, whose problems the file would be blamed for.
+          if (token == "-" || (!token.empty() && token.find_first_not_of("0123456789") == std::string::npos))
+            throw FxError(ExitCode::usage,
+                          fmt::format("{}: the scene has no array at {} to set an element of; set the whole array "
+                                      "(--set '{}=[…]')", o.label, parent.to_string(), parent.to_string()));
+          continue;
+        }
         const auto& container = root.at(parent);
         if (!container.is_array()) continue;
-        const std::string& index = step.back();
+        const std::string& index = token;
         if (index.empty() || index.find_first_not_of("0123456789") != std::string::npos || index.size() > 9 ||
             std::stoul(index) >= container.size())
-          throw FxError(ExitCode::usage, fmt::format("{}: {} has {} element{}; the index must be 0..{}", o.label,
-                                                     parent.to_string(), container.size(),
-                                                     container.size() == 1 ? "" : "s", int(container.size()) - 1));
+          throw FxError(ExitCode::usage,
+                        container.empty()
+                            ? fmt::format("{}: {} is empty; set the whole array (--set '{}=[…]')", o.label,
+                                          parent.to_string(), parent.to_string())
+                            : fmt::format("{}: {} has {} element{}; the index must be 0..{}", o.label,
+                                          parent.to_string(), container.size(), container.size() == 1 ? "" : "s",
+                                          int(container.size()) - 1));
       }
       root[pointer] = o.value;
     } catch (const nlohmann::json::exception& e) {

@@ -36,7 +36,7 @@ void apply_overrides(nlohmann::json& root, const std::vector<SceneOverride>& ove
 // The override that set `pointer` or a value above it, or nullptr. With
 // `file` (the scene before the overrides), also the one that made `pointer`
 // on its way to a value below it, where the file has nothing there
-// (--set /nope/0=1 made /nope).
+// (--set /nope/x=1 made /nope).
 const SceneOverride* override_of(const std::vector<SceneOverride>& overrides, const std::string& pointer,
                                  const nlohmann::json* file = nullptr);
 

@@ -547,6 +547,7 @@ Scene parse_scene_text(std::string_view text, std::string_view label, const std:
   std::string stem = std::filesystem::path(std::string(label)).stem().string();
   Parser parser(root, base_dir, stem.empty() || label == "<stdin>" ? "frame" : stem, last_frame);
   Scene scene = parser.parse();
+  for (const SceneOverride& o : overrides) scene.overridden.emplace_back(o.pointer, o.label);
   for (const auto& d : where.duplicate_keys()) parser.problems().push_back({d.pointer, d.message, true, d.offset});
   if (!parser.problems().empty()) {
     // A problem with an overridden value is the override's, not the file's.
@@ -640,12 +641,16 @@ std::string read_scene_file(const std::filesystem::path& file) {
 }
 
 std::string locate_scene_problem(const Scene& scene, const std::string& pointer, const std::string& message) {
+  std::string label;  // the last override that set the value or one above it
+  for (const auto& [set, name] : scene.overridden)
+    if (!name.empty() && (pointer == set || pointer.rfind(set + "/", 0) == 0)) label = name;
+  if (!label.empty()) return fmt::format("{}: {}: {}", label, pointer, message);
   // The text is read again (a scene is small) only for such a message.
   Diagnostic problem;
   problem.pointer = pointer;
   problem.message = message;
   try {
-    if (scene.file != "-")
+    if (scene.file != "<stdin>")
       return format_diagnostics(scene.file.string(), JsonLocations(read_scene_file(scene.file)), {problem}).front();
   } catch (const FxError&) {
   }
@@ -662,7 +667,7 @@ std::string read_standard_input() {
     if (n == 0) break;
     if (n < 0) {
       if (errno == EINTR) continue;
-      throw FxError(ExitCode::input_missing, fmt::format("-: cannot read the scene from standard input ({})",
+      throw FxError(ExitCode::input_missing, fmt::format("<stdin>: cannot read the scene from standard input ({})",
                                                          std::strerror(errno)));
     }
     text.append(buffer, size_t(n));

@@ -97,9 +97,15 @@ TEST(RenderBatch, AnInvalidOverrideIsASceneErrorNamingTheOverride) {
       << r.err;
   EXPECT_TRUE(fs::is_empty(dir.path()));
   // A key the override made on its way (the file has no /nope): the override's problem, not line 1 of the file.
-  const CliResult made = run_fxsim("render " + kSnow + " --frames 1" + kSmall + "-o " + out_pattern(dir) + " --set /nope/0=1");
+  const CliResult made = run_fxsim("render " + kSnow + " --frames 1" + kSmall + "-o " + out_pattern(dir) + " --set /nope/x=1");
   EXPECT_EQ(made.exit_code, 65);
-  EXPECT_NE(made.err.find("--set /nope/0=1: /nope: unknown key \"nope\""), std::string::npos) << made.err;
+  EXPECT_NE(made.err.find("--set /nope/x=1: /nope: unknown key \"nope\""), std::string::npos) << made.err;
+  // An index where the scene has no array: a usage error (it made an array
+  // padded with nulls, whose problems were blamed on the file, line 1).
+  const CliResult padded = run_fxsim("render " + kSnow + " --frames 1" + kSmall + "-o " + out_pattern(dir) +
+                                     " --set /environment/lights/5/type=point");
+  EXPECT_EQ(padded.exit_code, 64) << padded.err;
+  EXPECT_NE(padded.err.find("the scene has no array at /environment/lights"), std::string::npos) << padded.err;
   EXPECT_EQ(made.err.find("snow.json:1:1"), std::string::npos) << made.err;
   const CliResult malformed = run_fxsim("render " + kSnow + " --set emitters=3");
   EXPECT_EQ(malformed.exit_code, 64) << malformed.err;
@@ -194,6 +200,13 @@ TEST(RenderBatch, ProgressAsJsonLines) {
   EXPECT_EQ(notes[0].rfind("shard 1/1", 0), 0u) << notes[0];
   EXPECT_EQ(notes[1].rfind("starting from checkpoint", 0), 0u) << notes[1];
   EXPECT_EQ(notes[2].rfind("checkpoint of frame 6 written", 0), 0u) << notes[2];
+  // With the statistics on standard output, the summary comes to stderr as a note.
+  const CliResult stats = run_fxsim("render " + kSnow + " --frames 1" + kSmall + "--progress jsonl --stats - -o " +
+                                    out_pattern(dir));
+  ASSERT_EQ(stats.exit_code, 0) << stats.err;
+  const auto summary = nlohmann::json::parse(lines_of(stats.err).back());  // it was a text line
+  EXPECT_EQ(summary["event"], "note");
+  EXPECT_EQ(summary["message"].get<std::string>().rfind("rendered 1 frame", 0), 0u) << stats.err;
   const CliResult error = run_fxsim("render " + kSnow + " --frames 5" + kSmall + "--progress jsonl -o /proc/none/f_#.png");
   EXPECT_EQ(error.exit_code, 73);
   const auto last = nlohmann::json::parse(lines_of(error.err).back());

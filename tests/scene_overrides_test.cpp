@@ -80,6 +80,8 @@ TEST(SceneOverrides, MalformedOverridesAreUsageErrors) {
   EXPECT_EQ(usage_error({"/a~2b=1"}), int(ExitCode::usage));          // bad escape
   EXPECT_EQ(usage_error({"/emitters/3/rate=1"}), int(ExitCode::usage));  // no such element
   EXPECT_EQ(usage_error({"/fxsim/x=1"}), int(ExitCode::usage));       // through a number
+  EXPECT_EQ(usage_error({"/environment/lights/0/type=point"}), int(ExitCode::usage));  // no array there
+  EXPECT_EQ(usage_error({"/environment/x/-=1"}), int(ExitCode::usage));
   try {
     parse_with({"/emitters/3/rate=1"});
   } catch (const FxError& e) {
@@ -105,4 +107,14 @@ TEST(SceneOverrides, AnOverrideThroughANumberNamesWhatMadeIt) {
             std::string::npos);
   EXPECT_NE(usage_message({}, {"/fxsim/x=1"}).find("/fxsim is a number in the scene, not an object"),
             std::string::npos);
+}
+
+TEST(SceneOverrides, AProblemFoundAfterParsingNamesTheOverrideThatSetItsValue) {
+  // The memory check and the plates locate their problems after parsing: a
+  // value a flag set is the flag's (it named the file's line of another value).
+  const Scene scene = parse_with({"/emitters/0/max_particles=2000000000"});
+  EXPECT_EQ(locate_scene_problem(scene, "/emitters/0/max_particles", "too many"),
+            "--set /emitters/0/max_particles=2000000000: /emitters/0/max_particles: too many");
+  EXPECT_EQ(locate_scene_problem(parse_with({"/output={\"width\": 64}"}), "/output/width", "too wide"),
+            "--set /output={\"width\": 64}: /output/width: too wide");
 }
