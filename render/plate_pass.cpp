@@ -57,21 +57,41 @@ struct PlateImage {
   std::vector<float> floats;   // else: linear RGBA
 };
 
+// A plate that is there but cannot be used (not an image, cut short, without
+// the channels wanted) is an invalid scene, as a texture is (65); one that is
+// missing or unreadable is a missing input (66).
+ExitCode problem_code(const std::filesystem::path& file) {
+  return is_readable_file(file) ? ExitCode::invalid_scene : ExitCode::input_missing;
+}
+
+ExrChannels read_plate_exr(const std::filesystem::path& file) {
+  try {
+    return read_exr(file);
+  } catch (const FxError& e) {
+    throw FxError(problem_code(file), e.what());
+  }
+}
+
 PlateImage load_plate(const std::filesystem::path& file) {
   PlateImage p;
   if (image_format_of(file.string()) == ImageFormat::exr) {
-    const ExrChannels exr = read_exr(file);
+    const ExrChannels exr = read_plate_exr(file);
     p.width = exr.width, p.height = exr.height, p.srgb = false;
     p.floats.assign(size_t(p.width) * size_t(p.height) * 4, 1.0f);
     for (int c = 0; c < 3; ++c) {
       const auto it = exr.channels.find(std::string(1, "RGB"[c]));
       if (it == exr.channels.end())
-        throw FxError(ExitCode::input_missing, fmt::format("{}: the plate has no {} channel", file.string(), "RGB"[c]));
+        throw FxError(ExitCode::invalid_scene, fmt::format("{}: the plate has no {} channel", file.string(), "RGB"[c]));
       for (size_t i = 0; i < it->second.size(); ++i) p.floats[i * 4 + size_t(c)] = it->second[i];
     }
     return p;
   }
-  const Image image = read_png(file);
+  Image image;
+  try {
+    image = read_png(file);
+  } catch (const FxError& e) {
+    throw FxError(problem_code(file), e.what());
+  }
   p.width = image.width, p.height = image.height;
   p.bytes = image.rgba;
   return p;
@@ -80,23 +100,32 @@ PlateImage load_plate(const std::filesystem::path& file) {
 // Depth in metres, one float a pixel, rows top to bottom.
 std::vector<float> load_depth(const std::filesystem::path& file, int& width, int& height) {
   if (image_format_of(file.string()) == ImageFormat::exr) {
-    const ExrChannels exr = read_exr(file);
+    const ExrChannels exr = read_plate_exr(file);
     width = exr.width, height = exr.height;
     for (const char* name : {"Z", "depth.Z", "R"})
       if (const auto it = exr.channels.find(name); it != exr.channels.end()) return it->second;
-    throw FxError(ExitCode::input_missing, fmt::format("{}: the depth plate has no Z channel", file.string()));
+    throw FxError(ExitCode::invalid_scene, fmt::format("{}: the depth plate has no Z channel", file.string()));
   }
   // A 16-bit PNG in millimetres (8-bit PNGs cannot hold a useful range: refused).
   Samples16 mm;
   try {
-    mm = read_png16(file, 1);
+    mm = read_png16(file, 4);  // grey comes as R = G = B
   } catch (const FxError& e) {
-    throw FxError(ExitCode::input_missing,
-                  fmt::format("{} (a depth plate is an EXR with a Z channel or a 16-bit PNG in millimetres)", e.what()));
+    throw FxError(problem_code(file),
+                  fmt::format("{} (a depth plate is an EXR with a Z channel or a 16-bit grey PNG in millimetres)",
+                              e.what()));
   }
   width = mm.width, height = mm.height;
-  std::vector<float> metres(mm.samples.size());
-  for (size_t i = 0; i < metres.size(); ++i) metres[i] = float(mm.samples[i]) / 1000.0f;
+  std::vector<float> metres(mm.samples.size() / 4);
+  for (size_t i = 0; i < metres.size(); ++i) {
+    const uint16_t* rgba = &mm.samples[i * 4];
+    if (rgba[0] != rgba[1] || rgba[0] != rgba[2])  // (stb would have made a luminance of colour)
+      throw FxError(ExitCode::invalid_scene,
+                    fmt::format("{}: pixel ({}, {}) has R, G and B {}, {}, {}; a depth PNG holds millimetres in one "
+                                "grey channel (or the same in R, G and B)", file.string(), i % size_t(width),
+                                i / size_t(width), rgba[0], rgba[1], rgba[2]));
+    metres[i] = float(rgba[0]) / 1000.0f;
+  }
   return metres;
 }
 
@@ -129,8 +158,7 @@ void check_plates(const Scene& scene, const std::vector<int>& frames) {
       int w = 0, h = 0;
       if (image_format_of(file.string()) == ImageFormat::png) {
         if (const std::string problem = png_problem(file, &w, &h); !problem.empty())
-          throw FxError(ExitCode::input_missing,
-                        fmt::format("{}: the plate of frame {}: {}", file.string(), frame, problem));
+          throw FxError(problem_code(file), fmt::format("{}: the plate of frame {}: {}", file.string(), frame, problem));
       } else {
         const PlateImage p = load_plate(file);
         w = p.width, h = p.height;

@@ -277,6 +277,24 @@ TEST(RenderPlates, AWrongSizeOrMissingPlateIsRefusedBeforeRendering) {
   EXPECT_NE(missing.err.find(": /output/plate: "), std::string::npos) << missing.err;
   EXPECT_FALSE(fs::exists(dir / "out"));
   EXPECT_EQ(run_fxsim("validate '" + (dir / "scene.json").string() + "'").exit_code, 66);
+  // A plate that is there but is no image, or a depth plate in colour, is an
+  // invalid scene (65), as a texture is; it was 66, "missing".
+  write_text_file(dir / "scene.json", with_plate(kTwoEmitters));
+  write_text_file(dir / "plate.png", "hi\n");
+  const CliResult junk = run_fxsim("render '" + (dir / "scene.json").string() + "' -q -o '" + (dir / "out/f_#.png").string() + "'");
+  EXPECT_EQ(junk.exit_code, 65) << junk.err;
+  EXPECT_NE(junk.err.find("it is not a PNG file"), std::string::npos) << junk.err;
+  write_plates(dir);
+  LinearImage colour{96, 54, std::vector<float>(96 * 54 * 4, 0.5f)};
+  colour.rgba[0] = 0.25f;  // pixel (0, 0): R differs from G and B
+  PngSettings data;
+  data.srgb = false;
+  const auto colour_png = encode_png16(colour, data);
+  write_text_file(dir / "plate.depth.png", std::string(colour_png.begin(), colour_png.end()));
+  const CliResult coloured = run_fxsim("validate '" + (dir / "scene.json").string() + "'");
+  EXPECT_EQ(coloured.exit_code, 65) << coloured.err;
+  EXPECT_NE(coloured.err.find("pixel (0, 0) has R, G and B"), std::string::npos) << coloured.err;
+  EXPECT_FALSE(fs::exists(dir / "out"));
 }
 
 namespace {
