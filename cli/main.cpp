@@ -103,7 +103,7 @@ int main(int argc, char** argv) {
                          "progress on stderr: auto (a bar on a terminal, else one line per frame), bar, lines, "
                          "jsonl or none")
       ->check(CLI::IsMember({"auto", "bar", "lines", "jsonl", "none"}));
-  render_cmd->add_flag("-q,--quiet", render.quiet, "print nothing but errors (no progress, no summary)");
+  render_cmd->add_flag("-q,--quiet", render.quiet, "print nothing but errors and warnings (no progress, no notes, no summary)");
   render_cmd->add_option("--checkpoint-every", render.checkpoint_every,
                          "write the complete simulation state every N frames, so later renders of these frames "
                          "start there")
@@ -122,7 +122,8 @@ int main(int argc, char** argv) {
   render_cmd->add_flag("--skip-existing", render.skip_existing,
                        "leave frames whose files exist, decode at the right size and, where the manifest records them, "
                        "have the recorded size and SHA-256, as they are (resume a run)");
-  render_cmd->add_flag("!--no-manifest-hashes", render.manifest_hashes,
+  // (A callback, not a "!" flag: CLI11's help showed that one as "--no-manifest-hashes{false}".)
+  render_cmd->add_flag_callback("--no-manifest-hashes", [&render] { render.manifest_hashes = false; },
                        "leave the state hash out of the manifest's frame lines (it copies the whole simulation state "
                        "every frame drawn)");
   render_cmd->add_option("--devices", render.devices,
