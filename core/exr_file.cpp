@@ -40,8 +40,10 @@ std::vector<uint8_t> encode_exr(const LinearImage& color, const std::vector<ExrL
     throw FxError(ExitCode::internal, "EXR encoding: the image's size does not match its pixels");
   Imf::Header header(color.width, color.height);
   header.compression() = Imf::ZIP_COMPRESSION;
-  // Half floats, interleaved per channel: R, G, B, A from the colour, then each layer.
+  // Half floats, interleaved per channel: R, G, B, A from the colour, then
+  // each layer (in 32-bit float where it asks).
   std::vector<std::pair<std::string, std::vector<Imath::half>>> planes;
+  std::vector<std::pair<std::string, const std::vector<float>*>> float_planes;
   for (int c = 0; c < 4; ++c) {
     std::vector<Imath::half> plane(pixels);
     for (size_t i = 0; i < pixels; ++i) plane[i] = Imath::half(color.rgba[i * 4 + size_t(c)]);
@@ -49,6 +51,10 @@ std::vector<uint8_t> encode_exr(const LinearImage& color, const std::vector<ExrL
   }
   for (const ExrLayer& layer : layers) {
     if (layer.values.size() != pixels) throw FxError(ExitCode::internal, "EXR encoding: a layer's size differs");
+    if (layer.full_float) {
+      float_planes.emplace_back(layer.name, &layer.values);
+      continue;
+    }
     std::vector<Imath::half> plane(pixels);
     for (size_t i = 0; i < pixels; ++i) plane[i] = Imath::half(layer.values[i]);
     planes.emplace_back(layer.name, std::move(plane));
@@ -58,6 +64,11 @@ std::vector<uint8_t> encode_exr(const LinearImage& color, const std::vector<ExrL
     header.channels().insert(name, Imf::Channel(Imf::HALF));
     buffer.insert(name, Imf::Slice(Imf::HALF, reinterpret_cast<char*>(plane.data()), sizeof(Imath::half),
                                    sizeof(Imath::half) * size_t(color.width)));
+  }
+  for (auto& [name, values] : float_planes) {
+    header.channels().insert(name, Imf::Channel(Imf::FLOAT));
+    buffer.insert(name, Imf::Slice(Imf::FLOAT, reinterpret_cast<char*>(const_cast<float*>(values->data())),
+                                   sizeof(float), sizeof(float) * size_t(color.width)));
   }
   MemoryStream stream;
   try {

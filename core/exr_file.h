@@ -1,6 +1,6 @@
 #pragma once
 // OpenEXR frames: half-float, premultiplied linear R, G, B, A plus any named
-// layers (Z, mask.rain, motion.x …), ZIP compression (lossless), written to
+// layers (Z, mask.rain, motion.x …; Z in 32-bit float), ZIP compression (lossless), written to
 // memory so the file can be committed atomically like a PNG.
 #include <filesystem>
 #include <map>
@@ -14,6 +14,9 @@ namespace fxsim {
 struct ExrLayer {
   std::string name;           // the channel's name: "Z", "mask.rain", "motion.x"
   std::vector<float> values;  // one a pixel, rows top to bottom
+  // 32-bit float instead of half: depth, which half would keep in steps of
+  // 6 cm at 100 m and turn to infinity past 65 504 m.
+  bool full_float = false;
 };
 
 std::vector<uint8_t> encode_exr(const LinearImage& color, const std::vector<ExrLayer>& layers = {});

@@ -85,7 +85,7 @@ Prepared ImageSequenceSink::prepare(const FrameRecord& record) const {
   Prepared files;
   if (encoding_.format == ImageFormat::exr) {
     std::vector<ExrLayer> channels;
-    if (record.layers.depth) channels.push_back({"Z", *record.layers.depth});
+    if (record.layers.depth) channels.push_back({"Z", *record.layers.depth, true});
     for (const auto& [name, mask] : record.layers.masks) channels.push_back({"mask." + name, mask});
     if (record.layers.motion) {
       channels.push_back({"motion.x", record.layers.motion->x});
