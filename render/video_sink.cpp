@@ -1,5 +1,6 @@
 #include "render/video_sink.h"
 
+#include <algorithm>
 #include <fmt/format.h>
 
 #include "core/exit_codes.h"
@@ -39,6 +40,9 @@ VideoSink::VideoSink(std::string path, int width, int height, double fps, VideoS
   if (!format)
     throw FxError(ExitCode::usage, fmt::format("{}: a video file ends in .mp4, .webm, .mov or .gif", path_));
   format_ = *format;
+  const bool yuv420 = format_ == VideoFormat::mp4 || format_ == VideoFormat::webm;
+  fed_width_ = yuv420 ? (width_ + 1) / 2 * 2 : width_;
+  fed_height_ = yuv420 ? (height_ + 1) / 2 * 2 : height_;
   check_output_path(path_);
   if (find_program("ffmpeg").empty())
     throw FxError(ExitCode::no_video_encoder,
@@ -65,9 +69,8 @@ void VideoSink::start() {
   partial_ = partial_path(path_);
   registered_ = std::make_unique<PartialFile>(partial_);
   std::vector<std::string> argv = {"ffmpeg", "-hide_banner", "-loglevel", "error", "-y", "-f", "rawvideo",
-                                   "-pix_fmt", "rgba", "-s", fmt::format("{}x{}", width_, height_), "-framerate",
+                                   "-pix_fmt", "rgba", "-s", fmt::format("{}x{}", fed_width_, fed_height_), "-framerate",
                                    fmt::format("{}", fps_), "-i", "pipe:0"};
-  const std::string even = "pad=ceil(iw/2)*2:ceil(ih/2)*2";
   // The frames' RGB goes to Y'CbCr by BT.709's matrix in limited range, and
   // the stream says so, with BT.709 primaries (sRGB's) and the sRGB curve the
   // frames carry: untagged, ffmpeg used BT.601's matrix, and a player taking
@@ -80,11 +83,11 @@ void VideoSink::start() {
   switch (format_) {
     case VideoFormat::mp4:
       add({"-c:v", "libx264", "-preset", "medium", "-crf", std::to_string(settings_.crf.value_or(18)), "-pix_fmt",
-           "yuv420p", "-vf", even + "," + bt709});
+           "yuv420p", "-vf", bt709});
       break;
     case VideoFormat::webm:
       add({"-c:v", "libvpx-vp9", "-crf", std::to_string(settings_.crf.value_or(31)), "-b:v", "0", "-row-mt", "1",
-           "-pix_fmt", "yuv420p", "-vf", even + "," + bt709});
+           "-pix_fmt", "yuv420p", "-vf", bt709});
       break;
     case VideoFormat::mov:
       add({"-c:v", "prores_ks", "-profile:v", "4444", "-pix_fmt", "yuva444p10le", "-vf", bt709});
@@ -102,7 +105,21 @@ void VideoSink::start() {
 void VideoSink::commit(const FrameRecord& record, const Prepared&) {
   if (record.image.width != width_ || record.image.height != height_)
     throw FxError(ExitCode::internal, "a frame's size differs from the video's");
-  if (!ffmpeg_->write(record.image.rgba.data(), record.image.rgba.size())) {
+  const std::vector<uint8_t>* fed = &record.image.rgba;
+  if (fed_width_ != width_ || fed_height_ != height_) {
+    // The edge repeated, not black: black would bleed into the edge pixels'
+    // colour through the shared chroma samples.
+    padded_.resize(size_t(fed_width_) * size_t(fed_height_) * 4);
+    const size_t row = size_t(width_) * 4, fed_row = size_t(fed_width_) * 4;
+    for (int y = 0; y < fed_height_; ++y) {
+      const uint8_t* from = record.image.rgba.data() + size_t(std::min(y, height_ - 1)) * row;
+      uint8_t* to = padded_.data() + size_t(y) * fed_row;
+      std::copy(from, from + row, to);
+      if (fed_width_ > width_) std::copy(from + row - 4, from + row, to + row);
+    }
+    fed = &padded_;
+  }
+  if (!ffmpeg_->write(fed->data(), fed->size())) {
     ffmpeg_->finish();  // it stopped reading: how it ended says why
     throw FxError(ExitCode::cannot_write,
                   fmt::format("{}: ffmpeg stopped at frame {} ({}){}", path_, record.frame, ffmpeg_->ending(),

@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/frame_output.h"
 #include "render/atomic_file.h"
@@ -37,6 +38,10 @@ class VideoSink : public FrameSink {
   std::string path_;
   VideoFormat format_;
   int width_, height_;
+  // What ffmpeg is fed: 4:2:0 formats need even sizes, so an odd width or
+  // height gets its last column or row once more.
+  int fed_width_, fed_height_;
+  std::vector<uint8_t> padded_;
   double fps_;
   VideoSettings settings_;
   std::filesystem::path partial_;

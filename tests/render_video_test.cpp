@@ -55,6 +55,19 @@ TEST(RenderVideo, OddSizesArePaddedForYuv420AndMovKeepsAlpha) {
   ASSERT_EQ(run_fxsim("render " + kSnow + " --frames 1-5 --width 101 --height 57 -q -o '" + (dir / "a.gif").string() +
                       "'").exit_code, 0);
   EXPECT_EQ(probe(dir / "a.gif").substr(0, 11), "gif,101,57,");
+  // The added column and row repeat the edge: padded with black, the dark
+  // bled into the edge pixels through the shared chroma (and showed as a
+  // black line where a player does not crop).
+  ASSERT_EQ(run_fxsim("render " + kSnow + " --frames 1 --width 101 --height 57 -q --unset /environment/sky "
+                      "--set /environment/ground=null --set '/output/background=\"#ffffff\"' -o '" +
+                      (dir / "w.mp4").string() + "'").exit_code, 0);
+  const std::string decode = "ffmpeg -v error -i '" + (dir / "w.mp4").string() +
+                             "' -frames:v 1 -f rawvideo -pix_fmt gray '" + (dir / "w.gray").string() + "'";
+  ASSERT_EQ(std::system(decode.c_str()), 0) << decode;
+  const std::string grey = read_text_file(dir / "w.gray");
+  ASSERT_EQ(grey.size(), size_t(102 * 58));
+  for (int y = 0; y < 58; y += 7) EXPECT_GT(uint8_t(grey[size_t(y) * 102 + 101]), 200) << "row " << y;
+  for (int x = 0; x < 102; x += 7) EXPECT_GT(uint8_t(grey[size_t(57) * 102 + size_t(x)]), 200) << "column " << x;
 }
 
 // ffmpeg takes a name for an option where it starts with '-', for a protocol
