@@ -310,6 +310,20 @@ int run_render(const RenderOptions& options) {
       throw FxError(ExitCode::usage, fmt::format("--video {}: {} ({})", *options.video, problem->message,
                                                  where_output_is_set(options, problem->key)));
   std::vector<int> wanted = frames_to_render(options, scene).frames();
+  if (scene.output.transparent() && image_format_of(scene.output.path) != ImageFormat::exr)
+    for (const EmitterSettings& e : scene.emitters)
+      if (e.blend == BlendMode::additive) {
+        warn(fmt::format("emitter \"{}\" adds light without coverage, which frames with straight alpha (PNG, "
+                         "video) cannot keep: over the transparent background it is lost; write EXR frames "
+                         "(-o {}) to composite it", e.name, std::filesystem::path(scene.output.path).replace_extension(
+                                                                 ".exr").string()));
+        break;
+      }
+  if (!video_only && !options.simulate_only && !wanted.empty())
+    if (const std::string w = frame_padding_warning(scene.output.path, *std::min_element(wanted.begin(), wanted.end()),
+                                                    *std::max_element(wanted.begin(), wanted.end()));
+        !w.empty())
+      warn(w);
   // A farm's share: a shard of the frames, less those already written.
   const std::optional<Shard> shard = choose_shard(options);
   if (shard) {

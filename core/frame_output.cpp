@@ -189,6 +189,32 @@ bool matches_frame_pattern(std::string_view pattern, std::string_view path) {
   return FramePatternMatch(pattern, path).matches();
 }
 
+std::string frame_padding_warning(const std::string& pattern, int first, int last) {
+  const auto digits = [](int n) { return int(std::to_string(n).size()); };
+  size_t shortest = std::string::npos;
+  for (size_t at = pattern.find('#'); at != std::string::npos; at = pattern.find('#', at)) {
+    size_t end = at;
+    while (end < pattern.size() && pattern[end] == '#') ++end;
+    shortest = std::min(shortest, end - at);
+    at = end;
+  }
+  if (shortest == std::string::npos || digits(last) <= int(shortest) || digits(first) >= digits(last)) return "";
+  std::string padded;  // every run as long as the last frame's number
+  for (size_t at = 0; at < pattern.size();) {
+    if (pattern[at] != '#') {
+      padded += pattern[at++];
+      continue;
+    }
+    size_t end = at;
+    while (end < pattern.size() && pattern[end] == '#') ++end;
+    padded += std::string(std::max(end - at, size_t(digits(last))), '#');
+    at = end;
+  }
+  return fmt::format("{}: frame {}'s number has {} digits, more than its {} '#'{}, and frame {}'s fewer: the files' "
+                     "names will not sort in frame order ({} would pad them all)", pattern, last, digits(last),
+                     shortest, shortest == 1 ? "" : "s", first, padded);
+}
+
 std::string frame_path(const std::string& pattern, int frame) {
   std::string path;
   for (size_t at = 0; at < pattern.size();) {

@@ -67,4 +67,10 @@ bool matches_frame_pattern(std::string_view pattern, std::string_view path);
 // '#' is returned unchanged.
 std::string frame_path(const std::string& pattern, int frame);
 
+// What to tell the user where frames first..last number past a run of '#'
+// in some names and not in others (f_#.png for frames 9-12: f_9.png sorts
+// after f_12.png), with the pattern that would pad them all; "" where the
+// names sort in frame order.
+std::string frame_padding_warning(const std::string& pattern, int first, int last);
+
 }  // namespace fxsim

@@ -14,6 +14,18 @@ TEST(FramePath, PadsToTheRunOfHashes) {
   EXPECT_EQ(frame_path("##/#.png", 123), "123/123.png");
 }
 
+TEST(FramePath, WarnsWhereTheNumbersOutgrowTheHashesInSomeNamesOnly) {
+  EXPECT_EQ(frame_padding_warning("o/f_#.png", 9, 12),
+            "o/f_#.png: frame 12's number has 2 digits, more than its 1 '#', and frame 9's fewer: the files' names will "
+            "not sort in frame order (o/f_##.png would pad them all)");
+  EXPECT_NE(frame_padding_warning("####/f_##.png", 1, 240).find("(####/f_###.png would pad them all)"),
+            std::string::npos);
+  EXPECT_EQ(frame_padding_warning("f_#.png", 1, 9), "");     // one digit each
+  EXPECT_EQ(frame_padding_warning("f_#.png", 10, 99), "");   // two digits each: they sort
+  EXPECT_EQ(frame_padding_warning("f_####.png", 1, 9999), "");
+  EXPECT_EQ(frame_padding_warning("still.png", 1, 100), "");  // no '#'
+}
+
 TEST(FrameSelection, ParsesOneFrameARangeOrAList) {
   const auto one = parse_frame_selection("5");
   ASSERT_TRUE(one);

@@ -123,6 +123,21 @@ TEST(RenderAlpha, ExrFramesArePremultipliedLinearHalfRgba) {
   EXPECT_EQ(bytes.substr(0, 4), std::string("\x76\x2f\x31\x01", 4));  // the OpenEXR magic number
 }
 
+TEST(RenderAlpha, AdditiveLightOverTransparentPngFramesIsWarnedAbout) {
+  // Fire adds light but no coverage: straight-alpha PNG frames keep none of it
+  // over nothing (exit 0 with transparent black); EXR keeps it, unwarned.
+  TempDir dir("additive");
+  const std::string scene = FXSIM_SOURCE_DIR "/scenes/campfire.json";
+  const std::string args = " --frames 2 --width 48 --height 27 -q --set /output/background=transparent -o '";
+  const CliResult png = run_fxsim("render '" + scene + "'" + args + (dir / "f_#.png").string() + "'");
+  ASSERT_EQ(png.exit_code, 0) << png.err;
+  EXPECT_NE(png.err.find("warning: emitter \"campfire\" adds light without coverage"), std::string::npos) << png.err;
+  EXPECT_NE(png.err.find("write EXR frames (-o " + (dir / "f_#.exr").string() + ")"), std::string::npos) << png.err;
+  const CliResult exr = run_fxsim("render '" + scene + "'" + args + (dir / "f_#.exr").string() + "'");
+  ASSERT_EQ(exr.exit_code, 0) << exr.err;
+  EXPECT_EQ(exr.err.find("adds light without coverage"), std::string::npos) << exr.err;
+}
+
 TEST(RenderAlpha, SixteenBitPngAndRefusedExtensions) {
   TempDir dir("depth16");
   const std::string bytes = read_text_file(render(dir, "d_#.png", "--set /output/bit_depth=16"));
