@@ -185,15 +185,23 @@ std::string describe_frames(const std::vector<int>& frames) {
 
 // The default checkpoint folder follows the frames: a render whose -o moved
 // them away from the scene's output.path (where a --simulate-only run without
-// -o put its checkpoints) finds none and starts at 0. Said, not guessed at.
+// -o put its checkpoints) finds none and starts at 0. Said, not guessed at,
+// where one there could serve (this scene's, at or before frame `at_most`),
+// and also under --quiet: it is a warning.
 void hint_at_checkpoints_elsewhere(const RenderOptions& options, const std::string& path_in_scene,
-                                   const std::string& path) {
+                                   const std::string& path, const CheckpointKey& key, int at_most) {
   if (options.checkpoints) return;
   const std::filesystem::path used = checkpoint_folder(options, path), beside_scene = checkpoint_folder(options, path_in_scene);
   if (resolved(used.string()) == resolved(beside_scene.string())) return;  // (links followed)
   std::error_code ec;
   for (std::filesystem::directory_iterator it(beside_scene, ec), end; !ec && it != end; it.increment(ec))
     if (it->path().extension() == ".fxck") {
+      try {
+        const CheckpointInfo info = read_checkpoint_info(it->path());
+        if (!(info.key == key) || info.frame < 1 || info.frame > at_most) continue;
+      } catch (const FxError&) {
+        continue;  // not a checkpoint, or damaged: none to point at
+      }
       warn(fmt::format("no checkpoint in {}, so the simulation starts at frame 0; {} (beside the scene's output.path) "
                        "has checkpoints: give --checkpoints {} to start from them",
                        used.string(), beside_scene.string(), beside_scene.string()));
@@ -440,9 +448,11 @@ int run_render(const RenderOptions& options) {
   if (std::error_code ec; std::filesystem::is_directory(checkpoint_dir, ec)) remove_stale_partials(checkpoint_dir);
   // From a checkpoint before the first frame where that frame needs its
   // previous one: the motion layer its positions, --stats its steps' births and deaths.
-  const int resumed = checkpoints.resume(simulation, frames.first() - (scene.output.motion_layer || options.stats ? 1 : 0));
-  if (resumed == 0 && frames.first() > 1 && !options.quiet)
-    hint_at_checkpoints_elsewhere(options, path_in_scene, scene.output.path);
+  const int resume_at_most = frames.first() - (scene.output.motion_layer || options.stats ? 1 : 0);
+  const int resumed = checkpoints.resume(simulation, resume_at_most);
+  if (resumed == 0 && frames.first() > 1)
+    hint_at_checkpoints_elsewhere(options, path_in_scene, scene.output.path,
+                                  {scene.simulation_key, FXSIM_VERSION, backend}, resume_at_most);
 
   if (options.simulate_only) {
     for (int frame = simulation.frame() + 1; frame <= frames.last(); ++frame) {

@@ -468,6 +468,15 @@ TEST(Farm, ARenderWhoseFramesGoElsewhereSaysWhereTheCheckpointsAre) {
   const CliResult named = run_fxsim("render " + scene + " --frames 7-8 --progress none --checkpoints scn/checkpoints -o out3/f_####.png",
                                     "cd " + q(dir.path()) + " &&");
   EXPECT_NE(named.err.find("starting from checkpoint scn/checkpoints/checkpoint_000006.fxck"), std::string::npos) << named.err;
+  // Said under -q too (it was not: farm jobs run quiet); not said where none
+  // there could serve (frames before the first checkpoint, another scene).
+  const CliResult quiet = run_fxsim("render " + scene + " --frames 7-8 -q -o out4/f_####.png", "cd " + q(dir.path()) + " &&");
+  EXPECT_NE(quiet.err.find("warning: no checkpoint in out4/checkpoints"), std::string::npos) << quiet.err;
+  const CliResult early = run_fxsim("render " + scene + " --frames 3-4 -q -o out5/f_####.png", "cd " + q(dir.path()) + " &&");
+  EXPECT_EQ(early.err.find("no checkpoint in"), std::string::npos) << early.err;
+  const CliResult other = run_fxsim("render " + scene + " --frames 7-8 -q --seed 9 -o out6/f_####.png",
+                                    "cd " + q(dir.path()) + " &&");
+  EXPECT_EQ(other.err.find("no checkpoint in"), std::string::npos) << other.err;
 }
 
 TEST(Farm, AManifestWhoseLastLineHasNoEndIsAppendedToOnANewLine) {
