@@ -246,7 +246,7 @@ int main(int argc, char** argv) {
   auto* verify_cmd = app.add_subcommand(
       "verify", "check a folder's frames against its manifest: missing, corrupt or mismatched frames (exit 1 if any)");
   verify_cmd->add_option("folder", verify_folder, "the output folder (holding fxsim-manifest.jsonl)")->required();
-  verify_cmd->add_flag("-q,--quiet", verify_quiet, "print only the problems");
+  verify_cmd->add_flag("-q,--quiet", verify_quiet, "print only the problems and their count (nothing when all is well)");
 
   auto* schema_cmd = app.add_subcommand(
       "schema", "print the JSON Schema (draft 2020-12) of the scene format, for editors and other checkers "

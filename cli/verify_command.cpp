@@ -216,8 +216,9 @@ int run_verify(const std::string& folder_text, bool quiet) {
   for (const auto& [label, list] : {std::pair{"missing", &missing}, {"corrupt", &corrupt}, {"mismatched", &mismatched}})
     for (const std::string& line : *list) fmt::print("{}: {}\n", label, line);
   if (!quiet || problems)
-    fmt::print("{}: {} frames of {} runs, {} files checked: {}\n", folder.string(), expected.size(), manifest.runs.size(),
-               files_checked,
+    fmt::print("{}: {} frame{} of {} run{}, {} file{} checked: {}\n", folder.string(), expected.size(),
+               expected.size() == 1 ? "" : "s", manifest.runs.size(), manifest.runs.size() == 1 ? "" : "s",
+               files_checked, files_checked == 1 ? "" : "s",
                problems == 0 ? "all present and whole"
                              : fmt::format("{} missing, {} corrupt, {} mismatched", missing.size(), corrupt.size(),
                                            mismatched.size()));
