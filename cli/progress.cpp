@@ -25,6 +25,11 @@ int terminal_width() {
 }
 }  // namespace
 
+void write_stderr(std::string_view text) {
+  if (!text.empty() && std::fwrite(text.data(), 1, text.size(), stderr) == text.size()) std::fflush(stderr);
+  std::clearerr(stderr);
+}
+
 ProgressStyle parse_progress_style(const std::string& name, bool quiet) {
   if (quiet || name == "none") return ProgressStyle::none;
   if (name == "bar") return ProgressStyle::bar;
@@ -39,9 +44,9 @@ ProgressStyle g_message_style = ProgressStyle::lines;
 
 void message(const char* event, const std::string& text) {
   if (g_message_style == ProgressStyle::jsonl)
-    fmt::print(stderr, "{}\n", nlohmann::json{{"event", event}, {"message", text}}.dump());
+    say("{}\n", nlohmann::json{{"event", event}, {"message", text}}.dump());
   else
-    fmt::print(stderr, "fxsim: {}{}\n", std::string_view(event) == "warning" ? "warning: " : "", text);
+    say("fxsim: {}{}\n", std::string_view(event) == "warning" ? "warning: " : "", text);
 }
 }  // namespace
 
@@ -51,7 +56,7 @@ void warn(const std::string& text) { message("warning", text); }
 
 bool report_error_as_json(const std::string& text, int exit_code) {
   if (g_message_style != ProgressStyle::jsonl) return false;
-  fmt::print(stderr, "{}\n", nlohmann::json{{"event", "error"}, {"message", text}, {"exit", exit_code}}.dump());
+  say("{}\n", nlohmann::json{{"event", "error"}, {"message", text}, {"exit", exit_code}}.dump());
   return true;
 }
 
@@ -80,7 +85,7 @@ void ProgressReport::draw_bar(int frame, uint64_t live) {
   }
   line += text;
   if (int(line.size()) > width - 1) line.resize(size_t(std::max(width - 1, 0)));
-  fmt::print(stderr, "\r{}\033[K", line);
+  say("\r{}\033[K", line);
   std::fflush(stderr);
 }
 
@@ -96,11 +101,11 @@ void ProgressReport::skipped(int frame) {
       break;
     case ProgressStyle::lines:
       if (since < 5) return;
-      fmt::print(stderr, "fxsim: simulating frame {}/{} (not drawn) {} elapsed\n", frame, last_, clock_text(elapsed()));
+      say("fxsim: simulating frame {}/{} (not drawn) {} elapsed\n", frame, last_, clock_text(elapsed()));
       break;
     case ProgressStyle::jsonl:
       if (since < 1) return;
-      fmt::print(stderr, "{}\n", nlohmann::json{{"event", "simulated"}, {"frame", frame}, {"last", last_},
+      say("{}\n", nlohmann::json{{"event", "simulated"}, {"frame", frame}, {"last", last_},
                                                 {"elapsed_s", elapsed()}}.dump());
       break;
   }
@@ -116,11 +121,11 @@ void ProgressReport::committed(const FrameRecord& frame) {
     case ProgressStyle::none: return;
     case ProgressStyle::bar: draw_bar(frame.frame, frame.live); break;
     case ProgressStyle::lines:
-      fmt::print(stderr, "fxsim: frame {} ({}/{})  t {:.3f} s  {} live particles  {:.0f} ms  -> {}\n", frame.frame,
+      say("fxsim: frame {} ({}/{})  t {:.3f} s  {} live particles  {:.0f} ms  -> {}\n", frame.frame,
                  written_, count_, frame.time, frame.live, frame.seconds * 1000, file);
       break;
     case ProgressStyle::jsonl:
-      fmt::print(stderr, "{}\n", nlohmann::json{{"event", "frame"}, {"frame", frame.frame}, {"written", written_},
+      say("{}\n", nlohmann::json{{"event", "frame"}, {"frame", frame.frame}, {"written", written_},
                                                 {"count", count_}, {"time", frame.time}, {"live", frame.live},
                                                 {"ms", frame.seconds * 1000}, {"file", file},
                                                 {"elapsed_s", elapsed()}}.dump());
@@ -130,7 +135,7 @@ void ProgressReport::committed(const FrameRecord& frame) {
 }
 
 void ProgressReport::finish() {
-  if (style_ == ProgressStyle::bar) fmt::print(stderr, "\n");
+  if (style_ == ProgressStyle::bar) say("\n");
 }
 
 }  // namespace fxsim

@@ -11,14 +11,26 @@
 // included, as in the statistics and the summary.
 #include <chrono>
 #include <cstdint>
+#include <fmt/format.h>
 #include <mutex>
 #include <string>
+#include <utility>
 
 #include "render/frame_sinks.h"
 
 namespace fxsim {
 
 enum class ProgressStyle { none, bar, lines, jsonl };
+
+// Writes to standard error, ignoring a failure: a closed stderr, or a pipe
+// whose reader went away while SIGPIPE is ignored (for ffmpeg's pipe), loses
+// the messages, not the render (fmt::print threw, and the render ended as an
+// internal error, 70).
+void write_stderr(std::string_view text);
+template <typename... Args>
+void say(fmt::format_string<Args...> format, Args&&... args) {
+  write_stderr(fmt::format(format, std::forward<Args>(args)...));
+}
 
 // "auto" picks bar on a terminal, lines otherwise.
 ProgressStyle parse_progress_style(const std::string& name, bool quiet);

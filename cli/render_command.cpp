@@ -515,7 +515,7 @@ int run_render(const RenderOptions& options) {
     else if (style == ProgressStyle::jsonl)
       note(summary);
     else
-      fmt::print(stderr, "{}\n", summary);
+      say("{}\n", summary);
   }
   return 0;
 }

@@ -45,7 +45,8 @@ void ManifestWriter::append(const std::string& line) {
   // short by a full disk) gets one first: else this line would be glued to it
   // and both records lost.
   char last = '\n';
-  if (::fstat(fd, &st) == 0 && st.st_size > 0 && ::pread(fd, &last, 1, st.st_size - 1) != 1) last = '\n';
+  const bool sized = ::fstat(fd, &st) == 0;
+  if (sized && st.st_size > 0 && ::pread(fd, &last, 1, st.st_size - 1) != 1) last = '\n';
   const std::string text = (last == '\n' ? "" : "\n") + line + "\n";
   size_t done = 0;
   bool ok = true;
@@ -56,6 +57,8 @@ void ManifestWriter::append(const std::string& line) {
     if (ok) done += size_t(n);
   }
   const int error = errno;
+  // A line cut short (a full disk) is taken back: the file keeps whole lines.
+  if (!ok && done > 0 && sized) (void)::ftruncate(fd, st.st_size);
   ::flock(fd, LOCK_UN);
   ::close(fd);
   if (!ok)

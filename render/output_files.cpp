@@ -169,11 +169,21 @@ TextOutput::~TextOutput() {
 }
 
 void TextOutput::append(std::string_view text) {
+  // Where a file's whole lines end: a write cut short (a full disk) is taken
+  // back to there, so the file never ends in half a line.
+  struct stat st {};
+  const bool regular = ::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode);
+  const off_t whole = regular ? ::lseek(fd_, 0, SEEK_CUR) : -1;
+  size_t written = 0;
   while (!text.empty()) {
     const ssize_t n = ::write(fd_, text.data(), text.size());
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0)
-      throw FxError(ExitCode::cannot_write, fmt::format("{}: cannot write ({})", name_, std::strerror(errno)));
+    if (n <= 0) {
+      const int error = n < 0 ? errno : ENOSPC;
+      if (written > 0 && whole >= 0 && ::ftruncate(fd_, whole) == 0) (void)::lseek(fd_, whole, SEEK_SET);
+      throw FxError(ExitCode::cannot_write, fmt::format("{}: cannot write ({})", name_, std::strerror(error)));
+    }
+    written += size_t(n);
     text.remove_prefix(size_t(n));
   }
 }

@@ -132,9 +132,14 @@ void VideoSink::finish() {
   const int status = ffmpeg_->finish();
   const std::string ending = ffmpeg_->ending(), messages = ffmpeg_->error_tail();
   ffmpeg_.reset();
-  if (status != 0) {
+  // ffmpeg (5.1) exits 0 when it cannot write the file's end ("Error writing
+  // trailer …: No space left on device"): the mp4 had no index and the webm
+  // lacked frames. It runs with -loglevel error, so any message is a failure.
+  if (status != 0 || !messages.empty()) {
     std::filesystem::remove(partial_);
-    throw FxError(ExitCode::cannot_write, fmt::format("{}: ffmpeg failed ({}){}", path_, ending, with_colon(messages)));
+    throw FxError(ExitCode::cannot_write, fmt::format("{}: ffmpeg failed ({}){}", path_,
+                                                      status != 0 ? ending : "it reported an error, though it exited 0",
+                                                      with_colon(messages)));
   }
   const CommitSection section;
   check_output_path(path_);  // again: it may have changed while the video was written
