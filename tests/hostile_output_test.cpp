@@ -300,3 +300,68 @@ TEST(HostileOutput, ACheckpointFolderThatIsAFileIsRefusedBeforeAnyFrame) {
   EXPECT_NE(r.err.find("taken: the checkpoint folder is a file"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(dir / "f_0001.png"));
 }
+
+namespace {
+// A tmpfs of `kilobytes` mounted over a test folder, so that writes meet a
+// real full disk; unmounted at the end. Needs root (CI runs as root).
+class SmallDisk {
+ public:
+  SmallDisk(const fs::path& folder, int kilobytes) : folder_(folder) {
+    fs::create_directories(folder_);
+    mounted_ = run_command("mount -t tmpfs -o size=" + std::to_string(kilobytes) + "k fxsim-test-full '" +
+                           folder_.string() + "'").exit_code == 0;
+  }
+  ~SmallDisk() {
+    if (mounted_) run_command("umount '" + folder_.string() + "'");
+  }
+  bool mounted() const { return mounted_; }
+
+ private:
+  fs::path folder_;
+  bool mounted_ = false;
+};
+
+// Whether every line of `path` is whole: the file is empty or ends in a
+// newline, and each line passes `whole`.
+template <typename Check>
+void expect_whole_lines(const fs::path& path, Check whole) {
+  const std::string text = read_text_file(path);
+  EXPECT_TRUE(text.empty() || text.back() == '\n') << path << " ends in half a line: " << text.substr(text.rfind('\n') + 1);
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) EXPECT_TRUE(whole(line)) << path << ": " << line;
+}
+}  // namespace
+
+TEST(HostileOutput, AFullDiskLeavesWholeFilesAndWholeLinesOnly) {
+  if (geteuid() != 0) GTEST_SKIP() << "mounting a small disk needs root";
+  TempDir dir("full_disk");
+  const SmallDisk disk(dir / "disk", 320);
+  if (!disk.mounted()) GTEST_SKIP() << "this machine lets no tmpfs be mounted here";
+  const std::string args = " --width 96 --height 54 -q --set /emitters/0/max_particles=2000 --png-level 0";
+  // A video: ffmpeg exited 0 when it could not write the file's end, and the
+  // mp4 without its index was renamed into place (exit 0). The disk is
+  // filled to 12 KB of room, which the frames' data outgrow.
+  const uintmax_t room = fs::space(dir / "disk").available;
+  ASSERT_GT(room, 16384u);
+  write_text_file(dir / "disk/filler", std::string(size_t(room - 12288), 'x'));
+  const CliResult video = run_fxsim("render '" + kScene + "' --frames 1-400" + args + " -o '" +
+                                    (dir / "disk/v.mp4").string() + "'");
+  EXPECT_EQ(video.exit_code, 73) << video.err;
+  EXPECT_FALSE(fs::exists(dir / "disk/v.mp4"));
+  fs::remove(dir / "disk/filler");
+  // Frames with their statistics and hashes until the disk is full: each
+  // text file ends in a whole line (a line was cut short after "mean_velocity":).
+  const CliResult frames = run_fxsim("render '" + kScene + "' --frames 1-400" + args + " -o '" +
+                                     (dir / "disk/f_####.png").string() + "' --stats '" + (dir / "disk/s.jsonl").string() +
+                                     "' --state-hashes '" + (dir / "disk/h.txt").string() + "'");
+  EXPECT_EQ(frames.exit_code, 73) << frames.err;
+  EXPECT_NE(frames.err.find("No space left on device"), std::string::npos) << frames.err;
+  const auto is_json_object = [](const std::string& line) { return line.front() == '{' && line.back() == '}'; };
+  expect_whole_lines(dir / "disk/s.jsonl", is_json_object);
+  expect_whole_lines(dir / "disk/fxsim-manifest.jsonl", is_json_object);
+  expect_whole_lines(dir / "disk/h.txt", [](const std::string& line) {
+    return line.size() > 17 && line[line.size() - 17] == ' ';  // "frame 0123456789abcdef"
+  });
+  for (const auto& entry : fs::directory_iterator(dir / "disk"))
+    EXPECT_EQ(entry.path().filename().string().find(".fxsim-partial-"), std::string::npos) << entry.path();
+}
