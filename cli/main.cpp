@@ -38,9 +38,38 @@ constexpr const char* kPartSpritesHelp =
     "least 16), newest first, each skipping what the parts in front hide: less GPU memory; the edges of opaque "
     "sprites may differ slightly from a batch drawn whole (0, the default: parts as large as the GL's storage "
     "blocks hold)";
+
+// Whether `text` is valid UTF-8 (no overlong forms, surrogates or code
+// points past U+10FFFF).
+bool is_utf8(std::string_view text) {
+  for (size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    const size_t length = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+    if (length == 0 || i + length > text.size()) return false;
+    uint32_t code = length == 1 ? c : c & (0x7F >> length);
+    for (size_t k = 1; k < length; ++k) {
+      const auto next = static_cast<unsigned char>(text[i + k]);
+      if ((next >> 6) != 0x2) return false;
+      code = code << 6 | (next & 0x3F);
+    }
+    const uint32_t least[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (code < least[length] || code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF)) return false;
+    i += length;
+  }
+  return true;
+}
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Names and values go into JSON (the manifest, the statistics, the scene
+  // an override changes), which holds UTF-8 only: a name that is not UTF-8
+  // ended a render as an internal error (70) after its folder was made.
+  for (int i = 1; i < argc; ++i)
+    if (!is_utf8(argv[i])) {
+      std::fprintf(stderr, "fxsim: argument %d is not UTF-8 text: fxsim writes names and values into JSON (the "
+                           "manifest, the statistics), which holds UTF-8 only; rename the file or folder\n", i);
+      return int(ExitCode::usage);
+    }
   CLI::App app{"fxsim: a headless, deterministic particle-effects simulator and renderer"};
   app.set_version_flag("--version", std::string("fxsim ") + FXSIM_VERSION);
   app.require_subcommand(1);

@@ -137,6 +137,19 @@ TEST(RenderBatch, UnsetRemovesAKeySoItsDefaultApplies) {
   EXPECT_NE(blocked.err.find("--set /output=5 made /output a number"), std::string::npos) << blocked.err;
 }
 
+TEST(RenderBatch, AnArgumentThatIsNotUtf8IsAUsageErrorBeforeAnyWork) {
+  // It ended the render as an internal error (70) once the output folder was
+  // made: the manifest's JSON holds UTF-8 only.
+  TempDir dir("not-utf8");
+  const CliResult r = run_fxsim("render " + kSnow + " --frames 1" + kSmall + "-o \"" + (dir / "").string() +
+                                "$(printf 'o\\377')/f_#.png\"");
+  EXPECT_EQ(r.exit_code, 64) << r.err;
+  EXPECT_NE(r.err.find("is not UTF-8 text"), std::string::npos) << r.err;
+  EXPECT_TRUE(fs::is_empty(dir.path()));
+  const CliResult accented = run_fxsim("render " + kSnow + " --frames 1" + kSmall + "-q -o '" + (dir / "é/f_#.png").string() + "'");
+  EXPECT_EQ(accented.exit_code, 0) << accented.err;
+}
+
 TEST(RenderBatch, ReadsTheSceneFromStandardInput) {
   TempDir dir("stdin");
   const CliResult r =
