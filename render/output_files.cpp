@@ -111,6 +111,18 @@ void check_output_path(const std::string& path, bool dash_too) {
       throw FxError(ExitCode::cannot_write, fmt::format("{}: cannot write ({})", path, std::strerror(errno)));
     return;
   }
+  // The temporary file beside it is named NAME.fxsim-partial-PID: its name
+  // must fit too, with each run of '#' grown to a frame number of 8 digits
+  // (a legal name of 249 bytes failed after the folder and the run line were
+  // made).
+  const std::string name = std::filesystem::path(path).filename().string();
+  size_t runs = 0;
+  for (size_t i = 0; i < name.size(); ++i) runs += name[i] == '#' && (i == 0 || name[i - 1] != '#');
+  const size_t added = std::strlen(kPartialMark) + 7 + runs * 8;  // a process id has at most 7 digits
+  if (name.size() + added > 255 || path.size() + added >= 4096)
+    throw FxError(ExitCode::cannot_write,
+                  fmt::format("{}: the name is too long: fxsim writes through a temporary file whose name is up to {} "
+                              "bytes longer, and a file name may have 255 bytes, a path 4095", path, added));
   check_output_folder(path);
 }
 

@@ -332,6 +332,18 @@ void expect_whole_lines(const fs::path& path, Check whole) {
 }
 }  // namespace
 
+TEST(HostileOutput, ANameTooLongForTheTemporaryFileIsRefusedBeforeAnyWork) {
+  // 249 bytes is a legal name, but NAME.fxsim-partial-PID is not: the render
+  // failed (73) after making the folder and the manifest's run line.
+  TempDir dir("long_name");
+  const std::string name(240, 'a');
+  const CliResult r = run_fxsim("render '" + kScene + "' --frames 1-2" + kSmall + "-o '" +
+                                (dir / ("out/" + name + "_####.png")).string() + "'");
+  EXPECT_EQ(r.exit_code, 73) << r.err;
+  EXPECT_NE(r.err.find("the name is too long"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "out"));
+}
+
 TEST(HostileOutput, AFullDiskLeavesWholeFilesAndWholeLinesOnly) {
   if (geteuid() != 0) GTEST_SKIP() << "mounting a small disk needs root";
   TempDir dir("full_disk");
