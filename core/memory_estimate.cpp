@@ -1,5 +1,7 @@
 #include "core/memory_estimate.h"
 
+#include <sys/resource.h>
+
 #include <fmt/format.h>
 #include <fstream>
 #include <sstream>
@@ -73,6 +75,22 @@ std::string memory_refusal(const Scene& scene, const std::string& message) {
 }
 
 void check_ram(const Scene& scene, size_t needed, const std::string& hint) {
+  // An address-space limit (ulimit -v) counts too: the GL driver, the
+  // threads' stacks and malloc's arenas take about 1 GiB of it before any
+  // particle (llvmpipe on 2 cores: 880 MB at the peak of a small render),
+  // and where one of its allocations failed Mesa hung or crashed.
+  constexpr size_t kDriverAndThreads = size_t(1) << 30;
+  if (rlimit limit{}; ::getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
+    const size_t room = limit.rlim_cur > kDriverAndThreads ? size_t(limit.rlim_cur) - kDriverAndThreads : 0;
+    if (needed > room)
+      throw FxError(ExitCode::invalid_scene,
+                    memory_refusal(scene, fmt::format("the render needs about {} of memory (particles and images), but "
+                                                      "the address-space limit (ulimit -v) of {} leaves {} once the "
+                                                      "GL driver and the threads have about {} (raise the limit, or "
+                                                      "lower max_particles or the image size)",
+                                                      format_bytes(double(needed)), format_bytes(double(limit.rlim_cur)),
+                                                      format_bytes(double(room)), format_bytes(double(kDriverAndThreads)))));
+  }
   const size_t available = available_ram_bytes();
   if (double(needed) <= 0.9 * double(available)) return;
   throw FxError(ExitCode::invalid_scene,

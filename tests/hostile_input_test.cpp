@@ -144,6 +144,18 @@ TEST(HostileTexture, ExplosionFlipbookLargerThanItsSheet) {
   expect_refused("flipbook_tiny", tiny, 65, "/emitters/0/flipbook: expected at most one frame per pixel");
 }
 
+TEST(HostileMemory, AnAddressSpaceLimitIsCountedBeforeTheGlNeedsIt) {
+  // Under ulimit -v 700000 (KiB) fxsim hung in Mesa, crashed (139) or ended
+  // as an internal error (70): the limit is now compared with what the
+  // render and the GL driver need, and the render refused (65), nothing written.
+  TempDir dir("ulimit");
+  const CliResult r = run_fxsim("render " FXSIM_SOURCE_DIR "/scenes/snow.json --frames 1 --width 96 --height 54 -q -o '" +
+                                (dir / "out/f_#.png").string() + "'", "ulimit -v 700000 && timeout -s KILL 60");
+  EXPECT_EQ(r.exit_code, 65) << r.err;
+  EXPECT_NE(r.err.find("the address-space limit (ulimit -v)"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "out"));
+}
+
 TEST(HostileMemory, ValidateComparesWithAvailableMemory) {
   // The refusal points at the value to lower, as every scene error does:
   // the max_particles of the emitter with the most particle slots.
