@@ -108,17 +108,27 @@ ProgramOutput run_program(const std::vector<std::string>& argv) {
 ChildProcess::ChildProcess(const std::vector<std::string>& argv, OnInterrupt on_interrupt) {
   const std::string path = argv.at(0).find('/') != std::string::npos ? argv[0] : find_program(argv[0]);
   if (path.empty()) throw FxError(ExitCode::cannot_write, fmt::format("cannot find {} on PATH", argv[0]));
-  std::string stderr_template = temporary_folder() + "/fxsim-child-XXXXXX";
-  if (stderr_template.size() >= ChildSlot::kPathBytes)
-    throw FxError(ExitCode::cannot_write, fmt::format("{}: the temporary folder's name is too long", temporary_folder()));
   slot_ = claim_slot();
   if (!slot_)
     throw FxError(ExitCode::usage, fmt::format("more than {} child processes at once", kMaxChildProcesses));
-  const int stderr_fd = ::mkstemp(stderr_template.data());
+  // In $TMPDIR, else in /tmp: a $TMPDIR that is missing or read-only failed
+  // a video after its output folder was made.
+  std::string stderr_template;
+  int stderr_fd = -1, error = 0;
+  for (const std::string& folder : {temporary_folder(), std::string("/tmp")}) {
+    stderr_template = folder + "/fxsim-child-XXXXXX";
+    if (stderr_template.size() >= ChildSlot::kPathBytes) {
+      error = ENAMETOOLONG;
+      continue;
+    }
+    stderr_fd = ::mkstemp(stderr_template.data());
+    if (stderr_fd >= 0) break;
+    error = errno;
+  }
   if (stderr_fd < 0) {
     release_slot(slot_);
-    throw FxError(ExitCode::cannot_write, fmt::format("cannot make a temporary file in {} for {}'s messages ({})",
-                                                      temporary_folder(), argv[0], std::strerror(errno)));
+    throw FxError(ExitCode::cannot_write, fmt::format("cannot make a temporary file in {} or /tmp for {}'s messages ({})",
+                                                      temporary_folder(), argv[0], std::strerror(error)));
   }
   stderr_path_ = stderr_template;
   std::memcpy(slot_->stderr_path, stderr_path_.c_str(), stderr_path_.size() + 1);

@@ -90,8 +90,11 @@ TEST(RenderVideo, NamesFfmpegWouldReadAsOptionsOrProtocolsAreFiles) {
 
 TEST(RenderVideo, AVideoBesideThePngFrames) {
   TempDir dir("beside");
+  // (With a $TMPDIR that is not there, ffmpeg's messages go to /tmp: the
+  // video was refused, 73, after the folder was made.)
   const CliResult r = run_fxsim("render " + kSnow + " --frames 3-8 --width 96 --height 54 -q -o '" +
-                                (dir / "f_####.png").string() + "' --video '" + (dir / "v.mp4").string() + "'");
+                                (dir / "f_####.png").string() + "' --video '" + (dir / "v.mp4").string() + "'",
+                                "TMPDIR=" + (dir / "no-such-folder").string());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   for (int f = 3; f <= 8; ++f) EXPECT_TRUE(fs::exists(dir / ("f_000" + std::to_string(f) + ".png"))) << f;
   EXPECT_EQ(probe(dir / "v.mp4"), "h264,96,54,yuv420p,6");
