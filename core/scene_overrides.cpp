@@ -73,7 +73,7 @@ std::string blocked_because(const nlohmann::json& root, const std::vector<SceneO
     const SceneOverride* made = nullptr;
     for (const SceneOverride& before : overrides) {
       if (&before == &o) break;
-      if (!before.remove && (at == before.pointer || at.rfind(before.pointer + "/", 0) == 0)) made = &before;
+      if (!before.remove && is_at_or_below(at, before.pointer)) made = &before;
     }
     if (made) return fmt::format("{} made {} {}, not an object", made->label, at, kind_of(value));
     return fmt::format("{} is {} in the scene, not an object", at, kind_of(value));
@@ -128,11 +128,15 @@ void apply_overrides(nlohmann::json& root, const std::vector<SceneOverride>& ove
   }
 }
 
+bool is_at_or_below(const std::string& pointer, const std::string& at) {
+  return pointer == at || pointer.rfind(at + "/", 0) == 0;
+}
+
 const SceneOverride* override_of(const std::vector<SceneOverride>& overrides, const std::string& pointer,
                                  const nlohmann::json* file) {
   const SceneOverride* found = nullptr;
   for (const SceneOverride& o : overrides)
-    if (pointer == o.pointer || pointer.rfind(o.pointer + "/", 0) == 0) found = &o;  // the last one applied wins
+    if (is_at_or_below(pointer, o.pointer)) found = &o;  // the last one applied wins
   if (found || !file) return found;
   bool in_file = false;
   try {
@@ -141,7 +145,7 @@ const SceneOverride* override_of(const std::vector<SceneOverride>& overrides, co
   }
   if (in_file) return nullptr;
   for (const SceneOverride& o : overrides)
-    if (!o.remove && o.pointer.rfind(pointer + "/", 0) == 0) found = &o;
+    if (!o.remove && is_at_or_below(o.pointer, pointer)) found = &o;  // (none is at it: found would be set)
   return found;
 }
 

@@ -33,6 +33,10 @@ SceneOverride parse_unset_override(const std::string& text);
 // element to remove, which would shift the file's places under its problems).
 void apply_overrides(nlohmann::json& root, const std::vector<SceneOverride>& overrides);
 
+// Whether `pointer` is `at` or a value below it ("/output/width" is at
+// "/output"; "/outputs" is not).
+bool is_at_or_below(const std::string& pointer, const std::string& at);
+
 // The override that set `pointer` or a value above it, or nullptr. With
 // `file` (the scene before the overrides), also the one that made `pointer`
 // on its way to a value below it, where the file has nothing there

@@ -643,7 +643,7 @@ std::string read_scene_file(const std::filesystem::path& file) {
 std::string locate_scene_problem(const Scene& scene, const std::string& pointer, const std::string& message) {
   std::string label;  // the last override that set the value or one above it
   for (const auto& [set, name] : scene.overridden)
-    if (!name.empty() && (pointer == set || pointer.rfind(set + "/", 0) == 0)) label = name;
+    if (!name.empty() && is_at_or_below(pointer, set)) label = name;
   if (!label.empty()) return fmt::format("{}: {}: {}", label, pointer, message);
   // The text is read again (a scene is small) only for such a message.
   Diagnostic problem;
