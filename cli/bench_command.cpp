@@ -50,7 +50,7 @@ char* put_frame_number(char* out, int n) {
 }
 
 extern "C" void on_bench_interrupt(int signal) {
-  wait_for_commit();
+  stop_commits();
   remove_partial_output();
   char path[sizeof g_png_folder + 32];
   const size_t length = std::strlen(g_png_folder);

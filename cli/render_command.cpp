@@ -49,7 +49,7 @@ bool g_quiet = false;        // (read by on_interrupt)
 bool g_json_lines = false;   // --progress jsonl: standard error stays JSON Lines
 
 extern "C" void on_interrupt(int signal) {
-  wait_for_commit();
+  stop_commits();
   stop_child_processes(signal);  // ffmpeg: its temporary file is removed next; shards stop after their frame
   remove_partial_output();
   if (!g_quiet) {  // write(2) alone: async-signal-safe

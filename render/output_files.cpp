@@ -30,6 +30,7 @@ const char* kind_of(mode_t mode) {
 
 namespace {
 std::atomic<bool> g_committing{false};
+std::atomic<bool> g_commits_stopped{false};  // an interrupt is being handled: no commit may begin
 }  // namespace
 
 sigset_t interrupt_signals() {
@@ -43,6 +44,16 @@ CommitSection::CommitSection() {
   const sigset_t interrupts = interrupt_signals();
   pthread_sigmask(SIG_BLOCK, &interrupts, &before_);
   g_committing = true;
+  // After stop_commits() has seen no commit in progress, none begins: the
+  // handler is removing what is on disk and ends the process, and a frame
+  // renamed into place behind it was left there (a bench's folder of frames
+  // was not removed). The two flags in the opposite order on each side
+  // (sequentially consistent atomics): one of the two sees the other's.
+  while (g_commits_stopped.load()) {
+    g_committing = false;
+    struct timespec pause {1, 0};
+    nanosleep(&pause, nullptr);
+  }
 }
 
 CommitSection::~CommitSection() {
@@ -50,7 +61,8 @@ CommitSection::~CommitSection() {
   pthread_sigmask(SIG_SETMASK, &before_, nullptr);  // a signal held back is handled now
 }
 
-void wait_for_commit() {
+void stop_commits() {
+  g_commits_stopped = true;
   while (g_committing.load()) {
     struct timespec pause {0, 1000000};
     nanosleep(&pause, nullptr);

@@ -33,8 +33,10 @@ class CommitSection {
   sigset_t before_;  // the thread's signal mask before
 };
 
-// For a signal handler: waits until no commit is in progress. Async-signal-safe.
-void wait_for_commit();
+// For a signal handler: lets no commit begin from now on and waits for the
+// one in progress to end. A thread about to commit then waits for the
+// handler to end the process. Async-signal-safe.
+void stop_commits();
 
 // SIGINT, SIGTERM and SIGHUP: the signals a render stops cleanly on, which
 // a committing thread holds back.

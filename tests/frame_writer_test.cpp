@@ -101,7 +101,7 @@ extern "C" void note_delivery(int) { g_delivered = true; }
 
 TEST(CommitSection, HoldsAnInterruptBackUntilTheCommitEnds) {
   // A commit made on the thread the signal reaches (a video finished on the
-  // main thread) had its handler run inside it, waiting (wait_for_commit) for
+  // main thread) had its handler run inside it, waiting (stop_commits) for
   // its own commit for ever: the signal must come once the section ends.
   const auto previous = std::signal(SIGTERM, note_delivery);
   g_delivered = false;
@@ -112,4 +112,26 @@ TEST(CommitSection, HoldsAnInterruptBackUntilTheCommitEnds) {
   }
   EXPECT_TRUE(g_delivered.load());
   std::signal(SIGTERM, previous);
+}
+
+// An interrupt's handler removes what a run leaves and ends the process: a
+// commit that began behind it (a frame renamed into place after the
+// handler's pass over the names) was left on disk. stop_commits() lets none
+// begin; the thread that would commit waits for the process to end.
+// (In a child process: commits stay stopped for good.)
+TEST(CommitSection, NoneBeginsOnceAnInterruptStoppedThem) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");  // this process has threads (the GL's)
+  EXPECT_EXIT(
+      {
+        std::atomic<bool> began{false};
+        stop_commits();
+        std::thread late([&] {
+          const CommitSection section;
+          began = true;
+        });
+        late.detach();
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        std::_Exit(began.load() ? 1 : 0);
+      },
+      ::testing::ExitedWithCode(0), "");
 }
