@@ -189,46 +189,32 @@ bool matches_frame_pattern(std::string_view pattern, std::string_view path) {
   return FramePatternMatch(pattern, path).matches();
 }
 
+std::vector<HashRun> hash_runs(std::string_view pattern) {
+  std::vector<HashRun> runs;
+  for (size_t at = pattern.find('#'); at != std::string_view::npos; at = pattern.find('#', at)) {
+    size_t end = at;
+    while (end < pattern.size() && pattern[end] == '#') ++end;
+    runs.push_back({at, end - at});
+    at = end;
+  }
+  return runs;
+}
+
 std::string frame_padding_warning(const std::string& pattern, int first, int last) {
   const auto digits = [](int n) { return int(std::to_string(n).size()); };
   size_t shortest = std::string::npos;
-  for (size_t at = pattern.find('#'); at != std::string::npos; at = pattern.find('#', at)) {
-    size_t end = at;
-    while (end < pattern.size() && pattern[end] == '#') ++end;
-    shortest = std::min(shortest, end - at);
-    at = end;
-  }
+  for (const HashRun& run : hash_runs(pattern)) shortest = std::min(shortest, run.length);
   if (shortest == std::string::npos || digits(last) <= int(shortest) || digits(first) >= digits(last)) return "";
-  std::string padded;  // every run as long as the last frame's number
-  for (size_t at = 0; at < pattern.size();) {
-    if (pattern[at] != '#') {
-      padded += pattern[at++];
-      continue;
-    }
-    size_t end = at;
-    while (end < pattern.size() && pattern[end] == '#') ++end;
-    padded += std::string(std::max(end - at, size_t(digits(last))), '#');
-    at = end;
-  }
+  // every run as long as the last frame's number
+  const std::string padded =
+      replace_hash_runs(pattern, [&](size_t length) { return std::string(std::max(length, size_t(digits(last))), '#'); });
   return fmt::format("{}: frame {}'s number has {} digits, more than its {} '#'{}, and frame {}'s fewer: the files' "
                      "names will not sort in frame order ({} would pad them all)", pattern, last, digits(last),
                      shortest, shortest == 1 ? "" : "s", first, padded);
 }
 
 std::string frame_path(const std::string& pattern, int frame) {
-  std::string path;
-  for (size_t at = 0; at < pattern.size();) {
-    const size_t start = pattern.find('#', at);
-    if (start == std::string::npos) {
-      path += pattern.substr(at);
-      break;
-    }
-    size_t end = start;
-    while (end < pattern.size() && pattern[end] == '#') ++end;
-    path += pattern.substr(at, start - at) + fmt::format("{:0{}d}", frame, end - start);
-    at = end;
-  }
-  return path;
+  return replace_hash_runs(pattern, [&](size_t length) { return fmt::format("{:0{}d}", frame, length); });
 }
 
 }  // namespace fxsim

@@ -62,6 +62,26 @@ constexpr double kGifMaxFps = 50;
 // |pattern| × |path| steps.
 bool matches_frame_pattern(std::string_view pattern, std::string_view path);
 
+// The runs of '#' in a pattern, in order: where each starts and how long it is.
+struct HashRun {
+  size_t at, length;
+};
+std::vector<HashRun> hash_runs(std::string_view pattern);
+
+// `pattern` with each run of '#' replaced by replace(the run's length).
+template <typename Replace>
+std::string replace_hash_runs(std::string_view pattern, Replace&& replace) {
+  std::string out;
+  size_t at = 0;
+  for (const HashRun& run : hash_runs(pattern)) {
+    out.append(pattern.substr(at, run.at - at));
+    out += replace(run.length);
+    at = run.at + run.length;
+  }
+  out.append(pattern.substr(at));
+  return out;
+}
+
 // Replaces every run of '#' with the zero-padded frame number (padded to
 // the run's length: out/####/f_##.png -> out/0007/f_07.png); a path without
 // '#' is returned unchanged.

@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "core/exit_codes.h"
+#include "core/frame_output.h"
 #include "render/atomic_file.h"
 
 namespace fxsim {
@@ -128,8 +129,7 @@ void check_output_path(const std::string& path, bool dash_too) {
   // (a legal name of 249 bytes failed after the folder and the run line were
   // made).
   const std::string name = std::filesystem::path(path).filename().string();
-  size_t runs = 0;
-  for (size_t i = 0; i < name.size(); ++i) runs += name[i] == '#' && (i == 0 || name[i - 1] != '#');
+  const size_t runs = hash_runs(name).size();
   const size_t added = std::strlen(kPartialMark) + 7 + runs * 8;  // a process id has at most 7 digits
   if (name.size() + added > 255 || path.size() + added >= 4096)
     throw FxError(ExitCode::cannot_write,

@@ -14,6 +14,19 @@ TEST(FramePath, PadsToTheRunOfHashes) {
   EXPECT_EQ(frame_path("##/#.png", 123), "123/123.png");
 }
 
+TEST(FramePath, FindsEachRunOfHashes) {
+  const auto runs = hash_runs("a##/b#c###");
+  ASSERT_EQ(runs.size(), 3u);
+  EXPECT_EQ(runs[0].at, 1u);
+  EXPECT_EQ(runs[0].length, 2u);
+  EXPECT_EQ(runs[1].at, 5u);
+  EXPECT_EQ(runs[1].length, 1u);
+  EXPECT_EQ(runs[2].at, 7u);
+  EXPECT_EQ(runs[2].length, 3u);
+  EXPECT_TRUE(hash_runs("still.png").empty());
+  EXPECT_EQ(replace_hash_runs("#x##", [](size_t n) { return std::to_string(n); }), "1x2");
+}
+
 TEST(FramePath, WarnsWhereTheNumbersOutgrowTheHashesInSomeNamesOnly) {
   EXPECT_EQ(frame_padding_warning("o/f_#.png", 9, 12),
             "o/f_#.png: frame 12's number has 2 digits, more than its 1 '#', and frame 9's fewer: the files' names will "
