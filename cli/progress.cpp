@@ -30,6 +30,19 @@ void write_stderr(std::string_view text) {
   std::clearerr(stderr);
 }
 
+std::string printable(std::string_view name) {
+  std::string out;
+  for (const char c : name) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte >= 0x20 && byte != 0x7f) out += c;
+    else if (c == '\n') out += "\\n";
+    else if (c == '\t') out += "\\t";
+    else if (c == '\r') out += "\\r";
+    else out += fmt::format("\\x{:02x}", byte);
+  }
+  return out;
+}
+
 ProgressStyle parse_progress_style(const std::string& name, bool quiet) {
   if (quiet || name == "none") return ProgressStyle::none;
   if (name == "bar") return ProgressStyle::bar;
@@ -122,7 +135,7 @@ void ProgressReport::committed(const FrameRecord& frame) {
     case ProgressStyle::bar: draw_bar(frame.frame, frame.live); break;
     case ProgressStyle::lines:
       say("fxsim: frame {} ({}/{})  t {:.3f} s  {} live particles  {:.0f} ms  -> {}\n", frame.frame,
-                 written_, count_, frame.time, frame.live, frame.seconds * 1000, file);
+                 written_, count_, frame.time, frame.live, frame.seconds * 1000, printable(file));
       break;
     case ProgressStyle::jsonl:
       say("{}\n", nlohmann::json{{"event", "frame"}, {"frame", frame.frame}, {"written", written_},

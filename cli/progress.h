@@ -32,6 +32,10 @@ void say(fmt::format_string<Args...> format, Args&&... args) {
   write_stderr(fmt::format(format, std::forward<Args>(args)...));
 }
 
+// A file name as a text line shows it: control characters (a newline in a
+// folder's name) as C escapes (\n, \t, \x1b), so that one frame is one line.
+std::string printable(std::string_view name);
+
 // "auto" picks bar on a terminal, lines otherwise.
 ProgressStyle parse_progress_style(const std::string& name, bool quiet);
 

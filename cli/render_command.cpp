@@ -258,7 +258,7 @@ class Checkpoints {
     if (!quiet_)
       note(fmt::format("checkpoint of frame {} written ({:.1f} MB of state, {:.2f} s) → {}", frame,
                        double(state.size()) / 1e6,
-                       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(), path.string()));
+                       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(), printable(path.string())));
   }
   void set_substeps(int substeps) { simulation_substeps_ = substeps; }
   int written() const { return written_; }
@@ -509,7 +509,7 @@ int run_render(const RenderOptions& options) {
                frames.first(), frames.last(), scene_name(options.scene), seconds,
                report.frames / seconds, report.peak_particles, scene.output.width, scene.output.height, gl.describe(),
                loop.encoders, video_only ? "" : image_format_of(scene.output.path) == ImageFormat::exr ? "EXR " : "PNG ",
-               loop.encoders == 1 ? "" : "s", scene.output.path);
+               loop.encoders == 1 ? "" : "s", printable(scene.output.path));
     if (!stdout_taken)
       fmt::print("{}\n", summary);
     else if (style == ProgressStyle::jsonl)

@@ -344,6 +344,18 @@ TEST(HostileOutput, ANameTooLongForTheTemporaryFileIsRefusedBeforeAnyWork) {
   EXPECT_FALSE(fs::exists(dir / "out"));
 }
 
+TEST(HostileOutput, ControlCharactersInANameAreEscapedInTheProgressLines) {
+  // A newline in a folder's name broke each frame's progress line in two.
+  TempDir dir("control_name");
+  const CliResult r = run_fxsim("render '" + kScene + "' --frames 1-2 --width 48 --height 27 --progress lines -o '" +
+                                (dir / "a\nb/f_#.png").string() + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(dir / "a\nb" / "f_2.png"));
+  EXPECT_EQ(count_lines(r.err), 2) << r.err;
+  EXPECT_NE(r.err.find("-> " + (dir / "a").string() + "\\nb/f_2.png\n"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("\\nb/f_#.png"), std::string::npos) << r.out;
+}
+
 TEST(HostileOutput, AFullDiskLeavesWholeFilesAndWholeLinesOnly) {
   if (geteuid() != 0) GTEST_SKIP() << "mounting a small disk needs root";
   TempDir dir("full_disk");
