@@ -64,14 +64,11 @@ void write_file_atomically(const std::filesystem::path& path, const std::vector<
   if (fd < 0 && errno == ENOENT) {
     // Checked writable before the work began: gone since, or a folder that
     // takes no new files whatever its mode says (/proc, /sys).
-    std::error_code ec;
-    const std::filesystem::path folder = std::filesystem::absolute(path, ec).parent_path();
-    const bool folder_there = !ec && std::filesystem::is_directory(folder, ec);
+    const bool gone = output_folder_gone(path);
     errno = ENOENT;  // (for fail's message)
-    if (folder_there) fail("create the file");
+    if (!gone) fail("create the file");
     g_partial_active = false;
-    throw FxError(ExitCode::cannot_write, fmt::format("{}: the output folder no longer exists (was it removed while "
-                                                      "fxsim ran?)", path.string()));
+    throw FxError(ExitCode::cannot_write, output_folder_gone_message(path.string()));
   }
   if (fd < 0) fail("create the file");
   size_t done = 0;

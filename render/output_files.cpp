@@ -70,6 +70,16 @@ void stop_commits() {
   }
 }
 
+bool output_folder_gone(const std::filesystem::path& file) {
+  std::error_code ec;
+  const std::filesystem::path folder = std::filesystem::absolute(file, ec).parent_path();
+  return !ec && !std::filesystem::is_directory(folder, ec);
+}
+
+std::string output_folder_gone_message(const std::string& file) {
+  return fmt::format("{}: the output folder no longer exists (was it removed while fxsim ran?)", file);
+}
+
 void check_output_folder(const std::filesystem::path& file) {
   // The folder (or the nearest one there is, where the rest will be made)
   // must take files: found before any work, not after frames are written.

@@ -53,6 +53,12 @@ void check_output_path(const std::string& path, bool dash_too = false);
 // stands nearest above it is not a folder.
 void check_output_folder(const std::filesystem::path& file);
 
+// Whether the folder that held `file` while it was written is gone (removed
+// while fxsim ran): what a failed create or rename of its temporary file
+// then says, rather than the bare ENOENT.
+bool output_folder_gone(const std::filesystem::path& file);
+std::string output_folder_gone_message(const std::string& file);
+
 // `path` absolute, normal, its existing folders' links followed: two paths
 // name one file when these are equal.
 std::string resolved(const std::string& path);

@@ -147,6 +147,8 @@ void VideoSink::finish() {
   std::filesystem::rename(partial_, path_, error);
   if (error) {
     std::filesystem::remove(partial_);
+    if (error == std::errc::no_such_file_or_directory && output_folder_gone(path_))
+      throw FxError(ExitCode::cannot_write, output_folder_gone_message(path_));
     throw FxError(ExitCode::cannot_write, fmt::format("{}: cannot rename the finished video into place ({})", path_,
                                                       error.message()));
   }

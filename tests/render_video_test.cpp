@@ -212,3 +212,19 @@ TEST(RenderVideo, WhatAVideoCannotCarryIsRefusedNotDropped) {
   EXPECT_TRUE(fs::exists(dir / "clear.json"));
   for (const char* file : {"v.mp4", "f_1.png", "v.gif"}) EXPECT_FALSE(fs::exists(dir / file)) << file;
 }
+
+TEST(RenderVideo, AFolderThatVanishesMidVideoIsSaidToBeGone) {
+  // The folder is removed while ffmpeg writes into it: the video cannot be
+  // renamed into place, and the message said only "cannot rename (No such
+  // file or directory)".
+  TempDir dir("video_vanish");
+  const int status = render_and_when_written(
+      "'" FXSIM_SOURCE_DIR "/scenes/snow.json' --width 48 --height 27 --frames 1-400 --quiet -o '" +
+          (dir / "out/v.mp4").string() + "' 2>'" + (dir / "err").string() + "'",
+      dir / "out", 30, "sleep 1; rm -rf '" + (dir / "out").string() + "'", dir / "vanish.sh");
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 73) << read_text_file(dir / "err");
+  EXPECT_NE(read_text_file(dir / "err").find("the output folder no longer exists"), std::string::npos)
+      << read_text_file(dir / "err");
+  EXPECT_FALSE(fs::exists(dir / "out"));
+}
