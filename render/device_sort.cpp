@@ -58,11 +58,11 @@ std::string scatter_source(int value_words) {
   return kHeader + fmt::format("#define FXSIM_VALUE_PART {}\n#define FXSIM_VALUE_PARTS {}u\n", words ? "uint" : "uvec4",
                                words ? 1 : value_words / 4) +
          R"(
-layout(std430, binding = 0) readonly buffer KeysIn { uint keys_in[]; };
-layout(std430, binding = 1) readonly buffer ValuesIn { FXSIM_VALUE_PART values_in[]; };
-layout(std430, binding = 2) writeonly buffer KeysOut { uint keys_out[]; };
-layout(std430, binding = 3) writeonly buffer ValuesOut { FXSIM_VALUE_PART values_out[]; };
-layout(std430, binding = 4) readonly buffer Histogram { uint histogram[]; };
+layout(std430, binding = 0) restrict readonly buffer KeysIn { uint keys_in[]; };
+layout(std430, binding = 1) restrict readonly buffer ValuesIn { FXSIM_VALUE_PART values_in[]; };
+layout(std430, binding = 2) restrict writeonly buffer KeysOut { uint keys_out[]; };
+layout(std430, binding = 3) restrict writeonly buffer ValuesOut { FXSIM_VALUE_PART values_out[]; };
+layout(std430, binding = 4) restrict readonly buffer Histogram { uint histogram[]; };
 shared uint running[256];    // per digit: the block's next place in digit order
 shared uint shift[256];      // per digit: from a place in the block's order to the place in the output
 shared uint marks[256 * 8];  // digit × 8 words of 32 invocations
@@ -88,11 +88,17 @@ void main() {
     uint first = running[t] - count;
     running[t] = first;  // (only this invocation reads or writes running[t] here)
     shift[t] = at - first;
+    // The block's keys, all loads issued before the first is needed.
+    uint block_keys[8];
+    for (uint round = 0u; round < 8u; ++round) {
+      uint from = round * 256u + t;
+      block_keys[round] = from < size ? keys_in[base + from] : 0u;
+    }
     for (uint round = 0u; round < 8u; ++round) {
       for (uint w = 0u; w < 8u; ++w) marks[t * 8u + w] = 0u;
       uint from = round * 256u + t;
       bool valid = from < size;
-      uint key = valid ? keys_in[base + from] : 0u, d = digit(key);
+      uint key = block_keys[round], d = digit(key);
       barrier();
       if (valid) atomicOr(marks[d * 8u + word], bit);
       barrier();
@@ -110,10 +116,23 @@ void main() {
     }
     barrier();
     for (uint q = t; q < size; q += 256u) keys_out[q + shift[digit(ordered_keys[q])]] = ordered_keys[q];
-    for (uint j = t; j < size * FXSIM_VALUE_PARTS; j += 256u) {
-      uint q = j / FXSIM_VALUE_PARTS, k = j % FXSIM_VALUE_PARTS;
-      values_out[(q + shift[digit(ordered_keys[q])]) * FXSIM_VALUE_PARTS + k] =
-          values_in[(base + ordered_from[q]) * FXSIM_VALUE_PARTS + k];
+    // The values kBatch at a time: their loads issued together, then their
+    // stores (one load in flight at a time left the copy waiting on memory).
+    const uint kBatch = 8u;
+    uint parts = size * FXSIM_VALUE_PARTS;
+    for (uint j0 = t; j0 < parts; j0 += 256u * kBatch) {
+      FXSIM_VALUE_PART moved[kBatch];
+      for (uint b = 0u; b < kBatch; ++b) {
+        uint j = j0 + b * 256u;
+        if (j < parts) moved[b] = values_in[(base + ordered_from[j / FXSIM_VALUE_PARTS]) * FXSIM_VALUE_PARTS + j % FXSIM_VALUE_PARTS];
+      }
+      for (uint b = 0u; b < kBatch; ++b) {
+        uint j = j0 + b * 256u;
+        if (j < parts) {
+          uint q = j / FXSIM_VALUE_PARTS;
+          values_out[(q + shift[digit(ordered_keys[q])]) * FXSIM_VALUE_PARTS + j % FXSIM_VALUE_PARTS] = moved[b];
+        }
+      }
     }
     barrier();
   }
