@@ -70,11 +70,25 @@ std::vector<int> frames_to_write(const Scene& scene, const std::string& pattern,
     std::string scene_hash, look_hash;
   };
   std::map<std::string, Record> recorded;
+  // A frame written but not recorded (its run killed between the two) was
+  // written by one of the runs that were to write its image: kept only where
+  // each of them is of this scene and look. Its file said nothing of the
+  // seed or the exposure that made it (a seed changed since was kept, and
+  // verify passed the mixed folder); a file no run line accounts for (a
+  // manifest removed, a file copied in) is drawn again.
+  std::map<std::string, bool> planned_here;  // image file -> every run that was to write it is of this scene and look
   std::error_code error;
   if (fs::exists(folder / kManifestName, error)) {
     const Manifest manifest = read_manifest(folder / kManifestName);
     std::map<std::string, const ManifestRun*> runs;
-    for (const ManifestRun& run : manifest.runs) runs[run.run] = &run;
+    for (const ManifestRun& run : manifest.runs) {
+      runs[run.run] = &run;
+      const bool ours = run.scene_hash == scene.simulation_key && run.look_hash == scene.look_key;
+      for (const int frame : run.frames) {
+        const auto [at, added] = planned_here.emplace(frame_path(run.output, frame), ours);
+        if (!added) at->second = at->second && ours;
+      }
+    }
     for (const ManifestFrame& f : manifest.frames) {
       const auto run = runs.find(f.run);
       for (const ManifestFile& file : f.files)
@@ -82,9 +96,12 @@ std::vector<int> frames_to_write(const Scene& scene, const std::string& pattern,
                                run == runs.end() ? "" : run->second->look_hash};
     }
   }
-  const auto as_recorded = [&](const fs::path& file) {
+  const auto as_recorded = [&](const fs::path& file, const fs::path& image) {
     const auto record = recorded.find(file.lexically_relative(folder).string());
-    if (record == recorded.end()) return true;  // written and not recorded (a run stopped between): kept, then recorded
+    if (record == recorded.end()) {  // written and not recorded (a run stopped between): kept, then recorded, if ours
+      const auto planned = planned_here.find(image.lexically_relative(folder).string());
+      return planned != planned_here.end() && planned->second;
+    }
     if (!record->second.scene_hash.empty() && record->second.scene_hash != scene.simulation_key) return false;
     if (!record->second.look_hash.empty() && record->second.look_hash != scene.look_key) return false;
     uint64_t bytes = 0;
@@ -94,8 +111,9 @@ std::vector<int> frames_to_write(const Scene& scene, const std::string& pattern,
   std::vector<int> out;
   for (const int frame : frames) {
     bool done = true;
-    for (const fs::path& file : frame_files(scene, pattern, frame))
-      done = done && whole(file, scene.output.width, scene.output.height) && as_recorded(file);
+    const std::vector<fs::path> files = frame_files(scene, pattern, frame);
+    for (const fs::path& file : files)
+      done = done && whole(file, scene.output.width, scene.output.height) && as_recorded(file, files.front());
     if (!done) out.push_back(frame);
   }
   return out;

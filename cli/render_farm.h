@@ -25,7 +25,10 @@ std::filesystem::path checkpoint_folder(const RenderOptions& options, const std:
 // The frames of `frames` whose files (the image, its layers, its plate copy)
 // are not all there, whole, at the output's size, and, where the manifest in
 // `folder` records them, of the size and SHA-256 of their latest record (what
-// `fxsim verify` checks: a damaged file is written again, not kept).
+// `fxsim verify` checks: a damaged file is written again, not kept). A file
+// no line records is kept only where every run line that was to write it is
+// of this scene's simulation and look (a run killed between writing and
+// recording it); else, or where no run line was to write it, it is drawn again.
 std::vector<int> frames_to_write(const Scene& scene, const std::string& pattern, const std::filesystem::path& folder,
                                  const std::vector<int>& frames);
 

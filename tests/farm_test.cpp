@@ -187,6 +187,35 @@ TEST(Farm, AKilledRunIsCompletedBySkipExisting) {
   EXPECT_NE(again.err.find("nothing to render (every frame is written)"), std::string::npos) << again.err;
 }
 
+TEST(Farm, AFrameNoLineRecordsIsKeptOnlyWhereARunOfThisSceneWasToWriteIt) {
+  // Its file says nothing of the seed or look that made it: a frame of seed
+  // 5 without its line was kept by a resume with seed 99 and booked under it,
+  // and verify passed the mixed folder; so was every frame of a folder whose
+  // manifest was removed, resumed with another exposure.
+  TempDir dir("unrecorded");
+  const std::string render = "render " + kScene + kSmall + "--frames 1-3 -o " + q(dir / "a/f_####.png");
+  ASSERT_EQ(run_fxsim(render).exit_code, 0);
+  const std::string seeded = read_text_file(dir / "a" / frame_name(3));
+  std::string lines;
+  std::istringstream manifest(read_text_file(dir / "a/fxsim-manifest.jsonl"));
+  for (std::string line; std::getline(manifest, line);)
+    if (line.find("\"frame\":3,") == std::string::npos) lines += line + "\n";
+  write_text_file(dir / "a/fxsim-manifest.jsonl", lines);
+  const CliResult reseeded = run_fxsim(render + " --seed 99 --skip-existing");
+  ASSERT_EQ(reseeded.exit_code, 0) << reseeded.err;
+  EXPECT_NE(read_text_file(dir / "a" / frame_name(3)), seeded) << "frame 3 of the first seed was kept";
+  EXPECT_EQ(run_fxsim("verify " + q(dir / "a")).exit_code, 0);
+  // No manifest: nothing says who wrote the frames, so all are drawn again.
+  const std::string other = "render " + kScene + kSmall + "--frames 1-2 -o " + q(dir / "b/f_####.png");
+  ASSERT_EQ(run_fxsim(other).exit_code, 0);
+  fs::remove(dir / "b/fxsim-manifest.jsonl");
+  const std::string dimmer = read_text_file(dir / "b" / frame_name(2));
+  const CliResult relit = run_fxsim(other + " --set /camera/exposure=2 --skip-existing");
+  ASSERT_EQ(relit.exit_code, 0) << relit.err;
+  EXPECT_NE(read_text_file(dir / "b" / frame_name(2)), dimmer) << "frame 2 of exposure 0 was kept";
+  EXPECT_EQ(run_fxsim("verify " + q(dir / "b")).exit_code, 0);
+}
+
 TEST(Farm, VerifyFindsMissingTruncatedAndCorruptFrames) {
   TempDir dir("verify");
   ASSERT_EQ(run_fxsim("render " + kScene + kSmall + "--frames 1-6 -o " + q(dir / "f_####.png")).exit_code, 0);
