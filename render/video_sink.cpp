@@ -98,7 +98,9 @@ void VideoSink::start() {
   // protocol where it has a colon before any slash ("file:a.mp4",
   // "http:x.mp4", "pipe:1.webm"): its file protocol and an absolute path
   // name the file whatever it is called.
-  add({"-f", muxer_of(format_), "file:" + std::filesystem::absolute(partial_).string()});
+  // bitexact: no random identifiers in the container (a WebM's track UID
+  // differed from run to run), so that a scene renders to the same bytes.
+  add({"-fflags", "+bitexact", "-f", muxer_of(format_), "file:" + std::filesystem::absolute(partial_).string()});
   ffmpeg_ = std::make_unique<ChildProcess>(argv);
 }
 

@@ -3,6 +3,7 @@
 // refusal without ffmpeg; and an interrupt leaving no video, no temporary
 // file and no ffmpeg behind.
 #include <gtest/gtest.h>
+#include <fmt/format.h>
 
 #include <array>
 #include <csignal>
@@ -40,6 +41,23 @@ TEST(RenderVideo, Mp4IsH264WithEveryFrame) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(probe(dir / "snow.mp4"), "h264,160,90,yuv420p,12");
   EXPECT_EQ(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator()), 1);  // no PNGs, no leftovers
+}
+
+TEST(RenderVideo, EachFormatIsTheSameBytesFromRunToRun) {
+  // Same scene, seed and binary, the same bytes: a WebM's container held a
+  // random track UID.
+  TempDir dir("repeat");
+  for (const char* extension : {"webm", "mp4", "mov", "gif"}) {
+    std::string bytes[2];
+    for (int run = 0; run < 2; ++run) {
+      const fs::path video = dir / fmt::format("v{}.{}", run, extension);
+      const CliResult r = run_fxsim("render " + kSnow + " --frames 1-3 --width 64 --height 36 -q -o '" +
+                                    video.string() + "'");
+      ASSERT_EQ(r.exit_code, 0) << r.err;
+      bytes[run] = read_text_file(video);
+    }
+    EXPECT_EQ(bytes[0], bytes[1]) << extension;
+  }
 }
 
 TEST(RenderVideo, OddSizesArePaddedForYuv420AndMovKeepsAlpha) {
