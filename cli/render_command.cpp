@@ -155,6 +155,20 @@ void refuse_shared_outputs(const RenderOptions& options, const Scene& scene, boo
       throw FxError(ExitCode::usage, fmt::format("{} {}: that is where the render writes its checkpoints", files[a].first,
                                                  files[a].second));
   }
+  // Nor the checkpoint folder where a file is written (--checkpoints
+  // out/f_0001.png was made a folder, filled with checkpoints, and the
+  // render then failed at that frame, 73).
+  if (options.checkpoint_every) {
+    const std::string folder = checkpoint_folder(options, pattern).string();
+    const std::string what = options.checkpoints ? "--checkpoints " + folder : "the checkpoint folder " + folder;
+    if (video_only ? same(folder, pattern) : could_be_a_frame(scene, pattern, folder))
+      throw FxError(ExitCode::usage, fmt::format("{}: that is where the render writes its {}", what,
+                                                 video_only ? "video" : "frames and their layers"));
+    if (!video_only && same(folder, (output_folder(pattern) / kManifestName).string()))
+      throw FxError(ExitCode::usage, fmt::format("{}: that is the output folder's manifest", what));
+    for (const auto& [flag, path] : files)
+      if (same(folder, path)) throw FxError(ExitCode::usage, fmt::format("{}: {} writes that file", what, flag));
+  }
 }
 
 // A manifest's run line: what this render sets out to write (the caller adds
