@@ -148,7 +148,15 @@ int run_verify(const std::string& folder_text, bool quiet) {
       if (!expected.insert(image).second) continue;
       const auto record = latest.find(image);
       if (record == latest.end()) {
-        if (!refused.count(image)) missing.push_back(fmt::format("{}: frame {} has no record (never written)", image, frame));
+        std::error_code error;
+        if (refused.count(image)) continue;
+        if (fs::exists(fs::symlink_status(folder / image, error)))  // (said "never written" with the file there)
+          missing.push_back(fmt::format("{}: frame {} has no record: the file is there, but no line says which run "
+                                        "wrote it (one stopped between writing and recording it?); render --skip-existing "
+                                        "records it where a run of its scene was to write it, else draws it again",
+                                        image, frame));
+        else
+          missing.push_back(fmt::format("{}: frame {} has no record (never written)", image, frame));
         continue;
       }
       // The size is that of the run that wrote the file last (a frame drawn again at another size is that run's).
