@@ -274,6 +274,20 @@ class Checkpoints {
                        double(state.size()) / 1e6,
                        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(), printable(path.string())));
   }
+  // The first frame up to `last` whose checkpoint is due and not there
+  // whole (of this key); nullopt when every one is.
+  std::optional<int> first_not_there(int last) const {
+    if (!every_) return std::nullopt;
+    for (int frame = *every_; frame <= last; frame += *every_) {
+      const std::filesystem::path path = folder_ / checkpoint_file_name(frame);
+      try {
+        if (read_checkpoint_info(path).key == key_ && checkpoint_intact(path)) continue;
+      } catch (const FxError&) {
+      }
+      return frame;
+    }
+    return std::nullopt;
+  }
   void set_substeps(int substeps) { simulation_substeps_ = substeps; }
   int written() const { return written_; }
 
@@ -462,7 +476,17 @@ int run_render(const RenderOptions& options) {
   if (std::error_code ec; std::filesystem::is_directory(checkpoint_dir, ec)) remove_stale_partials(checkpoint_dir);
   // From a checkpoint before the first frame where that frame needs its
   // previous one: the motion layer its positions, --stats its steps' births and deaths.
-  const int resume_at_most = frames.first() - (scene.output.motion_layer || options.stats ? 1 : 0);
+  int resume_at_most = frames.first() - (scene.output.motion_layer || options.stats ? 1 : 0);
+  // --simulate-only writes every checkpoint on the way: one missing or
+  // damaged before the last was left so, and the run said there was nothing
+  // to simulate (a farm's checkpoints job).
+  if (options.simulate_only)
+    if (const std::optional<int> gap = checkpoints.first_not_there(frames.last()); gap && *gap <= resume_at_most) {
+      resume_at_most = *gap - 1;
+      if (!options.quiet)
+        note(fmt::format("the checkpoint of frame {} is missing or damaged: simulating from before it to write it again",
+                         *gap));
+    }
   const int resumed = checkpoints.resume(simulation, resume_at_most);
   if (resumed == 0 && frames.first() > 1)
     hint_at_checkpoints_elsewhere(options, path_in_scene, scene.output.path,

@@ -356,6 +356,19 @@ TEST(Farm, ADamagedCheckpointIsWrittenAgainAndAFifoNeverBlocks) {
   write_text_file(eighth, whole.substr(0, whole.size() / 2));
   ASSERT_EQ(run_fxsim(simulate + q(dir / "ck")).exit_code, 0);
   EXPECT_EQ(read_text_file(eighth), whole);
+  // One before the last, damaged: the run said "nothing to simulate" from
+  // the last one and left it so.
+  const fs::path fourth = dir / "ck/checkpoint_000004.fxck";
+  const std::string fourth_whole = read_text_file(fourth);
+  std::string flipped = fourth_whole;
+  flipped[flipped.size() - 100] = char(flipped[flipped.size() - 100] ^ 1);
+  write_text_file(fourth, flipped);
+  const CliResult repaired = run_fxsim("render " + kScene + " --width 96 --height 54 --frames 8 --simulate-only "
+                                       "--checkpoint-every 4 --checkpoints " + q(dir / "ck"));
+  EXPECT_EQ(repaired.exit_code, 0) << repaired.err;
+  EXPECT_NE(repaired.err.find("the checkpoint of frame 4 is missing or damaged"), std::string::npos) << repaired.err;
+  EXPECT_EQ(read_text_file(fourth), fourth_whole);
+  EXPECT_EQ(read_text_file(eighth), whole);
   // Another scene's checkpoints are replaced, saying so.
   const CliResult other = run_fxsim("render " + kScene + " --width 96 --height 54 --frames 8 --simulate-only "
                                     "--checkpoint-every 4 --seed 9 --checkpoints " + q(dir / "ck"));
