@@ -301,6 +301,22 @@ int main(int argc, char** argv) {
   }
   try {
     app.parse(argc, argv);
+  } catch (const CLI::ExtrasError& e) {
+    // CLI11 (2.3) lists the extra arguments last first: said here in the order given.
+    std::vector<std::string> extras = app.remaining(false);
+    std::string where = "fxsim";
+    for (const CLI::App* sub : app.get_subcommands())
+      if (sub->remaining_size() > 0) {
+        extras = sub->remaining(false);
+        where += " " + sub->get_name();
+      }
+    std::string list;
+    for (const std::string& extra : extras) list += (list.empty() ? "" : " ") + extra;
+    const bool dashes = std::find(extras.begin(), extras.end(), "--") != extras.end();
+    std::fprintf(stderr, "%s: the following argument%s not expected: %s%s\nRun with --help for more information.\n",
+                 where.c_str(), extras.size() == 1 ? " was" : "s were", list.c_str(),
+                 dashes ? " (options go before --)" : "");
+    return int(ExitCode::usage);
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);
     return code == 0 ? 0 : int(ExitCode::usage);

@@ -148,6 +148,14 @@ TEST(Cli, UsageErrorsExitWith64) {
   EXPECT_NE(unknown.err.find("frobnicate: no such command; the commands are render, validate"), std::string::npos)
       << unknown.err;
   EXPECT_EQ(run_fxsim("render " FXSIM_SOURCE_DIR "/scenes/snow.json --frames 9-3").exit_code, 64);
+  // Extra arguments in the order given (CLI11 listed them last first).
+  const CliResult extras = run_fxsim("render a.json b.json c.json");
+  EXPECT_EQ(extras.exit_code, 64);
+  EXPECT_NE(extras.err.find("fxsim render: the following arguments were not expected: b.json c.json\n"),
+            std::string::npos) << extras.err;
+  const CliResult dashes = run_fxsim("render -- -name.json -q");
+  EXPECT_EQ(dashes.exit_code, 64);
+  EXPECT_NE(dashes.err.find("-- -q (options go before --)"), std::string::npos) << dashes.err;
 }
 
 TEST(Cli, ExampleScenesValidate) {
