@@ -520,6 +520,9 @@ int run_render(const RenderOptions& options) {
   Renderer renderer(scene, scene.output.width, scene.output.height,
                     sprite_rasteriser(options.rasteriser, gl.context(), options.fill_resolution, options.threads,
                                       options.tile_lists, size_t(options.part_sprites)));
+  if (renderer.frame_samples() != scene.output.samples)
+    warn(fmt::format("output.samples {}: {} draws {} samples per pixel, the nearest count it has", scene.output.samples,
+                     gl.context().info().renderer, renderer.frame_samples()));
 
   ProgressReport progress(style, frames.last(), count, scene.output.path);
   FrameLoopOptions loop;

@@ -77,6 +77,10 @@ FrameTarget::FrameTarget(int width, int height, int samples, TargetFormat format
   glGetIntegerv(GL_MAX_SAMPLES, &max_samples);
   samples = std::min(samples, int(max_samples));
   samples_ = samples;
+  // One sample is a single-sampled image: storage of 1 sample is a request
+  // for the least the GL multisamples with (llvmpipe: 4), and samples 1 gave
+  // 4-sample edges that no single-sampled mask matched.
+  const GLsizei storage_samples = samples <= 1 ? 0 : samples;
   if (kernels_can_clear(format, samples)) {
     color_texture_ = GlTexture(gl_gen(glGenTextures));
     glBindTexture(GL_TEXTURE_2D_MULTISAMPLE, color_texture_.get());
@@ -94,11 +98,11 @@ FrameTarget::FrameTarget(int width, int height, int samples, TargetFormat format
   } else {
     color_ = GlRenderbuffer(gl_gen(glGenRenderbuffers));
     glBindRenderbuffer(GL_RENDERBUFFER, color_.get());
-    glRenderbufferStorageMultisample(GL_RENDERBUFFER, samples, color_format, width, height);
+    glRenderbufferStorageMultisample(GL_RENDERBUFFER, storage_samples, color_format, width, height);
   }
   depth_ = GlRenderbuffer(gl_gen(glGenRenderbuffers));
   glBindRenderbuffer(GL_RENDERBUFFER, depth_.get());
-  glRenderbufferStorageMultisample(GL_RENDERBUFFER, samples, GL_DEPTH_COMPONENT24, width, height);
+  glRenderbufferStorageMultisample(GL_RENDERBUFFER, storage_samples, GL_DEPTH_COMPONENT24, width, height);
   draw_fbo_ = GlFramebuffer(gl_gen(glGenFramebuffers));
   glBindFramebuffer(GL_FRAMEBUFFER, draw_fbo_.get());
   if (color_texture_.get())
@@ -111,6 +115,10 @@ FrameTarget::FrameTarget(int width, int height, int samples, TargetFormat format
   // bytes (llvmpipe: 16384×16384 with 4 samples is 4 GiB): the image, not the GL, is the problem.
   if (const GLenum status = glCheckFramebufferStatus(GL_FRAMEBUFFER); status != GL_FRAMEBUFFER_COMPLETE)
     throw image_too_large(width, height, samples, format, fmt::format("framebuffer status 0x{:x}, incomplete", status));
+  // What the GL made: a count it has not is rounded up to one it has (llvmpipe: 2 -> 4).
+  GLint made = 0;
+  glGetIntegerv(GL_SAMPLES, &made);
+  samples_ = std::max(int(made), 1);
 
   resolve_fbo_ = GlFramebuffer(gl_gen(glGenFramebuffers));
   if (grading.on_gpu()) {  // the grading samples the resolved frame: a texture

@@ -90,6 +90,9 @@ class FrameTarget {
   RenderedFrame finish_read();
   // start_read() then finish_read()'s 8-bit image.
   Image read();
+  // Samples per pixel as the GL made them (a count it has not is rounded up
+  // to one it has; more than it has, down to its most).
+  int samples() const { return samples_; }
   int width() const { return width_; }
   int height() const { return height_; }
 

@@ -33,6 +33,8 @@ class Renderer {
   SpritePass& sprite_pass() { return sprites_; }
   RenderedFrame take_frame();
   size_t images_pending() const { return target_.reads_pending(); }
+  // Samples per pixel as the GL made the frame (output.samples where it has that count).
+  int frame_samples() const { return target_.samples(); }
   // draw() then take_image().
   Image render(Simulation& simulation);
 

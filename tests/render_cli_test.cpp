@@ -7,6 +7,8 @@
 
 #include "cli_runner.h"
 #include "core/image.h"
+#include "core/png_writer.h"
+#include <fmt/format.h>
 
 using namespace fxsim::test;
 namespace fs = std::filesystem;
@@ -154,4 +156,35 @@ TEST(Render, AFramesStatisticsAreTheSameWhateverFramesAreRendered) {
                       (dir / "f_####.png").string() + "' --frames 3 --simulate-only --checkpoint-every 1")
                 .exit_code, 0);
   EXPECT_EQ(frame_3("--frames 3"), all);
+}
+
+// samples 1 asked the GL for the least it multisamples with (llvmpipe: 4),
+// and the frames had 4-sample edges that no single-sampled mask matched.
+TEST(Render, OneSampleAPixelIsASingleSampledFrame) {
+  TempDir dir("one_sample");
+  const fxsim::Image solid{16, 16, std::vector<uint8_t>(16 * 16 * 4, 255)};
+  const std::vector<uint8_t> png = fxsim::encode_png(solid);
+  write_text_file(dir / "solid.png", std::string(png.begin(), png.end()));
+  write_text_file(dir / "wall.json", R"({"fxsim": 1, "seed": 3,
+    "output": {"width": 64, "height": 64, "frames": 1, "background": "transparent"},
+    "camera": {"position": [0, 2, 10], "target": [0, 2, 0], "fov": 30}, "environment": {"ground": null},
+    "emitters": [{"type": "snow", "max_particles": 12, "size": 0.9, "opacity": 1, "color": "#ffffff",
+      "textures": ["solid.png"], "motion": "constant", "velocity": [0, 0, 0], "velocity_variation": [0, 0, 0],
+      "sway": null, "region": {"center": [0, 2, 0], "size": [4, 4, 1]}}]})");
+  for (const int samples : {1, 4}) {
+    const fs::path frame = dir / fmt::format("s{}.png", samples);
+    const CliResult r = run_fxsim(fmt::format("render '{}' -q --set /output/samples={} -o '{}'",
+                                              (dir / "wall.json").string(), samples, frame.string()));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.err.find("output.samples"), std::string::npos) << r.err;  // a count every GL has
+    const fxsim::Image image = fxsim::read_png(frame);
+    size_t covered = 0, partly = 0;
+    for (size_t i = 3; i < image.rgba.size(); i += 4) {
+      covered += image.rgba[i] == 255;
+      partly += image.rgba[i] > 0 && image.rgba[i] < 255;
+    }
+    EXPECT_GT(covered, 200u) << samples;
+    if (samples == 1) EXPECT_EQ(partly, 0u) << "a pixel is in or out";
+    else EXPECT_GT(partly, 10u) << "edges partly covered";
+  }
 }
