@@ -201,8 +201,18 @@ class Runner {
       return f;
     }
     // 16-bit layers (depth, motion) in their own steps; heat maps from the 8-bit views.
-    f.comparison = golden16 ? compare_images(*golden16, read_png16(f.actual, 4), scene.tolerance)
-                            : compare_images(golden, actual, scene.tolerance);
+    if (golden16) {
+      Samples16 actual16 = read_png16(f.actual, 4);
+      // The motion layer's B is KITTI's validity flag, 0 or 1: compared as
+      // 0 or full scale, a flag that differs is a pixel over any threshold
+      // (as 1 of 65535 steps, every pixel's flag flipped passed).
+      if (f.actual.string().ends_with(".motion.png"))
+        for (Samples16* samples : {&*golden16, &actual16})
+          for (size_t i = 2; i < samples->samples.size(); i += 4) samples->samples[i] = samples->samples[i] ? 65535 : 0;
+      f.comparison = compare_images(*golden16, actual16, scene.tolerance);
+    } else {
+      f.comparison = compare_images(golden, actual, scene.tolerance);
+    }
     f.status = f.comparison.verdict == CompareVerdict::pass      ? CheckStatus::pass
                : f.comparison.verdict == CompareVerdict::warning ? CheckStatus::warn
                                                                  : CheckStatus::fail;

@@ -10,6 +10,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.h"
+#include "core/image.h"
+#include "core/png_writer.h"
 
 using namespace fxsim::test;
 namespace fs = std::filesystem;
@@ -223,6 +225,23 @@ TEST(TestCommand, TheLayersBesideEachFrameHaveGoldensToo) {
   EXPECT_NE(again.out.find("6 images"), std::string::npos) << again.out;  // 2 frames, each with a mask and motion
   const auto json = nlohmann::json::parse(read_text_file(out / "r.json"));
   EXPECT_EQ(json[0]["scenes"][0]["frames"][1]["layer"], "mask.snow0");
+  // Every validity flag (B: KITTI's 0 or 1) cleared in a golden: as 1 of
+  // 65535 steps a pixel, it passed.
+  const fxsim::Samples16 motion = fxsim::read_png16(s.golden("frame_0002.motion.png"), 4);
+  fxsim::LinearImage flagless{motion.width, motion.height, std::vector<float>(motion.samples.size())};
+  size_t flagged = 0;
+  for (size_t i = 0; i < motion.samples.size(); ++i) {
+    flagged += i % 4 == 2 && motion.samples[i] != 0;
+    flagless.rgba[i] = i % 4 == 2 ? 0.0f : float(motion.samples[i]) / 65535.0f;
+  }
+  ASSERT_GT(flagged, 0u);
+  const std::vector<uint8_t> png = fxsim::encode_png16(flagless, {.srgb = false});
+  const std::string flagged_golden = read_text_file(s.golden("frame_0002.motion.png"));
+  write_text_file(s.golden("frame_0002.motion.png"), std::string(png.begin(), png.end()));
+  const CliResult unflagged = run_fxsim("test " + s.path() + " --device-class llvmpipe");
+  EXPECT_EQ(unflagged.exit_code, 1) << unflagged.out;
+  EXPECT_NE(unflagged.out.find("frame 2 motion:"), std::string::npos) << unflagged.out;
+  write_text_file(s.golden("frame_0002.motion.png"), flagged_golden);
   // A golden motion layer from another simulation fails its frame's check alone.
   fs::copy_file(s.golden("frame_0002.motion.png"), s.golden("frame_0006.motion.png"), fs::copy_options::overwrite_existing);
   const CliResult changed = run_fxsim("test " + s.path() + " --device-class llvmpipe");
