@@ -8,6 +8,7 @@
 #include <atomic>
 #include <chrono>
 #include <filesystem>
+#include <set>
 #include <fmt/format.h>
 #include <optional>
 #include <fstream>
@@ -103,8 +104,9 @@ class Runner {
     const GoldenSet set = golden_set(*job.suite, scene, device_);
     for (const int frame : scene.frames) {
       out.frames.push_back(check_frame(*job.suite, scene, set, dir, frame, ""));
-      for (const std::string& layer : layers_written(dir, frame))
-        out.frames.push_back(check_frame(*job.suite, scene, set, dir, frame, layer));
+      const std::vector<std::string> layers = layers_written(dir, frame);
+      for (const std::string& layer : layers) out.frames.push_back(check_frame(*job.suite, scene, set, dir, frame, layer));
+      for (FrameCheck& stale : unwritten_layers(set, frame, layers)) out.frames.push_back(std::move(stale));
     }
     if (scene.hashes) {
       // CPU hashes are shared by every device: only the base class writes them.
@@ -151,6 +153,40 @@ class Runner {
     }
     std::sort(layers.begin(), layers.end());
     return layers;
+  }
+
+  // Goldens of layers the render no longer writes beside frame `frame` (a
+  // scene whose depth or motion stopped coming out passed, its goldens
+  // unread): each fails, and --update removes those of its own set.
+  std::vector<FrameCheck> unwritten_layers(const GoldenSet& set, int frame, const std::vector<std::string>& written) {
+    std::vector<FrameCheck> out;
+    std::set<std::string> seen(written.begin(), written.end());
+    for (const fs::path& folder : set.lookup) {
+      std::error_code error;
+      if (!fs::is_directory(folder, error)) continue;
+      for (const std::string& layer : layers_written(folder, frame)) {
+        if (!seen.insert(layer).second) continue;
+        FrameCheck f;
+        f.frame = frame;
+        f.layer = layer;
+        f.golden = folder / golden_frame_name(frame, layer);
+        f.golden_set = folder == set.lookup.back() ? "base set" : folder.filename().string();
+        if (options_.update && folder == set.folder) {
+          fs::remove(f.golden, error);
+          f.status = CheckStatus::updated;
+          f.message = fmt::format("removed {}: the render writes no {} layer", f.golden.string(), layer);
+          f.golden.clear();
+        } else {
+          f.status = CheckStatus::fail;
+          f.message = fmt::format("the render wrote no {} layer, but the golden set has {}: the scene lost an output, "
+                                  "or the golden is left from one it no longer asks for (remove it{})",
+                                  layer, f.golden.string(),
+                                  folder == set.folder ? ", or run with --update" : "");
+        }
+        out.push_back(std::move(f));
+      }
+    }
+    return out;
   }
 
   FrameCheck check_frame(const Suite& suite, const SuiteScene& scene, const GoldenSet& set, const fs::path& dir,

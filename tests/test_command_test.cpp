@@ -247,6 +247,15 @@ TEST(TestCommand, TheLayersBesideEachFrameHaveGoldensToo) {
   const CliResult changed = run_fxsim("test " + s.path() + " --device-class llvmpipe");
   EXPECT_EQ(changed.exit_code, 1);
   EXPECT_NE(changed.out.find("frame 6 motion:"), std::string::npos) << changed.out;
+  // The scene stops writing its layers: their goldens went unread and the suite passed.
+  write_text_file(s.dir / "flakes.json", kScene);
+  const CliResult lost = run_fxsim("test " + s.path() + " --device-class llvmpipe");
+  EXPECT_EQ(lost.exit_code, 1) << lost.out;
+  EXPECT_NE(lost.out.find("the render wrote no mask.snow0 layer"), std::string::npos) << lost.out;
+  ASSERT_EQ(run_fxsim("test " + s.path() + " --device-class llvmpipe --update").exit_code, 0);
+  EXPECT_FALSE(fs::exists(s.golden("frame_0006.motion.png")));
+  EXPECT_FALSE(fs::exists(s.golden("frame_0002.mask.snow0.png")));
+  EXPECT_EQ(run_fxsim("test " + s.path() + " --device-class llvmpipe").exit_code, 0);
 }
 
 TEST(TestCommand, ADamagedGoldenFailsItsFrameAndUpdateReplacesIt) {
