@@ -15,6 +15,7 @@
 #include "core/image.h"
 #include "core/manifest.h"
 #include "core/sha256.h"
+#include "render/atomic_file.h"
 
 namespace fxsim {
 
@@ -199,16 +200,36 @@ int run_verify(const std::string& folder_text, bool quiet) {
   std::set<std::string> patterns;
   for (const ManifestRun& r : manifest.runs)
     if (fs::path(r.output).parent_path().empty()) patterns.insert(r.output);
+  // And the layer files beside them (f_0099.plate.png: NAME.LAYER.EXT for a
+  // frame NAME.png) that no latest record lists: they were not found.
+  std::set<std::string> listed;
+  for (const auto& [image, record] : latest)
+    for (const ManifestFile& file : record->files) listed.insert(file.file);
+  const auto layer_of_pattern = [&](const std::string& name) {
+    for (const std::string& pattern : patterns) {
+      const std::string stem = fs::path(pattern).replace_extension().string();
+      for (size_t dot = name.find('.'); dot != std::string::npos; dot = name.find('.', dot + 1))
+        if (name.find('.', dot + 1) != std::string::npos && matches_frame_pattern(stem, name.substr(0, dot)))
+          return true;
+    }
+    return false;
+  };
   std::error_code listing;
-  std::set<std::string> extra;
+  std::set<std::string> extra, extra_layers;
   for (fs::directory_iterator it(folder, listing), end; !listing && it != end; it.increment(listing)) {
     const std::string name = it->path().filename().string();
-    if (expected.count(name) || refused.count(name)) continue;
+    if (expected.count(name) || refused.count(name) || listed.count(name)) continue;
     for (const std::string& pattern : patterns)
       if (matches_frame_pattern(pattern, name)) extra.insert(name);
+    // (A temporary file of a render still writing, or of a killed one that
+    // the next render removes, is not a layer.)
+    if (!extra.count(name) && name.find(kPartialMark) == std::string::npos && layer_of_pattern(name))
+      extra_layers.insert(name);
   }
   for (const std::string& name : extra)
     mismatched.push_back(fmt::format("{}: a frame file no run of the manifest was to write", name));
+  for (const std::string& name : extra_layers)
+    mismatched.push_back(fmt::format("{}: a layer file beside the frames that no record lists", name));
 
   // A frame drawn again at another size leaves a sequence of mixed sizes,
   // which no video or dataset loader takes as one.

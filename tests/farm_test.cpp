@@ -259,6 +259,8 @@ TEST(Farm, VerifyFindsMissingTruncatedAndCorruptFrames) {
   // A frame file of the pattern no run was to write (a video or a glob takes
   // it in), and a record edited to another frame: both passed.
   fs::copy_file(dir / frame_name(1), dir / frame_name(99));
+  fs::copy_file(dir / frame_name(1), dir / "f_0099.plate.png");  // a layer's file beside them: not found
+  write_text_file(dir / "f_0007.png.fxsim-partial-12345", "");     // a render's temporary file: not a layer
   std::string manifest_text = read_text_file(dir / "fxsim-manifest.jsonl");
   const size_t at = manifest_text.find("\"frame\":6,");
   ASSERT_NE(at, std::string::npos) << manifest_text;
@@ -268,6 +270,9 @@ TEST(Farm, VerifyFindsMissingTruncatedAndCorruptFrames) {
   EXPECT_EQ(edited.exit_code, 1);
   EXPECT_NE(edited.out.find("mismatched: f_0099.png: a frame file no run of the manifest was to write"), std::string::npos)
       << edited.out;
+  EXPECT_NE(edited.out.find("mismatched: f_0099.plate.png: a layer file beside the frames that no record lists"),
+            std::string::npos) << edited.out;
+  EXPECT_EQ(edited.out.find("fxsim-partial"), std::string::npos) << edited.out;
   EXPECT_NE(edited.out.find("corrupt: f_0003.png: frame 3: its record names f_0006.png as its image"), std::string::npos)
       << edited.out;
   // Records edited by hand are each named once, as corrupt, not also as a
