@@ -3,6 +3,7 @@
 // recorded size and SHA-256, and decode at the run's size; records of the
 // same frame by runs of the same scene, version and backend must agree.
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <fmt/format.h>
 #include <map>
@@ -154,7 +155,8 @@ int run_verify(const std::string& folder_text, bool quiet) {
         if (fs::exists(fs::symlink_status(folder / image, error)))  // (said "never written" with the file there)
           missing.push_back(fmt::format("{}: frame {} has no record: the file is there, but no line says which run "
                                         "wrote it (one stopped between writing and recording it?); render --skip-existing "
-                                        "records it where a run of its scene was to write it, else draws it again",
+                                        "records it where every run that was to write it is of its scene and look, "
+                                        "else draws it again",
                                         image, frame));
         else
           missing.push_back(fmt::format("{}: frame {} has no record (never written)", image, frame));
@@ -200,17 +202,26 @@ int run_verify(const std::string& folder_text, bool quiet) {
   std::set<std::string> patterns;
   for (const ManifestRun& r : manifest.runs)
     if (fs::path(r.output).parent_path().empty()) patterns.insert(r.output);
-  // And the layer files beside them (f_0099.plate.png: NAME.LAYER.EXT for a
-  // frame NAME.png) that no latest record lists: they were not found.
+  // And the layer files beside them (NAME.depth.png, NAME.mask.rain.png,
+  // NAME.motion.png, NAME.plate.EXT for a frame NAME.png) that no latest
+  // record lists: they were not found. Not those of a frame already said to
+  // be missing or corrupt (its record refused, or none): said once.
   std::set<std::string> listed;
   for (const auto& [image, record] : latest)
     for (const ManifestFile& file : record->files) listed.insert(file.file);
   const auto layer_of_pattern = [&](const std::string& name) {
     for (const std::string& pattern : patterns) {
-      const std::string stem = fs::path(pattern).replace_extension().string();
-      for (size_t dot = name.find('.'); dot != std::string::npos; dot = name.find('.', dot + 1))
-        if (name.find('.', dot + 1) != std::string::npos && matches_frame_pattern(stem, name.substr(0, dot)))
+      const fs::path p(pattern);
+      const std::string stem = fs::path(p).replace_extension().string();
+      for (const char* layer : {".depth.", ".motion.", ".plate.", ".mask."}) {
+        const size_t at = name.find(layer);
+        if (at == std::string::npos || !matches_frame_pattern(stem, name.substr(0, at))) continue;
+        const std::string image = name.substr(0, at) + p.extension().string();
+        if (refused.count(image) || (expected.count(image) && !latest.count(image))) return false;
+        const std::string rest = name.substr(at + std::strlen(layer));  // "png", "rain.png", "exr"
+        if (layer == std::string(".mask.") ? rest.find('.') != std::string::npos : rest.find('.') == std::string::npos)
           return true;
+      }
     }
     return false;
   };
