@@ -302,17 +302,22 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ExtrasError& e) {
-    // CLI11 (2.3) lists the extra arguments last first: said here in the order given.
-    std::vector<std::string> extras = app.remaining(false);
+    // CLI11 (2.1) lists the extra arguments last first: said here in the
+    // order given, the command's then those after its -- (which CLI11 keeps
+    // at the top).
+    std::vector<std::string> extras;
     std::string where = "fxsim";
-    for (const CLI::App* sub : app.get_subcommands())
-      if (sub->remaining_size() > 0) {
-        extras = sub->remaining(false);
-        where += " " + sub->get_name();
-      }
+    for (const CLI::App* sub : app.get_subcommands()) {
+      where += " " + sub->get_name();
+      const std::vector<std::string> own = sub->remaining(false);
+      extras.insert(extras.end(), own.begin(), own.end());
+    }
+    const std::vector<std::string> top = app.remaining(false);
+    extras.insert(extras.end(), top.begin(), top.end());
+    extras.erase(std::remove(extras.begin(), extras.end(), "--"), extras.end());
     std::string list;
     for (const std::string& extra : extras) list += (list.empty() ? "" : " ") + extra;
-    const bool dashes = std::find(extras.begin(), extras.end(), "--") != extras.end();
+    const bool dashes = std::any_of(argv + 1, argv + argc, [](const char* a) { return std::string_view(a) == "--"; });
     std::fprintf(stderr, "%s: the following argument%s not expected: %s%s\nRun with --help for more information.\n",
                  where.c_str(), extras.size() == 1 ? " was" : "s were", list.c_str(),
                  dashes ? " (options go before --)" : "");

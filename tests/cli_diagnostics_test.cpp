@@ -155,7 +155,10 @@ TEST(Cli, UsageErrorsExitWith64) {
             std::string::npos) << extras.err;
   const CliResult dashes = run_fxsim("render -- -name.json -q");
   EXPECT_EQ(dashes.exit_code, 64);
-  EXPECT_NE(dashes.err.find("-- -q (options go before --)"), std::string::npos) << dashes.err;
+  EXPECT_NE(dashes.err.find("was not expected: -q (options go before --)"), std::string::npos) << dashes.err;
+  const CliResult after = run_fxsim("render a.json b.json -- c.json");  // CLI11 dropped c.json and the command's name
+  EXPECT_NE(after.err.find("fxsim render: the following arguments were not expected: b.json c.json (options go"),
+            std::string::npos) << after.err;
 }
 
 TEST(Cli, ExampleScenesValidate) {
