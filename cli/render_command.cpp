@@ -159,8 +159,11 @@ void refuse_shared_outputs(const RenderOptions& options, const Scene& scene, boo
   // out/f_0001.png was made a folder, filled with checkpoints, and the
   // render then failed at that frame, 73).
   if (options.checkpoint_every) {
-    const std::string folder = checkpoint_folder(options, pattern).string();
-    const std::string what = options.checkpoints ? "--checkpoints " + folder : "the checkpoint folder " + folder;
+    const std::string given = checkpoint_folder(options, pattern).string();
+    const std::string what = options.checkpoints ? "--checkpoints " + given : "the checkpoint folder " + given;
+    // As a folder's name: cc/f_0001.png/ and cc/./f_0001.png/. are cc/f_0001.png.
+    std::string folder = std::filesystem::path(given).lexically_normal().string();
+    while (folder.size() > 1 && folder.back() == '/') folder.pop_back();
     if (video_only ? same(folder, pattern) : could_be_a_frame(scene, pattern, folder))
       throw FxError(ExitCode::usage, fmt::format("{}: that is where the render writes its {}", what,
                                                  video_only ? "video" : "frames and their layers"));
@@ -274,19 +277,20 @@ class Checkpoints {
                        double(state.size()) / 1e6,
                        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(), printable(path.string())));
   }
-  // The first frame up to `last` whose checkpoint is due and not there
-  // whole (of this key); nullopt when every one is.
-  std::optional<int> first_not_there(int last) const {
-    if (!every_) return std::nullopt;
+  // The frames up to `last` whose checkpoints are due and not there whole
+  // (of this key), in order.
+  std::vector<int> not_there(int last) const {
+    std::vector<int> gaps;
+    if (!every_) return gaps;
     for (int frame = *every_; frame <= last; frame += *every_) {
       const std::filesystem::path path = folder_ / checkpoint_file_name(frame);
       try {
         if (read_checkpoint_info(path).key == key_ && checkpoint_intact(path)) continue;
       } catch (const FxError&) {
       }
-      return frame;
+      gaps.push_back(frame);
     }
-    return std::nullopt;
+    return gaps;
   }
   void set_substeps(int substeps) { simulation_substeps_ = substeps; }
   int written() const { return written_; }
@@ -480,29 +484,34 @@ int run_render(const RenderOptions& options) {
   // --simulate-only writes every checkpoint on the way: one missing or
   // damaged before the last was left so, and the run said there was nothing
   // to simulate (a farm's checkpoints job).
-  if (options.simulate_only)
-    if (const std::optional<int> gap = checkpoints.first_not_there(frames.last()); gap && *gap <= resume_at_most) {
-      resume_at_most = *gap - 1;
+  // It stops at the last one missing: the rest are there.
+  int simulate_to = frames.last();
+  if (options.simulate_only) {
+    const std::vector<int> gaps = checkpoints.not_there(frames.last());
+    if (!gaps.empty()) simulate_to = gaps.back();
+    if (!gaps.empty() && gaps.front() <= resume_at_most) {
+      resume_at_most = gaps.front() - 1;
       if (!options.quiet)
         note(fmt::format("the checkpoint of frame {} is missing or damaged: simulating from before it to write it again",
-                         *gap));
+                         gaps.front()));
     }
+  }
   const int resumed = checkpoints.resume(simulation, resume_at_most);
   if (resumed == 0 && frames.first() > 1)
     hint_at_checkpoints_elsewhere(options, path_in_scene, scene.output.path,
                                   {scene.simulation_key, FXSIM_VERSION, backend}, resume_at_most);
 
   if (options.simulate_only) {
-    for (int frame = simulation.frame() + 1; frame <= frames.last(); ++frame) {
+    for (int frame = simulation.frame() + 1; frame <= simulate_to; ++frame) {
       simulation.advance_to_frame(frame);
       checkpoints.reached(simulation, frame);
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    if (!options.quiet && resumed >= frames.last())
+    if (!options.quiet && resumed >= simulate_to)
       fmt::print("nothing to simulate: the checkpoint of frame {} is there already ({})\n", resumed,
                  scene_name(options.scene));
     else if (!options.quiet)
-      fmt::print("simulated frames {}-{} of {} in {:.2f} s ({} checkpoint{} written) on {}\n", resumed + 1, frames.last(),
+      fmt::print("simulated frames {}-{} of {} in {:.2f} s ({} checkpoint{} written) on {}\n", resumed + 1, simulate_to,
                  scene_name(options.scene), seconds, checkpoints.written(), checkpoints.written() == 1 ? "" : "s", gl.describe());
     return 0;
   }
@@ -542,6 +551,8 @@ int run_render(const RenderOptions& options) {
   // to stderr, as a JSON Lines note where stderr is JSON Lines.
   const bool stdout_taken = std::any_of(sinks.begin(), sinks.end(), [](const auto& s) { return s->writes_stdout(); });
   if (!options.quiet) {
+    // A JSON note escapes the path itself; a text line shows its control characters escaped.
+    const bool as_json = stdout_taken && style == ProgressStyle::jsonl;
     const std::string summary = fmt::format(
                "rendered {} frame{} ({}{}-{}) of {} in {:.2f} s ({:.1f} frames/s), up to {} live particles "
                "(secondaries included), {}x{} on {}, {} {}encoder{} → {}",
@@ -550,7 +561,7 @@ int run_render(const RenderOptions& options) {
                frames.first(), frames.last(), scene_name(options.scene), seconds,
                report.frames / seconds, report.peak_particles, scene.output.width, scene.output.height, gl.describe(),
                loop.encoders, video_only ? "" : image_format_of(scene.output.path) == ImageFormat::exr ? "EXR " : "PNG ",
-               loop.encoders == 1 ? "" : "s", printable(scene.output.path));
+               loop.encoders == 1 ? "" : "s", as_json ? scene.output.path : printable(scene.output.path));
     if (!stdout_taken)
       fmt::print("{}\n", summary);
     else if (style == ProgressStyle::jsonl)

@@ -217,6 +217,22 @@ TEST(Farm, AFrameNoLineRecordsIsKeptOnlyWhereARunOfThisSceneWasToWriteIt) {
   ASSERT_EQ(relit.exit_code, 0) << relit.err;
   EXPECT_NE(read_text_file(dir / "b" / frame_name(2)), dimmer) << "frame 2 of exposure 0 was kept";
   EXPECT_EQ(run_fxsim("verify " + q(dir / "b")).exit_code, 0);
+  // verify names such a frame once: its layer's file is not also a stray.
+  const std::string layered = "render " + kScene + kSmall + "--frames 1-2 --set '/output/layers=[\"depth\"]' -o " +
+                              q(dir / "c/f_####.png");
+  ASSERT_EQ(run_fxsim(layered).exit_code, 0);
+  std::string kept;
+  std::istringstream c_manifest(read_text_file(dir / "c/fxsim-manifest.jsonl"));
+  for (std::string line; std::getline(c_manifest, line);)
+    if (line.find("\"frame\":2,") == std::string::npos) kept += line + "\n";
+  write_text_file(dir / "c/fxsim-manifest.jsonl", kept);
+  fs::copy_file(dir / "c/f_0001.depth.png", dir / "c/f_0009.depth.png");  // a frame no run was to write
+  const CliResult once = run_fxsim("verify " + q(dir / "c"));
+  EXPECT_EQ(once.exit_code, 1);
+  EXPECT_NE(once.out.find("frame 2 has no record: the file is there"), std::string::npos) << once.out;
+  EXPECT_EQ(once.out.find("f_0002.depth.png"), std::string::npos) << once.out;
+  EXPECT_NE(once.out.find("f_0009.depth.png: a layer file beside the frames that no record lists"), std::string::npos)
+      << once.out;
 }
 
 TEST(Farm, VerifyFindsMissingTruncatedAndCorruptFrames) {
@@ -372,6 +388,7 @@ TEST(Farm, ADamagedCheckpointIsWrittenAgainAndAFifoNeverBlocks) {
                                        "--checkpoint-every 4 --checkpoints " + q(dir / "ck"));
   EXPECT_EQ(repaired.exit_code, 0) << repaired.err;
   EXPECT_NE(repaired.err.find("the checkpoint of frame 4 is missing or damaged"), std::string::npos) << repaired.err;
+  EXPECT_NE(repaired.out.find("simulated frames 1-4 "), std::string::npos) << repaired.out;  // not on to 8, which is there
   EXPECT_EQ(read_text_file(fourth), fourth_whole);
   EXPECT_EQ(read_text_file(eighth), whole);
   // Another scene's checkpoints are replaced, saying so.

@@ -255,6 +255,7 @@ TEST(HostileOutput, TwoOutputsInOneFileAreRefusedBeforeAnyWork) {
       {" --stats '" + (dir / "fxsim-manifest.jsonl").string() + "'", "the output folder's manifest"},
       // A checkpoint folder in a frame's place was made, filled, and the render then failed there (73).
       {" --checkpoint-every 1 --checkpoints '" + (dir / "f_0001.png").string() + "'", "where the render writes its frames"},
+      {" --checkpoint-every 1 --checkpoints '" + (dir / "f_0001.png").string() + "/./'", "where the render writes its frames"},
       {" --checkpoint-every 1 --checkpoints '" + same + "' --stats '" + same + "'", "--stats writes that file"},
   };
   for (const auto& [options, words] : cases) {
