@@ -142,7 +142,7 @@ class Runner {
   // "mask.rain", "motion"), sorted; the clean plate is a copy of the input, not
   // compared.
   static std::vector<std::string> layers_written(const fs::path& dir, int frame) {
-    const std::string prefix = golden_frame_name(frame).substr(0, 10) + ".";  // "frame_0024."
+    const std::string prefix = fs::path(golden_frame_name(frame)).stem().string() + ".";  // "frame_0024.", "frame_10000."
     std::vector<std::string> layers;
     for (const auto& entry : fs::directory_iterator(dir)) {
       const std::string name = entry.path().filename().string();

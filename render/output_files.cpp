@@ -73,7 +73,7 @@ void stop_commits() {
 bool output_folder_gone(const std::filesystem::path& file) {
   std::error_code ec;
   const std::filesystem::path folder = std::filesystem::absolute(file, ec).parent_path();
-  return !ec && !std::filesystem::is_directory(folder, ec);
+  return ec || !std::filesystem::is_directory(folder, ec);  // (no working folder: it was removed too)
 }
 
 std::string output_folder_gone_message(const std::string& file) {
