@@ -123,6 +123,8 @@ void VideoSink::commit(const FrameRecord& record, const Prepared&) {
   }
   if (!ffmpeg_->write(fed->data(), fed->size())) {
     ffmpeg_->finish();  // it stopped reading: how it ended says why
+    // (It opens its file after the first frames: a folder removed by then is why.)
+    if (output_folder_gone(path_)) throw FxError(ExitCode::cannot_write, output_folder_gone_message(path_));
     throw FxError(ExitCode::cannot_write,
                   fmt::format("{}: ffmpeg stopped at frame {} ({}){}", path_, record.frame, ffmpeg_->ending(),
                               with_colon(ffmpeg_->error_tail())));
@@ -138,7 +140,9 @@ void VideoSink::finish() {
   // trailer …: No space left on device"): the mp4 had no index and the webm
   // lacked frames. It runs with -loglevel error, so any message is a failure.
   if (status != 0 || !messages.empty()) {
-    std::filesystem::remove(partial_);
+    std::error_code ignored;
+    std::filesystem::remove(partial_, ignored);
+    if (output_folder_gone(path_)) throw FxError(ExitCode::cannot_write, output_folder_gone_message(path_));
     throw FxError(ExitCode::cannot_write, fmt::format("{}: ffmpeg failed ({}){}", path_,
                                                       status != 0 ? ending : "it reported an error, though it exited 0",
                                                       with_colon(messages)));

@@ -235,14 +235,18 @@ TEST(RenderVideo, AFolderThatVanishesMidVideoIsSaidToBeGone) {
   // The folder is removed while ffmpeg writes into it: the video cannot be
   // renamed into place, and the message said only "cannot rename (No such
   // file or directory)".
-  TempDir dir("video_vanish");
-  const int status = render_and_when_written(
-      "'" FXSIM_SOURCE_DIR "/scenes/snow.json' --width 48 --height 27 --frames 1-400 --quiet -o '" +
-          (dir / "out/v.mp4").string() + "' 2>'" + (dir / "err").string() + "'",
-      dir / "out", 30, "sleep 1; rm -rf '" + (dir / "out").string() + "'", dir / "vanish.sh");
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 73) << read_text_file(dir / "err");
-  EXPECT_NE(read_text_file(dir / "err").find("the output folder no longer exists"), std::string::npos)
-      << read_text_file(dir / "err");
-  EXPECT_FALSE(fs::exists(dir / "out"));
+  // Removed at once, ffmpeg cannot open its file (it does after the first
+  // frames), which said only that ffmpeg stopped (the sanitized suite's timing).
+  for (const char* wait : {"sleep 1; ", ""}) {
+    TempDir dir("video_vanish");
+    const int status = render_and_when_written(
+        "'" FXSIM_SOURCE_DIR "/scenes/snow.json' --width 48 --height 27 --frames 1-400 --quiet -o '" +
+            (dir / "out/v.mp4").string() + "' 2>'" + (dir / "err").string() + "'",
+        dir / "out", 30, wait + std::string("rm -rf '") + (dir / "out").string() + "'", dir / "vanish.sh");
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 73) << wait << read_text_file(dir / "err");
+    EXPECT_NE(read_text_file(dir / "err").find("the output folder no longer exists"), std::string::npos)
+        << wait << read_text_file(dir / "err");
+    EXPECT_FALSE(fs::exists(dir / "out"));
+  }
 }
