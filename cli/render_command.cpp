@@ -11,6 +11,7 @@
 #include <cstring>
 #include <fmt/format.h>
 #include <memory>
+#include <set>
 #include <string>
 #include <string_view>
 #include <unistd.h>
@@ -256,7 +257,7 @@ class Checkpoints {
 
   // After the simulation reached `frame`: its checkpoint, when one is due and not there yet.
   void reached(Simulation& simulation, int frame) {
-    if (!every_ || frame % *every_ != 0) return;
+    if (!every_ || frame % *every_ != 0 || known_whole_.count(frame)) return;
     const std::filesystem::path path = folder_ / checkpoint_file_name(frame);
     // One made by an earlier run is kept if whole (a damaged one was kept for
     // ever, and every later render fell back past it); another scene's is
@@ -279,13 +280,16 @@ class Checkpoints {
   }
   // The frames up to `last` whose checkpoints are due and not there whole
   // (of this key), in order.
-  std::vector<int> not_there(int last) const {
+  std::vector<int> not_there(int last) {
     std::vector<int> gaps;
     if (!every_) return gaps;
     for (int frame = *every_; frame <= last; frame += *every_) {
       const std::filesystem::path path = folder_ / checkpoint_file_name(frame);
       try {
-        if (read_checkpoint_info(path).key == key_ && checkpoint_intact(path)) continue;
+        if (read_checkpoint_info(path).key == key_ && checkpoint_intact(path)) {
+          known_whole_.insert(frame);  // (reached() need not read it again)
+          continue;
+        }
       } catch (const FxError&) {
       }
       gaps.push_back(frame);
@@ -302,6 +306,7 @@ class Checkpoints {
   int threads_;
   bool quiet_;
   int simulation_substeps_ = 1;
+  std::set<int> known_whole_;  // checkpoints not_there() read whole
   int written_ = 0;
 };
 

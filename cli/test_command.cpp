@@ -155,6 +155,11 @@ class Runner {
     return layers;
   }
 
+  // How a report names the lookup folder a golden came from.
+  static std::string set_name(const GoldenSet& set, const fs::path& folder) {
+    return folder == set.lookup.back() ? "base set" : folder.filename().string();
+  }
+
   // Goldens of layers the render no longer writes beside frame `frame` (a
   // scene whose depth or motion stopped coming out passed, its goldens
   // unread): each fails, and --update removes those of its own set.
@@ -170,7 +175,7 @@ class Runner {
         f.frame = frame;
         f.layer = layer;
         f.golden = folder / golden_frame_name(frame, layer);
-        f.golden_set = folder == set.lookup.back() ? "base set" : folder.filename().string();
+        f.golden_set = set_name(set, folder);
         if (options_.update && folder == set.folder) {
           fs::remove(f.golden, error);
           f.status = CheckStatus::updated;
@@ -199,7 +204,7 @@ class Runner {
     for (const fs::path& folder : set.lookup)
       if (fs::is_regular_file(folder / name)) {
         f.golden = folder / name;
-        f.golden_set = folder == set.lookup.back() ? "base set" : folder.filename().string();
+        f.golden_set = set_name(set, folder);
         break;
       }
     // --update writes the frames that fail or have no golden; a frame within
