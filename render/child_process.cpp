@@ -8,7 +8,6 @@
 #include <fcntl.h>
 #include <filesystem>
 #include <fmt/format.h>
-#include <fstream>
 #include <spawn.h>
 #include <sstream>
 #include <sys/wait.h>
@@ -22,14 +21,11 @@ namespace fxsim {
 
 // Running children, for stop_child_processes(): fixed slots because a
 // signal handler reads them. A slot is claimed by setting its pid to -1
-// (also its state once the child has ended and until its temporary file is
-// removed), then given the child's pid.
+// (also its state once the child has ended, until the ChildProcess goes),
+// then given the child's pid.
 struct ChildSlot {
-  static constexpr size_t kPathBytes = 512;
   std::atomic<pid_t> pid{0};
-  std::atomic<bool> has_file{false};  // stderr_path is written
-  bool pass_on = false;               // OnInterrupt::pass_on
-  char stderr_path[kPathBytes] = {};  // its temporary file
+  bool pass_on = false;  // OnInterrupt::pass_on
 };
 
 namespace {
@@ -44,9 +40,7 @@ ChildSlot* claim_slot() {
 }
 
 void release_slot(ChildSlot* slot) {
-  if (!slot) return;
-  slot->has_file.store(false);
-  slot->pid.store(0);
+  if (slot) slot->pid.store(0);
 }
 
 // Where the children's messages are kept: $TMPDIR, or /tmp.
@@ -111,40 +105,36 @@ ChildProcess::ChildProcess(const std::vector<std::string>& argv, OnInterrupt on_
   slot_ = claim_slot();
   if (!slot_)
     throw FxError(ExitCode::usage, fmt::format("more than {} child processes at once", kMaxChildProcesses));
-  // In $TMPDIR, else in /tmp: a $TMPDIR that is missing or read-only failed
-  // a video after its output folder was made.
-  std::string stderr_template;
-  int stderr_fd = -1, error = 0;
+  // The child's messages go to a temporary file that is removed from its
+  // folder at once: only the open descriptors keep it, so nothing is left
+  // behind however fxsim ends (SIGKILL included). In $TMPDIR, else in /tmp:
+  // a $TMPDIR that is missing or read-only failed a video after its output
+  // folder was made.
+  int error = 0;
   for (const std::string& folder : {temporary_folder(), std::string("/tmp")}) {
-    stderr_template = folder + "/fxsim-child-XXXXXX";
-    if (stderr_template.size() >= ChildSlot::kPathBytes) {
-      error = ENAMETOOLONG;
-      continue;
+    std::string name = folder + "/fxsim-child-XXXXXX";
+    stderr_fd_ = ::mkostemp(name.data(), O_CLOEXEC);
+    if (stderr_fd_ >= 0) {
+      ::unlink(name.c_str());
+      break;
     }
-    stderr_fd = ::mkstemp(stderr_template.data());
-    if (stderr_fd >= 0) break;
     error = errno;
   }
-  if (stderr_fd < 0) {
+  if (stderr_fd_ < 0) {
     release_slot(slot_);
     throw FxError(ExitCode::cannot_write, fmt::format("cannot make a temporary file in {} or /tmp for {}'s messages ({})",
                                                       temporary_folder(), argv[0], std::strerror(error)));
   }
-  stderr_path_ = stderr_template;
-  std::memcpy(slot_->stderr_path, stderr_path_.c_str(), stderr_path_.size() + 1);
-  slot_->has_file.store(true);
   slot_->pass_on = on_interrupt == OnInterrupt::pass_on;
   int in[2];
   if (::pipe2(in, O_CLOEXEC) != 0) {
-    ::close(stderr_fd);
-    ::unlink(stderr_path_.c_str());
     release_slot(slot_);
     throw FxError(ExitCode::cannot_write, fmt::format("cannot make a pipe to {} ({})", argv[0], std::strerror(errno)));
   }
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, in[0], STDIN_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, stderr_fd, STDERR_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, stderr_fd_, STDERR_FILENO);
   posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
   // The child ignores Ctrl-C: fxsim decides when it stops (stop_child_processes).
   posix_spawnattr_t attributes;
@@ -155,10 +145,8 @@ ChildProcess::ChildProcess(const std::vector<std::string>& argv, OnInterrupt on_
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attributes);
   ::close(in[0]);
-  ::close(stderr_fd);
   if (spawned != 0) {
     ::close(in[1]);
-    ::unlink(stderr_path_.c_str());
     release_slot(slot_);
     pid_ = -1;
     throw FxError(ExitCode::cannot_write, fmt::format("cannot start {} ({})", path, std::strerror(spawned)));
@@ -177,7 +165,7 @@ ChildProcess::~ChildProcess() {
     }
   }
   release_slot(slot_);
-  if (!stderr_path_.empty()) ::unlink(stderr_path_.c_str());
+  if (stderr_fd_ >= 0) ::close(stderr_fd_);
 }
 
 bool ChildProcess::write(const void* data, size_t bytes) {
@@ -198,9 +186,7 @@ int ChildProcess::finish() {
   if (pid_ <= 0) return WIFEXITED(status_) ? WEXITSTATUS(status_) : -1;  // finished before
   while (::waitpid(pid_, &status_, 0) < 0 && errno == EINTR) {
   }
-  // (The slot keeps the temporary file's name for an interrupt until the
-  // destructor removes the file: only the pid is cleared.)
-  if (slot_) slot_->pid.store(-1);
+  if (slot_) slot_->pid.store(-1);  // held, not running
   pid_ = -1;
   return WIFEXITED(status_) ? WEXITSTATUS(status_) : -1;
 }
@@ -216,8 +202,15 @@ std::string ChildProcess::ending() const {
 }
 
 std::string ChildProcess::error_tail() const {
-  std::ifstream in(stderr_path_);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string text;
+  char buffer[4096];
+  for (off_t at = 0; stderr_fd_ >= 0;) {
+    const ssize_t n = ::pread(stderr_fd_, buffer, sizeof buffer, at);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    text.append(buffer, size_t(n));
+    at += n;
+  }
   while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
   if (text.size() > 2000) text = "…" + text.substr(text.size() - 2000);
   return text;
@@ -225,8 +218,8 @@ std::string ChildProcess::error_tail() const {
 
 void stop_child_processes(int signal) {
   // Every child told first, so that shards stop side by side; then each
-  // reaped here (no zombie is left for a parent that may not reap) and its
-  // temporary file removed.
+  // reaped here (no zombie is left for a parent that may not reap). Their
+  // temporary files have no name to remove (ChildProcess's constructor).
   for (auto& slot : g_children)
     if (const pid_t pid = slot.pid.load(); pid > 0) ::kill(pid, slot.pass_on ? signal : SIGKILL);
   for (auto& slot : g_children) {
@@ -234,7 +227,6 @@ void stop_child_processes(int signal) {
     if (pid > 0)
       while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
       }
-    if (pid != 0 && slot.has_file.load()) ::unlink(slot.stderr_path);
   }
 }
 

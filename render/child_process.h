@@ -1,8 +1,8 @@
 #pragma once
 // A helper program run as a child process (ffmpeg), fed through a pipe to its
 // standard input; what it says on standard error is kept in a temporary file
-// for the error message. An interrupt stops every running child
-// (stop_child_processes()), so none is left behind, nor its temporary file.
+// with no name (removed once opened) for the error message. An interrupt
+// stops every running child (stop_child_processes()), so none is left behind.
 #include <string>
 #include <sys/types.h>
 #include <vector>
@@ -53,7 +53,7 @@ class ChildProcess {
   pid_t pid_ = -1;
   int input_ = -1;
   int status_ = 0;  // waitpid's, once finished
-  std::string stderr_path_;
+  int stderr_fd_ = -1;  // the temporary file of its messages
   ChildSlot* slot_ = nullptr;
 };
 
@@ -61,8 +61,8 @@ class ChildProcess {
 constexpr int kMaxChildProcesses = 64;
 
 // For a signal handler: stops every running child as it asked (`signal`, the
-// one being handled, is what OnInterrupt::pass_on passes on), reaps it and
-// removes its temporary file. Async-signal-safe.
+// one being handled, is what OnInterrupt::pass_on passes on) and reaps it.
+// Async-signal-safe.
 void stop_child_processes(int signal);
 
 }  // namespace fxsim

@@ -193,6 +193,24 @@ TEST(RenderVideo, AnFfmpegKilledMidwaySaysSoAndLeavesNoVideo) {
   EXPECT_TRUE(fs::is_empty(dir.path()));
 }
 
+TEST(RenderVideo, AKilledRenderLeavesNoTemporaryFileOfFfmpegsMessages) {
+  // ffmpeg's messages went to $TMPDIR/fxsim-child-XXXXXX, removed only by a
+  // render that ended: one killed with SIGKILL left it, with no process id
+  // in its name for a later run to tell it was stale.
+  TempDir dir("video-sigkill"), tmp("video-sigkill-tmp");
+  const std::string script = "TMPDIR='" + tmp.path().string() + "' '" + std::string(FXSIM_EXE) +
+                             "' render '" FXSIM_SOURCE_DIR "/scenes/fountain-ring.json' --quiet --width 640 --height 360 -o '" +
+                             (dir / "long.mp4").string() + "' & for i in $(seq 300); do pgrep -f '[f]fmpeg .*" +
+                             dir.path().string() + "' > /dev/null && break; sleep 0.05; done; kill -KILL $!; wait $!; " +
+                             "for i in $(seq 100); do pgrep -f '[f]fmpeg .*" + dir.path().string() +
+                             "' > /dev/null || break; sleep 0.05; done";
+  std::ofstream(tmp / "kill.sh") << script << "\n";
+  const CliResult r = run_command("sh '" + (tmp / "kill.sh").string() + "'");
+  fs::remove(tmp / "kill.sh");
+  EXPECT_EQ(r.exit_code, 0) << r.err;  // the last loop's status: ffmpeg gone
+  EXPECT_TRUE(fs::is_empty(tmp.path()));
+}
+
 TEST(RenderVideo, WhatAVideoCannotCarryIsRefusedNotDropped) {
   // Layers (a dataset's ground truth), 16-bit samples and an .mp4's
   // transparency were dropped without a word, and the render ended with 0.
