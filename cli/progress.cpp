@@ -34,7 +34,8 @@ std::string printable(std::string_view name) {
   std::string out;
   for (const char c : name) {
     const auto byte = static_cast<unsigned char>(c);
-    if (byte >= 0x20 && byte != 0x7f) out += c;
+    if (c == '\\') out += "\\\\";
+    else if (byte >= 0x20 && byte != 0x7f) out += c;
     else if (c == '\n') out += "\\n";
     else if (c == '\t') out += "\\t";
     else if (c == '\r') out += "\\r";

@@ -33,7 +33,8 @@ void say(fmt::format_string<Args...> format, Args&&... args) {
 }
 
 // A file name as a text line shows it: control characters (a newline in a
-// folder's name) as C escapes (\n, \t, \x1b), so that one frame is one line.
+// folder's name) as C escapes (\n, \t, \x1b), so that one frame is one line;
+// a backslash as \\, so that a name holding "\n" reads apart from a newline.
 std::string printable(std::string_view name);
 
 // "auto" picks bar on a terminal, lines otherwise.

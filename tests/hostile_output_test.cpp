@@ -358,6 +358,11 @@ TEST(HostileOutput, ControlCharactersInANameAreEscapedInTheProgressLines) {
   EXPECT_EQ(count_lines(r.err), 2) << r.err;
   EXPECT_NE(r.err.find("-> " + (dir / "a").string() + "\\nb/f_2.png\n"), std::string::npos) << r.err;
   EXPECT_NE(r.out.find("\\nb/f_#.png"), std::string::npos) << r.out;
+  // A backslash is escaped too, so "c\nd" (no newline) reads apart from it.
+  const CliResult slash = run_fxsim("render '" + kScene + "' --frames 1 --width 48 --height 27 --progress lines -o '" +
+                                    (dir / "c\\nd/f_#.png").string() + "'");
+  ASSERT_EQ(slash.exit_code, 0) << slash.err;
+  EXPECT_NE(slash.err.find("-> " + (dir / "c").string() + "\\\\nd/f_1.png\n"), std::string::npos) << slash.err;
 }
 
 TEST(HostileOutput, AFullDiskLeavesWholeFilesAndWholeLinesOnly) {
