@@ -108,6 +108,9 @@ Scene bench_scene(const BenchOptions& o) {
 }  // namespace
 
 int run_bench(const BenchOptions& o) {
+  // Each figure as it is measured, also into a pipe or a log: a bench
+  // stopped by a time limit printed nothing (a pipe's buffer held it all).
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
   // --scene: a user's scene at the bench's image size, frames only (its step
   // figures would mix every emitter); otherwise a synthetic one-effect scene.
   const Scene scene = o.scene.empty()

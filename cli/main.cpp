@@ -82,7 +82,8 @@ int main(int argc, char** argv) {
                          ".mov, .gif, through ffmpeg)");
   render_cmd->add_option("--video", render.video, "also write the frames as a video file (.mp4, .webm, .mov, .gif)");
   render_cmd->add_option("--video-crf", render.video_crf,
-                         "video quality for .mp4 (H.264, default 18) and .webm (VP9, default 31): lower is better")
+                         "video quality for .mp4 (H.264, 0-51, default 18) and .webm (VP9, 0-63, default 31): lower is better; "
+                         "refused for .mov, .gif and renders that write no video")
       ->check(CLI::Range(0, 63));
   render_cmd->add_option("--frames", render.frames,
                          "frames to write: N, A-B, A-B:S (every S-th), or a list such as 1-240:2,300; may go past "
@@ -161,7 +162,7 @@ int main(int argc, char** argv) {
 
   std::string validate_scene;
   auto* validate_cmd = app.add_subcommand("validate", "check a scene and print every problem (no GL needed)");
-  validate_cmd->add_option("scene", validate_scene, "scene file (JSON)")->required();
+  validate_cmd->add_option("scene", validate_scene, "scene file (JSON), or - to read it from standard input")->required();
   std::string validate_backend = "cpu";
   validate_cmd->add_option("--backend", validate_backend,
                            "the backend whose memory needs are checked against this machine's free RAM: cpu (default) "
@@ -242,19 +243,22 @@ int main(int argc, char** argv) {
   CLI::Option* bench_scene = bench_cmd->add_option("--scene", bench.scene, "measure this scene's frames (at --width x "
                                                                            "--height) instead of a synthetic effect");
   bench_cmd->add_option("--effect", bench.effect, "snow, rain or fountain")
+      ->capture_default_str()
       ->check(CLI::IsMember({"snow", "rain", "fountain"}))
       ->excludes(bench_scene);
   bench_cmd->add_option("--particles", bench.particles, "number of particles")
+      ->capture_default_str()
       ->check(CLI::Range(int64_t(1), int64_t(0x7FFFFFFF)))
       ->excludes(bench_scene);
   bench_cmd->add_option("--threads", bench.threads, "CPU threads (default: all cores)")->check(CLI::Range(1, 1024));
-  bench_cmd->add_option("--steps", bench.steps, "steps per timing repetition")->check(CLI::Range(1, 100000));
+  bench_cmd->add_option("--steps", bench.steps, "steps per timing repetition")->capture_default_str()->check(CLI::Range(1, 100000));
   bench_cmd->add_option("--frames", bench.frames, "frames drawn for the per-frame figures (0 skips drawing)")
+      ->capture_default_str()
       ->check(CLI::Range(0, 100000));
-  bench_cmd->add_option("--width", bench.width, "image width")->check(CLI::Range(1, 16384));
-  bench_cmd->add_option("--height", bench.height, "image height")->check(CLI::Range(1, 16384));
+  bench_cmd->add_option("--width", bench.width, "image width")->capture_default_str()->check(CLI::Range(1, 16384));
+  bench_cmd->add_option("--height", bench.height, "image height")->capture_default_str()->check(CLI::Range(1, 16384));
   bench_cmd->add_flag("!--no-turbulence", bench.turbulence, "steady wind and gusts only");
-  bench_cmd->add_option("--backend", bench.backend, "cpu or gpu")->check(CLI::IsMember({"cpu", "gpu"}));
+  bench_cmd->add_option("--backend", bench.backend, "cpu or gpu")->capture_default_str()->check(CLI::IsMember({"cpu", "gpu"}));
   bench_cmd->add_option("--rasteriser", bench.rasteriser, kRasteriserHelp)->check(CLI::IsMember({"auto", "gl", "compute", "cpu"}));
   bench_cmd->add_option("--fill-resolution", bench.fill_resolution, kFillResolutionHelp)
       ->check(CLI::IsMember({"auto", "full", "half"}));

@@ -441,6 +441,9 @@ int run_render(const RenderOptions& options) {
   // The outputs check their paths now, before any work; they create nothing yet.
   std::vector<std::unique_ptr<FrameSink>> sinks;
   const VideoSettings video{options.video_crf};
+  if (options.video_crf && !video_only && !options.video)
+    throw FxError(ExitCode::usage, fmt::format("--video-crf {}: this render writes no video; give -o FILE.mp4 or "
+                                               "--video FILE.mp4 (or .webm)", *options.video_crf));
   std::optional<ManifestWriter> manifest;
   if (!options.simulate_only && video_only)
     sinks.push_back(std::make_unique<VideoSink>(scene.output.path, scene.output.width, scene.output.height,

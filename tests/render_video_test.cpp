@@ -193,6 +193,30 @@ TEST(RenderVideo, AnFfmpegKilledMidwaySaysSoAndLeavesNoVideo) {
   EXPECT_TRUE(fs::is_empty(dir.path()));
 }
 
+TEST(RenderVideo, TheCrfSetsTheQualityAndIsRefusedWhereItWouldChangeNothing) {
+  // No test used --video-crf, and it was taken silently where ffmpeg never
+  // saw it (frames alone, a .mov or .gif) or could not use it (H.264 ends at 51).
+  TempDir dir("video-crf");
+  const std::string render = "render " + kSnow + " --frames 1-6 --width 96 --height 54 -q";
+  ASSERT_EQ(run_fxsim(render + " -o '" + (dir / "fine.mp4").string() + "' --video-crf 10").exit_code, 0);
+  ASSERT_EQ(run_fxsim(render + " -o '" + (dir / "coarse.mp4").string() + "' --video-crf 45").exit_code, 0);
+  EXPECT_GT(fs::file_size(dir / "fine.mp4"), fs::file_size(dir / "coarse.mp4"));
+  ASSERT_EQ(run_fxsim(render + " -o '" + (dir / "v.webm").string() + "' --video-crf 63").exit_code, 0);
+  const std::array<std::pair<std::string, std::string>, 4> refused = {{
+      {" -o '" + (dir / "f_#.png").string() + "' --video-crf 20", "this render writes no video"},
+      {" -o '" + (dir / "v.mov").string() + "' --video-crf 20", "a .mov has none"},
+      {" -o '" + (dir / "f_#.png").string() + "' --video '" + (dir / "v.gif").string() + "' --video-crf 20",
+       "a .gif has none"},
+      {" -o '" + (dir / "v.mp4").string() + "' --video-crf 52", "0 to 51"},
+  }};
+  for (const auto& [args, says] : refused) {
+    const CliResult r = run_fxsim(render + args);
+    EXPECT_EQ(r.exit_code, 64) << args << "\n" << r.err;
+    EXPECT_NE(r.err.find(says), std::string::npos) << r.err;
+  }
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator()), 3);  // the three videos alone
+}
+
 TEST(RenderVideo, AKilledRenderLeavesNoTemporaryFileOfFfmpegsMessages) {
   // ffmpeg's messages went to $TMPDIR/fxsim-child-XXXXXX, removed only by a
   // render that ended: one killed with SIGKILL left it, with no process id
