@@ -296,6 +296,15 @@ class Checkpoints {
     }
     return gaps;
   }
+  // Whether a gap not_there() found needs a word: a file there but not
+  // whole, or a whole checkpoint after it (up to at_most) that a resume
+  // would have taken. A folder simply not filled yet needs none.
+  bool gap_is_news(int gap, int at_most) const {
+    std::error_code error;
+    if (std::filesystem::exists(folder_ / checkpoint_file_name(gap), error)) return true;
+    const auto later = known_whole_.upper_bound(gap);
+    return later != known_whole_.end() && *later <= at_most;
+  }
   void set_substeps(int substeps) { simulation_substeps_ = substeps; }
   int written() const { return written_; }
 
@@ -498,8 +507,9 @@ int run_render(const RenderOptions& options) {
     const std::vector<int> gaps = checkpoints.not_there(frames.last());
     if (!gaps.empty()) simulate_to = gaps.back();
     if (!gaps.empty() && gaps.front() <= resume_at_most) {
+      const bool news = checkpoints.gap_is_news(gaps.front(), resume_at_most);
       resume_at_most = gaps.front() - 1;
-      if (!options.quiet)
+      if (!options.quiet && news)
         note(fmt::format("the checkpoint of frame {} is missing or damaged: simulating from before it to write it again",
                          gaps.front()));
     }
