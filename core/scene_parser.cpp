@@ -109,7 +109,7 @@ class Parser {
     if (!o.plate_depth.empty() && o.plate.empty()) r.error(r.child("plate_depth"), "a plate depth needs a plate");
     o.plate_soft = float(r.number("plate_soft", 0, Range{0, 100}));
     if (o.plate_soft > 0 && o.plate_depth.empty()) r.error(r.child("plate_soft"), "a soft plate edge needs output.plate_depth");
-    r.accepts("layers", Json{{"type", "array"}, {"items", Json{{"enum", {"depth", "mask", "motion", "plate"}}}}});
+    r.accepts("layers", Json{{"type", "array"}, {"items", Json{{"enum", {"depth", "mask", "motion", "plate"}}}}, {"uniqueItems", true}});
     if (const Json* layers = r.array("layers")) {
       for (size_t i = 0; i < layers->size(); ++i) {
         const Json& layer = (*layers)[i];
