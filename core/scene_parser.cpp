@@ -157,7 +157,7 @@ class Parser {
       else
         r.error(r.child("far"),
                 fmt::format("expected a number > 1.001 × near ({} × 1.001), got {}", c.near_plane, *far));
-    } else if (!(c.far_plane > c.near_plane * 1.001)) {
+    } else if (!r.present("far") && !(c.far_plane > c.near_plane * 1.001)) {  // (a far given is its own problem)
       r.error(r.child("near"), fmt::format("expected a number < far / 1.001 (far is {} when not given), got {}: give "
                                            "/camera/far beyond it",
                                            c.far_plane, c.near_plane));

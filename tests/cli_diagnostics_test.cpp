@@ -113,6 +113,19 @@ TEST(Cli, ReportsAllProblemsAtOnce) {
   EXPECT_NE(result.err.find("did you mean \"color\""), std::string::npos);
 }
 
+TEST(Cli, AFarOutOfRangeIsOneProblemNotAlsoNears) {
+  // near was also said to need "far / 1.001 (far is 1000 when not given)",
+  // with a far given.
+  TempDir dir("far_range");
+  write_text_file(dir / "s.json", R"({"fxsim": 1, "camera": {"near": 50000, "far": 10000001},
+    "emitters": [{"type": "snow"}]})");
+  const CliResult result = run_fxsim("validate '" + (dir / "s.json").string() + "'");
+  EXPECT_EQ(result.exit_code, 65);
+  EXPECT_NE(result.err.find("/camera/far"), std::string::npos) << result.err;
+  EXPECT_EQ(result.err.find("/camera/near"), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("1 problem"), std::string::npos) << result.err;
+}
+
 TEST(Cli, NoSceneObjectIsAnInvalidSceneWithOverridesToo) {
   // With --width or --set, "[]" gave 64 and "--width 32:  has 0 elements".
   TempDir dir("not_an_object");
