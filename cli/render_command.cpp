@@ -97,7 +97,12 @@ std::vector<SceneOverride> scene_overrides(const RenderOptions& options) {
   for (const std::string& set : options.sets) overrides.push_back(parse_set_override(set));
   if (options.fps && !std::isfinite(*options.fps))  // (JSON has no NaN: the scene's message would say "null")
     throw FxError(ExitCode::usage, fmt::format("--fps {}: expected a number of frames per second", *options.fps));
-  if (options.fps) overrides.push_back({fmt::format("--fps {}", *options.fps), "/output/fps", *options.fps});
+  if (options.fps) {
+    // A whole number as JSON's integer, so that a problem shows it as given ("got 0", not "got 0.0").
+    const double fps = *options.fps;
+    const Json value = std::abs(fps) < 1e15 && fps == std::floor(fps) ? Json(int64_t(fps)) : Json(fps);
+    overrides.push_back({fmt::format("--fps {}", fps), "/output/fps", value});
+  }
   if (options.seed) overrides.push_back({fmt::format("--seed {}", *options.seed), "/seed", *options.seed});
   if (options.png_level)
     overrides.push_back({fmt::format("--png-level {}", *options.png_level), "/output/png_level", *options.png_level});

@@ -204,7 +204,9 @@ int run_on_devices(const RenderOptions& options) {
                        children[k]->error_tail()));
   }
   if (status == 0 && !options.quiet)
-    note(fmt::format("{} shards of {} rendered on devices {} in {:.2f} s", devices.size(), scene_name(options.scene), *options.devices,
+    note(fmt::format("{} shard{} of {} rendered on device{} {} in {:.2f} s", devices.size(),
+                     devices.size() == 1 ? "" : "s", scene_name(options.scene), devices.size() == 1 ? "" : "s",
+                     *options.devices,
                      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()));
   return status;
 }

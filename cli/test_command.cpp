@@ -318,10 +318,19 @@ std::string scene_line(const SceneCheck& s) {
   const bool updated = std::any_of(s.frames.begin(), s.frames.end(), [](const FrameCheck& f) { return f.status == CheckStatus::updated; });
   const std::string status = s.failed() ? "FAIL" : updated ? "UPDATED" : s.warned() ? "WARN" : "PASS";
   if (worst.empty()) {
-    const auto written = std::count_if(s.frames.begin(), s.frames.end(),
-                                       [](const FrameCheck& f) { return f.status == CheckStatus::updated; });
-    worst = updated ? fmt::format("{} of {} images written{}{}", written, s.frames.size(),
-                                  size_t(written) < s.frames.size() ? " (the others within the tolerance, kept)" : "",
+    // (A golden of a layer the render no longer writes is removed: updated, with no golden.)
+    const auto removed = size_t(std::count_if(s.frames.begin(), s.frames.end(), [](const FrameCheck& f) {
+      return f.status == CheckStatus::updated && f.golden.empty();
+    }));
+    const auto written = size_t(std::count_if(s.frames.begin(), s.frames.end(), [](const FrameCheck& f) {
+                           return f.status == CheckStatus::updated;
+                         })) - removed;
+    const size_t images = s.frames.size() - removed;
+    worst = updated ? fmt::format("{} of {} images written{}{}{}", written, images,
+                                  written < images ? " (the others within the tolerance, kept)" : "",
+                                  removed ? fmt::format(", {} golden{} of a layer no longer written removed", removed,
+                                                        removed == 1 ? "" : "s")
+                                          : "",
                                   s.hashes ? fmt::format("; hashes: {}", s.hashes->message) : "")
                     : fmt::format("{} images, max {}/255{}", s.frames.size(), std::lround(max * 255),
                                   !s.hashes                                  ? ""
