@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <vector>
 
 #include "cli/commands.h"
@@ -76,6 +77,45 @@ std::vector<std::string> png_names(const fs::path& folder) {
   std::sort(names.begin(), names.end());
   return names;
 }
+
+bool holds_exr(const fs::path& folder) {
+  for (const auto& entry : fs::directory_iterator(folder))
+    if (entry.path().extension() == ".exr") return true;
+  return false;
+}
+
+// Two PNGs compared: two 16-bit ones in their own samples (errors as
+// fractions of 65535: an 8-bit reading kept their high bytes alone), any
+// other pair in 8 bits; over the channels the files have. The heat map to
+// `diff`, when given and the sizes agree.
+ImageComparison compare_files(const std::string& a, const std::string& b, const CompareThresholds& thresholds,
+                              const std::optional<fs::path>& diff) {
+  const ComparedChannels channels = compared_channels(png_channels(a), png_channels(b));
+  ImageComparison c;
+  std::vector<uint8_t> heat_map;
+  if (png_bit_depth(a) == 16 && png_bit_depth(b) == 16) {
+    const Samples16 deep_a = read_png16(a, 4), deep_b = read_png16(b, 4);
+    c = compare_images(deep_a, deep_b, thresholds, channels, true);
+    if (diff && c.same_size()) heat_map = encode_png(difference_heat_map(deep_a, deep_b));
+  } else {
+    const Image image_a = read_png(a), image_b = read_png(b);
+    c = compare_images(image_a, image_b, thresholds, channels);
+    if (diff && c.same_size()) heat_map = encode_png(difference_heat_map(image_a, image_b));
+  }
+  // The heat map first: a verdict printed and then a failure to write it read as two answers.
+  if (!heat_map.empty()) {
+    // Its folder made as render makes its output's (a folder that does not
+    // exist yet read as one removed while fxsim ran).
+    const fs::path folder = fs::absolute(*diff).parent_path();
+    std::error_code made;
+    fs::create_directories(folder, made);
+    if (made)
+      throw FxError(ExitCode::cannot_write,
+                    fmt::format("--diff {}: cannot make the folder {} ({})", diff->string(), folder.string(), made.message()));
+    write_file_atomically(*diff, heat_map);
+  }
+  return c;
+}
 }  // namespace
 
 int run_compare(const CompareOptions& o) {
@@ -107,6 +147,11 @@ int run_compare(const CompareOptions& o) {
     for (const auto& name : all)
       pairs.emplace_back(std::binary_search(names_a.begin(), names_a.end(), name) ? (fs::path(o.a) / name).string() : "",
                          std::binary_search(names_b.begin(), names_b.end(), name) ? (fs::path(o.b) / name).string() : "");
+    // Nothing to compare is no pass: folders of EXR frames, or empty ones, passed.
+    if (pairs.empty())
+      throw FxError(ExitCode::input_missing,
+                    fmt::format("{} and {} hold no PNG images to compare{}", o.a, o.b,
+                                holds_exr(o.a) || holds_exr(o.b) ? " (compare reads PNG, not the EXR frames there)" : ""));
   }
   const auto diff_target = [&](const std::string& a) {
     return folders ? fs::path(*o.diff) / ("diff_" + fs::path(a).filename().string()) : fs::path(*o.diff);
@@ -115,37 +160,43 @@ int run_compare(const CompareOptions& o) {
     for (const auto& [a, b] : pairs)
       if (!a.empty() && !b.empty()) check_output_path(diff_target(a).string());
   int worst = 0;
+  size_t missing = 0, unreadable = 0;
   nlohmann::json results = nlohmann::json::array();
   for (const auto& [a, b] : pairs) {
     if (a.empty() || b.empty()) {
-      const std::string missing = fs::path(a.empty() ? b : a).filename().string();
-      if (!o.json) fmt::print("{}: missing from {}\nFAILURE\n", missing, a.empty() ? o.a : o.b);
+      const std::string name = fs::path(a.empty() ? b : a).filename().string();
+      if (!o.json) fmt::print("{}: missing from {}\nFAILURE\n", name, a.empty() ? o.a : o.b);
       results.push_back({{"a", a}, {"b", b}, {"verdict", "FAILURE"}, {"missing", true}});
       worst = std::max(worst, 2);
+      ++missing;
       continue;
     }
-    const Image image_a = read_png(a), image_b = read_png(b);
-    const ImageComparison c = compare_images(image_a, image_b, o.thresholds);
-    // The heat map first: a verdict printed and then a failure to write it read as two answers.
-    if (o.diff && c.same_size()) {
-      const fs::path target = diff_target(a);
-      // Its folder made as render makes its output's (a folder that does not
-      // exist yet read as one removed while fxsim ran).
-      const fs::path folder = folders ? fs::path(*o.diff) : fs::absolute(target).parent_path();
-      std::error_code made;
-      fs::create_directories(folder, made);
-      if (made)
-        throw FxError(ExitCode::cannot_write, fmt::format("--diff {}: cannot make the folder {} ({})", *o.diff,
-                                                          folder.string(), made.message()));
-      write_file_atomically(target, encode_png(difference_heat_map(image_a, image_b)));
+    ImageComparison c;
+    try {
+      c = compare_files(a, b, o.thresholds, o.diff ? std::optional(diff_target(a)) : std::nullopt);
+    } catch (const FxError& e) {
+      // Two images: the input is bad (66). In folders, the pair's failure,
+      // and the rest are compared and reported (the JSON was lost).
+      if (!folders || e.code() != ExitCode::input_missing) throw;
+      if (!o.json) fmt::print("{}\nFAILURE\n", e.what());
+      results.push_back({{"a", a}, {"b", b}, {"verdict", "FAILURE"}, {"unreadable", e.what()}});
+      worst = std::max(worst, 2);
+      ++unreadable;
+      continue;
     }
     if (o.json) results.push_back(to_json(a, b, c));
     else print_report(a, b, c, o.thresholds);
     worst = std::max(worst, exit_code_of(c.verdict));
   }
-  if (o.json) fmt::print("{}\n", nlohmann::json{{"images", results}, {"exit", worst}}.dump(2));
-  else if (folders) fmt::print("{} image pair{} compared, worst: {}\n", pairs.size(), pairs.size() == 1 ? "" : "s",
-                              worst == 0 ? "PASS" : worst == 1 ? "WARNING" : worst == 2 ? "FAILURE" : "FAILURE (sizes differ)");
+  if (o.json) {
+    fmt::print("{}\n", nlohmann::json{{"images", results}, {"exit", worst}}.dump(2));
+  } else if (folders) {
+    const size_t compared = pairs.size() - missing - unreadable;
+    fmt::print("{} image pair{} compared{}{}, worst: {}\n", compared, compared == 1 ? "" : "s",
+               missing ? fmt::format(", {} image{} missing from one side", missing, missing == 1 ? "" : "s") : "",
+               unreadable ? fmt::format(", {} pair{} unreadable", unreadable, unreadable == 1 ? "" : "s") : "",
+               worst == 0 ? "PASS" : worst == 1 ? "WARNING" : worst == 2 ? "FAILURE" : "FAILURE (sizes differ)");
+  }
   return worst;
 }
 

@@ -241,7 +241,9 @@ class Runner {
                               suite.file.string());
       return f;
     }
-    // 16-bit layers (depth, motion) in their own steps; heat maps from the 8-bit views.
+    // 16-bit layers (depth, motion) in their own steps; over the channels the files have.
+    const ComparedChannels channels = compared_channels(png_channels(f.golden), png_channels(f.actual));
+    std::vector<uint8_t> heat_map;
     if (golden16) {
       Samples16 actual16 = read_png16(f.actual, 4);
       // The motion layer's B is KITTI's validity flag, 0 or 1: compared as
@@ -250,9 +252,11 @@ class Runner {
       if (f.actual.string().ends_with(".motion.png"))
         for (Samples16* samples : {&*golden16, &actual16})
           for (size_t i = 2; i < samples->samples.size(); i += 4) samples->samples[i] = samples->samples[i] ? 65535 : 0;
-      f.comparison = compare_images(*golden16, actual16, scene.tolerance);
+      f.comparison = compare_images(*golden16, actual16, scene.tolerance, channels);
+      if (f.comparison.max > 0 && f.comparison.same_size()) heat_map = encode_png(difference_heat_map(*golden16, actual16));
     } else {
-      f.comparison = compare_images(golden, actual, scene.tolerance);
+      f.comparison = compare_images(golden, actual, scene.tolerance, channels);
+      if (f.comparison.max > 0 && f.comparison.same_size()) heat_map = encode_png(difference_heat_map(golden, actual));
     }
     f.status = f.comparison.verdict == CompareVerdict::pass      ? CheckStatus::pass
                : f.comparison.verdict == CompareVerdict::warning ? CheckStatus::warn
@@ -262,9 +266,9 @@ class Runner {
     if (f.status == CheckStatus::fail && f.golden_set == "base set" && set.name != "base set")
       f.message += fmt::format("; compared with the base set: there is no {} set yet (fxsim test … --update makes one)",
                                set.name);
-    if (f.comparison.max > 0 && f.comparison.same_size()) {
+    if (!heat_map.empty()) {
       f.diff = dir / ("diff_" + name);
-      write_file_atomically(f.diff, encode_png(difference_heat_map(golden, actual)));
+      write_file_atomically(f.diff, heat_map);
     }
     return f;
   }

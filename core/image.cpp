@@ -123,6 +123,13 @@ int png_bit_depth(const std::filesystem::path& path) {
   return static_cast<unsigned char>(header[24]);
 }
 
+int png_channels(const std::filesystem::path& path) {
+  std::vector<uint8_t> bytes;
+  if (!read_bounded(path, bytes).empty()) return 0;
+  int w = 0, h = 0, channels = 0;
+  return stbi_info_from_memory(bytes.data(), int(bytes.size()), &w, &h, &channels) ? channels : 0;
+}
+
 std::string png_problem(const std::filesystem::path& path, int* width, int* height) {
   Decoded d = decode(path);
   if (width) *width = d.image.width;

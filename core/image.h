@@ -45,6 +45,9 @@ struct Samples16 {
 Samples16 read_png16(const std::filesystem::path& path, int channels);
 // The bit depth a PNG's header declares (8, 16 …), 0 when it is not a PNG.
 int png_bit_depth(const std::filesystem::path& path);
+// A PNG's channels as its header declares them (1 grey, 2 grey and alpha, 3
+// RGB or a palette, 4 RGBA or a palette with transparency), 0 when it is not a PNG.
+int png_channels(const std::filesystem::path& path);
 
 // The same checks and decoding, for validation: "" when the file is a usable
 // PNG, else why not ("not a PNG file", "is 60000×60000 pixels; at most …").

@@ -8,9 +8,12 @@
 //                        percentage of the pixels fail (warn)
 //   hard_fail, hard_warn ... or when any one pixel's error exceeds this
 // Images of different sizes cannot be compared: a failure of its own.
-// 16-bit data (depth, motion vectors) is compared in its own steps: a
-// threshold of k/255 there means k steps of 1/65535, so one tolerance reads
-// the same for 8-bit frames and 16-bit layers.
+// 16-bit data (depth, motion vectors) is compared in its own steps: for
+// `fxsim test` a threshold of k/255 there means k steps of 1/65535, so one
+// tolerance reads the same for 8-bit frames and 16-bit layers; for `fxsim
+// compare`, as for idiff, an error is its fraction of full scale (steps / 65535).
+// The mean, RMS and PSNR average over the images' own channels (RGB without
+// alpha, grey as one), as idiff does, not over the RGBA they are read into.
 #include <cstddef>
 #include <limits>
 #include <string>
@@ -42,13 +45,27 @@ struct ImageComparison {
   double warn_percent() const { return pixels ? 100.0 * double(warn_pixels) / double(pixels) : 0; }
 };
 
-ImageComparison compare_images(const Image& a, const Image& b, const CompareThresholds& thresholds);
-// Two 16-bit PNGs' samples (read_png16 with the same channel count), in steps.
-ImageComparison compare_images(const Samples16& a, const Samples16& b, const CompareThresholds& thresholds);
+// Which of the RGBA read (read_png, read_png16 with 4) a comparison counts,
+// from the two files' channel counts (png_channels: 1 grey, 2 grey and alpha,
+// 3 RGB, 4 RGBA): the colour as R alone where both are grey (G and B are
+// its copies), and alpha only where either file has it.
+struct ComparedChannels {
+  bool colour = true, alpha = true;
+};
+ComparedChannels compared_channels(int channels_a, int channels_b);
+
+ImageComparison compare_images(const Image& a, const Image& b, const CompareThresholds& thresholds,
+                               ComparedChannels channels = {});
+// Two 16-bit PNGs' samples, 4 a pixel (read_png16 with 4); errors in steps / 255
+// (fxsim test's layers) or, with `full_scale`, in steps / 65535 (fxsim compare).
+ImageComparison compare_images(const Samples16& a, const Samples16& b, const CompareThresholds& thresholds,
+                               ComparedChannels channels = {}, bool full_scale = false);
 
 // A heat map of the differences: black where equal, then blue → green →
 // yellow → red as the error grows to `full_scale` (default: the largest error
 // in the image), over a faint copy of `a` so the picture stays readable.
 Image difference_heat_map(const Image& a, const Image& b, double full_scale = 0);
+// The same from 16-bit samples (4 a pixel): the smallest step shows.
+Image difference_heat_map(const Samples16& a, const Samples16& b);
 
 }  // namespace fxsim

@@ -1,5 +1,6 @@
 #include "core/test_results.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
 #include <fstream>
@@ -176,6 +177,14 @@ nlohmann::json results_json(const std::vector<SuiteCheck>& suites) {
 
 void write_html_report(const std::vector<SuiteCheck>& suites, const fs::path& dir) {
   fs::create_directories(dir / "images");
+  // A report folder used before: its images of that run (NNNN_NAME) go, so
+  // that what is there is this run's (a CI artefact kept the old ones beside).
+  for (const auto& entry : fs::directory_iterator(dir / "images")) {
+    const std::string name = entry.path().filename().string();
+    if (entry.is_regular_file() && name.size() > 5 && name[4] == '_' &&
+        std::all_of(name.begin(), name.begin() + 4, [](char c) { return c >= '0' && c <= '9'; }))
+      fs::remove(entry.path());
+  }
   int copied = 0;
   const auto copy = [&](const fs::path& from) -> std::string {
     if (from.empty() || !fs::exists(from)) return "";
@@ -209,9 +218,9 @@ void write_html_report(const std::vector<SuiteCheck>& suites, const fs::path& di
           continue;
         }
         const std::string golden = copy(f.golden), actual = copy(f.actual), diff = copy(f.diff);
-        const auto panel = [](const std::string& src, const std::string& label) {
-          return src.empty() ? fmt::format("<figure class=\"none\"><div>no {}</div><figcaption>{}</figcaption></figure>",
-                                           label, label)
+        const auto panel = [](const std::string& src, const std::string& label, const std::string& instead = "") {
+          return src.empty() ? fmt::format("<figure class=\"none\"><div>{}</div><figcaption>{}</figcaption></figure>",
+                                           instead.empty() ? "no " + label : html_escape(instead), label)
                              : fmt::format("<figure><img src=\"{}\" alt=\"{}\"><figcaption>{}</figcaption></figure>", src,
                                            label, label);
         };
@@ -225,7 +234,13 @@ void write_html_report(const std::vector<SuiteCheck>& suites, const fs::path& di
                                 "</div></section>\n",
                                 html_escape(title), status_name(f.status), html_escape(f.message),
                                 html_escape(f.golden_set), panel(golden, "golden"), panel(actual, "actual"),
-                                panel(diff, "difference"), flip);
+                                panel(diff, "difference",
+                                      f.comparison.same_size()
+                                          ? ""
+                                          : fmt::format("sizes differ: {}×{} and {}×{}", f.comparison.width_a,
+                                                        f.comparison.height_a, f.comparison.width_b,
+                                                        f.comparison.height_b)),
+                                flip);
       }
     }
   }

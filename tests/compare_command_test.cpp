@@ -179,3 +179,66 @@ TEST(Compare, AHeatMapThatCannotBeWrittenComesBeforeAnyVerdict) {
   EXPECT_EQ(out.find("render"), std::string::npos) << out;
   EXPECT_NE(out.find("/proc/fxsim-compare-diff.png: cannot "), std::string::npos) << out;
 }
+
+TEST(Compare, SixteenBitImagesAreComparedInTheirOwnSamples) {
+  // Read as 8 bits, only their high bytes were compared: 129 steps of 65535
+  // passed, and two 16-bit frames 40 steps apart failed at 1/255.
+  TempDir d("cmp-16");
+  const auto grey = [&](const std::string& name, uint16_t first) {
+    const std::vector<uint8_t> png = encode_grey_png({first, 25700, 25700, 25700}, 2, 2, 16, {.srgb = false});
+    write_text_file(d / name, std::string(png.begin(), png.end()));
+    return d / name;
+  };
+  const fs::path a = grey("a.png", 25700), b = grey("b.png", 25829);
+  std::string out;
+  EXPECT_EQ(compare(a, b, "", &out), 2);
+  EXPECT_NE(out.find(fmt::format("Max error  = {:.6g} @ (0, 0, R)", 129 / 65535.0)), std::string::npos) << out;
+  EXPECT_NE(out.find(fmt::format("Mean error = {:.6g}", 129 / 65535.0 / 4)), std::string::npos) << out;  // over 4 grey samples
+  EXPECT_EQ(compare(a, b, "--fail 0.002 --warn 0.002"), 0);  // 129/65535 = 0.00197
+  EXPECT_EQ(compare(a, b, "--fail 0.0019 --warn 0.0019"), 2);
+  ASSERT_EQ(compare(a, b, "--diff '" + (d / "diff.png").string() + "'"), 2);
+  const Image heat = read_png(d / "diff.png");
+  EXPECT_NE(heat.rgba[0], heat.rgba[4]);  // the one pixel that differs shows
+}
+
+TEST(Compare, TheMeanIsOverTheImagesOwnChannels) {
+  // Over RGBA for an RGB image, alpha's zeros lowered the mean by a quarter
+  // (and raised the PSNR), as idiff, which averages over the file's channels, does not.
+  TempDir d("cmp-channels");
+  const auto rgb = [&](const std::string& name, uint8_t r) {
+    Image im{1, 1, {r, 10, 10, 255}};  // opaque: written as RGB
+    const auto png = encode_png(im);
+    write_text_file(d / name, std::string(png.begin(), png.end()));
+    return d / name;
+  };
+  std::string out;
+  EXPECT_EQ(compare(rgb("a.png", 10), rgb("b.png", 13), "", &out), 2);
+  EXPECT_NE(out.find(fmt::format("Mean error = {:.6g}", 3 / 255.0 / 3)), std::string::npos) << out;
+}
+
+TEST(Compare, FoldersWithNothingToCompareOrAnUnreadableImage) {
+  // Folders of EXR frames, or empty ones, passed: "0 image pairs compared".
+  TempDir a("cmp-none-a"), b("cmp-none-b");
+  write_text_file(a / "f_1.exr", "x");
+  std::string out;
+  EXPECT_EQ(compare(a.path(), b.path(), "", &out), 66);
+  EXPECT_NE(out.find("hold no PNG images to compare (compare reads PNG, not the EXR frames there)"), std::string::npos)
+      << out;
+  // An unreadable image fails its pair; the others are compared, the JSON printed (it was lost).
+  image(a, "f1.png", 0, 0), image(b, "f1.png", 0, 0);
+  write_text_file(a / "f2.png", "junk"), image(b, "f2.png", 0, 0);
+  image(a, "f3.png", 0, 0);
+  EXPECT_EQ(compare(a.path(), b.path(), "", &out), 2);
+  EXPECT_NE(out.find("1 image pair compared, 1 image missing from one side, 1 pair unreadable, worst: FAILURE"),
+            std::string::npos)
+      << out;
+  const CliResult json = run_fxsim(fmt::format("compare '{}' '{}' --json", a.path().string(), b.path().string()));
+  EXPECT_EQ(json.exit_code, 2) << json.err;
+  const auto results = nlohmann::json::parse(json.out);
+  ASSERT_EQ(results["images"].size(), 3u);
+  EXPECT_EQ(results["images"][0]["verdict"], "PASS");
+  EXPECT_NE(results["images"][1]["unreadable"].get<std::string>().find("not a PNG"), std::string::npos);
+  EXPECT_EQ(results["images"][2]["missing"], true);
+  // Two files: an unreadable input is still 66.
+  EXPECT_EQ(compare(a / "f2.png", b / "f2.png", ""), 66);
+}
