@@ -14,6 +14,12 @@
 
 namespace fxsim {
 
+// Exponents of this size or less (the eye's height over the base, the rise,
+// each times k) are evaluated as the formula reads; beyond it, where e^x
+// overflows or underflows a float (88), in logarithms. kFogGlsl's
+// FXSIM_FOG_EXPONENT_LIMIT is the same.
+constexpr float kFogExponentLimit = 80.0f;
+
 float fog_transmittance(const Fog& fog, glm::vec3 eye, glm::vec3 point);
 
 }  // namespace fxsim

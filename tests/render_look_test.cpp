@@ -346,3 +346,24 @@ TEST(RenderLook, APlatesSoftEdgeFadesAFlakeJustInFrontOfItsGeometry) {
     EXPECT_NEAR(s / h, 0.2, 0.03) << backend;  // (10.2 − 10) / 1
   }
 }
+
+TEST(RenderLook, FogThinningWithHeightSeenFromHighAboveIsNoBlackFrame) {
+  // A camera 100 m over a fog of falloff 1: its formula was 0 × ∞ (NaN), and
+  // the PNG came out black with exit 0 (an EXR was refused, 69).
+  TempDir dir("look-fog-high");
+  write_text_file(dir / "s.json", R"({"fxsim": 1, "output": {"width": 64, "height": 36, "background": "#202020"},
+    "camera": {"position": [0, 100, 10], "target": [0, 0, 0]},
+    "environment": {"ground": {"color": "#808080"}, "fog": {"density": 0.02, "height_falloff": 1}},
+    "emitters": [{"type": "snow", "max_particles": 2000, "size": 0.2}]})");
+  for (const char* backend : kBackends) {
+    for (const char* file : {"f_#.exr", "f_#.png"}) {
+      const CliResult r = run_fxsim(fmt::format("render '{}' --frames 2 -q --backend {} -o '{}'", (dir / "s.json").string(),
+                                                backend, (dir / backend / file).string()));
+      ASSERT_EQ(r.exit_code, 0) << backend << " " << file << ": " << r.err;
+    }
+    const Image png = read_png(dir / backend / "f_2.png");
+    // The grey ground through a thin fog: the middle pixel is no longer black.
+    const size_t middle = (size_t(18) * 64 + 32) * 4;
+    EXPECT_GT(png.rgba[middle], 60) << backend;
+  }
+}
