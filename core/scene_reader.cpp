@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "core/json_locations.h"
+#include "core/value_ranges.h"
 
 namespace fxsim {
 
@@ -66,6 +67,18 @@ void ObjectReader::missing_file(const std::string& pointer, const std::string& m
 }
 
 bool ObjectReader::present(const std::string& key) { return raw(key) != nullptr; }
+
+double ObjectReader::drag(const std::string& key, double fallback) {
+  const std::optional<double> value = optional_number(key, kDrag);
+  if (value && *value > 0 && *value < kLeastDrag) {
+    error(child(key), fmt::format("expected 0 (no drag) or a drag of {:g} to {:g} per second, got {:g}: a drag this "
+                                  "small loses the motion in rounding (its terminal speed, g / drag, is {:.0e} m/s); "
+                                  "give 0 for none",
+                                  kLeastDrag, kDrag.hi, *value, 9.81 / *value));
+    return fallback;
+  }
+  return value.value_or(fallback);
+}
 
 namespace {
 thread_local AcceptedKeys* t_accepted_keys = nullptr;

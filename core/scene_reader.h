@@ -95,6 +95,8 @@ class ObjectReader {
 
   void require(const std::string& key, const std::string& what);
   void error(const std::string& pointer, const std::string& message, bool at_key = false);
+  // A drag (1/s): 0, or kLeastDrag to kDrag's most.
+  double drag(const std::string& key, double fallback);
   // A file the scene names is missing, unreadable or not a regular file (exit 66 when all problems are).
   void missing_file(const std::string& pointer, const std::string& message);
   // What a key read with raw() and checked by hand accepts, as a JSON Schema

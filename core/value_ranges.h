@@ -23,7 +23,11 @@ constexpr Range kTime{0, 1e7};               // s
 constexpr Range kDuration{1e-6, 1e7};        // s
 constexpr Range kLifetime{1e-4, 1e6};        // s
 constexpr Range kPeriod{1e-3, 1e6};          // s
-constexpr Range kDrag{0, 1e4};               // 1/s
+constexpr Range kDrag{0, 1e4};               // 1/s: 0, or kLeastDrag and more
+// The least drag but 0: below it the step's terms (the terminal velocity
+// g / drag, 10^5 m/s and more, times dt) cancel each other and the motion is
+// lost in their rounding, and below about 1e-38 g / drag overflows (NaN).
+constexpr double kLeastDrag = 1e-4;
 constexpr Range kScale{-1e3, 1e3};           // a dimensionless factor
 constexpr Range kRate{0, 1e9};               // per second
 constexpr Range kFrequency{0, 1e3};          // Hz

@@ -62,7 +62,7 @@ void Effect<FountainParams>::parse(ObjectReader& r, EmitterSettings&, FountainPa
   }
   if (!r.present("nozzles") && !r.present("ring"))
     r.error(r.child("nozzles"), "missing required key: expected a list of nozzles (or a \"ring\" of them)");
-  f.drag = float(r.number("drag", f.drag, kDrag));
+  f.drag = float(r.drag("drag", f.drag));
   f.gravity_scale = float(r.number("gravity_scale", f.gravity_scale, kScale));
   r.accepts("mist", Json{{"type", "null"}});
   if (const Json* mist = r.raw("mist"); mist && mist->is_null()) {
@@ -71,7 +71,7 @@ void Effect<FountainParams>::parse(ObjectReader& r, EmitterSettings&, FountainPa
     ObjectReader g(m, r.child("mist"), r.diagnostics());
     Mist value;
     value.probability = float(g.number("probability", value.probability, Range{0, 1e6}));
-    value.drag = float(g.number("drag", value.drag, kDrag));
+    value.drag = float(g.drag("drag", value.drag));
     value.size = float(g.number("size", value.size, kSpriteSize));
     value.opacity = float(g.number("opacity", value.opacity, kUnit));
     value.lifetime = float(g.number("lifetime", value.lifetime, kLifetime));

@@ -71,7 +71,7 @@ void parse_precipitation(ObjectReader& r, PrecipitationParams& s, bool rain, con
   if (!rain) s.motion = r.choice("motion", s.motion, {{"wind", Motion::wind}, {"constant", Motion::constant}});
   s.velocity = r.vector("velocity", s.velocity, kVelocity);
   s.velocity_variation = r.vector("velocity_variation", s.velocity_variation, kSpeed);
-  s.drag = float(r.number("drag", s.drag, kDrag));
+  s.drag = float(r.drag("drag", s.drag));
   s.gravity_scale = float(r.number("gravity_scale", s.gravity_scale, kScale));
   const std::optional<double> intensity = r.optional_number("intensity", Range{0.01, rain ? 500 : kMaxSnowIntensity});
   const std::optional<double> visibility =
