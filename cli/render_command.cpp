@@ -138,15 +138,35 @@ void refuse_shared_outputs(const RenderOptions& options, const Scene& scene, boo
   if (options.stats && *options.stats != "-") files.emplace_back("--stats", *options.stats);
   if (options.state_hashes && *options.state_hashes != "-") files.emplace_back("--state-hashes", *options.state_hashes);
   if (options.video) files.emplace_back("--video", *options.video);
-  for (const auto& [what, path] : files)
+  for (const auto& [what, path] : files) {
     if (path.empty()) throw FxError(ExitCode::usage, fmt::format("{} \"\": expected a file path", what));
+    // (--state-hashes n6/ was written as a file once the render had made n6 a folder: 73 after the work began.)
+    if (path.back() == '/' || path.ends_with("/.") || path.ends_with("/.."))
+      throw FxError(ExitCode::usage, fmt::format("{} {}: that names a folder; expected a file path", what, path));
+  }
   const auto same = [](const std::string& a, const std::string& b) { return resolved(a) == resolved(b); };
   // Nor one over the scene (--stats scene.json replaced it, exit 0).
   const std::vector<std::pair<std::string, std::string>> inputs = {
       {"the scene file it reads", options.scene == "-" ? "" : options.scene}};
   for (const auto& [what, path] : files) refuse_output_over_input(what, path, inputs);
   refuse_outputs_in_one_file(files);
+  // The folders the render makes for its frames or video (a run of # in a
+  // folder's name stands for any frame's number), up to the first.
+  const auto is_output_folder = [&](const std::string& path) {
+    const std::string q = resolved(path);
+    for (std::filesystem::path folder = std::filesystem::path(pattern).parent_path(); !folder.empty();
+         folder = folder.parent_path()) {
+      if (matches_frame_pattern(resolved(folder.string()), q)) return true;
+      if (folder == folder.parent_path()) break;  // "/"
+    }
+    return false;
+  };
   for (size_t a = 0; a < files.size(); ++a) {
+    // (--stats out, for frames out/f_####.png: the render made the folder,
+    // wrote its manifest there and then failed, 73.)
+    if (is_output_folder(files[a].second))
+      throw FxError(ExitCode::usage, fmt::format("{} {}: that is the folder the render writes its {} into; give a file",
+                                                 files[a].first, files[a].second, video_only ? "video" : "frames"));
     if (video_only ? same(files[a].second, pattern) : could_be_a_frame(scene, pattern, files[a].second))
       throw FxError(ExitCode::usage, fmt::format("{} {}: that is where the render writes its {}", files[a].first,
                                                  files[a].second, video_only ? "video" : "frames and their layers"));

@@ -276,6 +276,22 @@ TEST(HostileOutput, TwoOutputsInOneFileAreRefusedBeforeAnyWork) {
     EXPECT_EQ(l.exit_code, 64) << layer << ": " << l.err;
     EXPECT_NE(l.err.find("where the render writes its frames and their layers"), std::string::npos) << l.err;
   }
+  // A folder the render makes for its frames or video, or a path that names a
+  // folder: the folder was made, the manifest written there, and then 73.
+  const std::pair<std::string, std::string> folders[] = {
+      {" -o '" + (dir / "out/f_####.png").string() + "' --stats '" + (dir / "out").string() + "'",
+       "the folder the render writes its frames into"},
+      {" -o '" + (dir / "per/####/f.png").string() + "' --stats '" + (dir / "per/0002").string() + "'",
+       "the folder the render writes its frames into"},
+      {" -o '" + (dir / "v/a.mp4").string() + "' --state-hashes '" + (dir / "v").string() + "'",
+       "the folder the render writes its video into"},
+      {" -o '" + (dir / "v/a.mp4").string() + "' --state-hashes '" + (dir / "w").string() + "/'", "that names a folder"},
+  };
+  for (const auto& [options, words] : folders) {
+    const CliResult r = run_fxsim("render '" + kScene + "' --frames 1-2" + kSmall + options);
+    EXPECT_EQ(r.exit_code, 64) << options << ": " << r.err;
+    EXPECT_NE(r.err.find(words), std::string::npos) << r.err;
+  }
   EXPECT_TRUE(fs::is_empty(dir.path()));
 }
 
