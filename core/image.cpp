@@ -20,13 +20,16 @@ namespace fxsim {
 
 bool is_readable_file(const std::filesystem::path& path) {
   struct stat st {};
-  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), R_OK) == 0;
+  return path.native().find('\0') == std::string::npos && ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+         ::access(path.c_str(), R_OK) == 0;
 }
 
 namespace {
 
 // The file's bytes, or why they cannot be had.
 std::string read_bounded(const std::filesystem::path& path, std::vector<uint8_t>& bytes) {
+  // (The system would read the name up to the NUL: "a.png\0x" as a.png, "\0.png" as its folder.)
+  if (path.native().find('\0') != std::string::npos) return "its name holds a NUL character, which no file's name can";
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return fmt::format("cannot open it ({})", std::strerror(errno));
   if (S_ISDIR(st.st_mode)) return "it is a directory";

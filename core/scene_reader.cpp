@@ -193,6 +193,12 @@ std::string ObjectReader::string(const std::string& key, std::string fallback) {
     error(child(key), "expected a string, " + describe_json(*value));
     return fallback;
   }
+  // No string of a scene holds a NUL: in a path the system reads the name up
+  // to it (output.path "a\u0000b_####.png" wrote a file "a", exit 0).
+  if (value->get_ref<const std::string&>().find('\0') != std::string::npos) {
+    error(child(key), "expected a string without a NUL character (\\u0000), " + describe_json(*value));
+    return fallback;
+  }
   return value->get<std::string>();
 }
 

@@ -57,6 +57,10 @@ const BadScene kBadScenes[] = {
     {"bad_recycle", R"({"fxsim": 1, "emitters": [{"type": "snow", "recycle": "loop"}]})", "/emitters/0/recycle", "\"wrap\""},
     {"string_drag", R"({"fxsim": 1, "emitters": [{"type": "snow", "drag": "8"}]})", "/emitters/0/drag", "a number"},
     {"missing_texture", R"({"fxsim": 1, "emitters": [{"type": "snow", "textures": ["nope.png"]}]})", "/emitters/0/textures/0", "No such file", 66},
+    // A NUL in a path: the system reads the name up to it. output.path "a\u0000b…" wrote a file "a" (exit 0), and a
+    // texture's message stopped at the NUL.
+    {"nul_in_output_path", R"({"fxsim": 1, "output": {"path": "a\u0000b_####.png"}, "emitters": [{"type": "snow"}]})", "/output/path", "without a NUL character"},
+    {"nul_in_texture", R"({"fxsim": 1, "emitters": [{"type": "snow", "textures": ["\u0000.png"]}]})", "/emitters/0/textures/0", "got \"\\u0000.png\" (", 66},
     {"duplicate_names", R"({"fxsim": 1, "emitters": [{"type": "snow", "name": "a"}, {"type": "snow", "name": "a"}]})", "/emitters/1/name", "unique"},
     {"duplicate_key", R"({"fxsim": 1, "seed": 1, "seed": 2, "emitters": [{"type": "snow"}]})", "/seed", "duplicate key"},
     {"negative_gust_period", R"({"fxsim": 1, "environment": {"wind": {"gust": {"amplitude": [1, 0, 0], "period": -1}}}, "emitters": [{"type": "snow"}]})", "/environment/wind/gust/period", "in 0.001..1000000"},

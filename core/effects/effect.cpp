@@ -25,8 +25,11 @@ std::filesystem::path ParseContext::texture(ObjectReader& r, const std::string& 
   std::filesystem::path path = written;
   if (path.is_relative()) path = base_dir / path;
   if (const std::string why = png_problem(path, width, height); !why.empty()) {
-    const std::string message = fmt::format("expected a PNG file of at most {}×{} pixels, got \"{}\" ({}), which cannot "
-                                            "be used: {}", kMaxTextureSide, kMaxTextureSide, written, path.string(), why);
+    // The names as JSON strings: a NUL in one cut the message short there.
+    const auto quoted = [](const std::string& s) { return Json(s).dump(-1, ' ', false, Json::error_handler_t::replace); };
+    const std::string message = fmt::format("expected a PNG file of at most {}×{} pixels, got {} ({}), which cannot "
+                                            "be used: {}", kMaxTextureSide, kMaxTextureSide, quoted(written),
+                                            quoted(path.string()), why);
     if (is_readable_file(path)) r.error(pointer, message);
     else r.missing_file(pointer, message);
   }
