@@ -11,10 +11,12 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sys/file.h>
+#include <stdexcept>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/exit_codes.h"
+#include "core/limits.h"
 
 namespace fxsim {
 
@@ -80,6 +82,22 @@ void ManifestWriter::add(const ManifestFrame& f) {
              .dump());
 }
 
+namespace {
+// A line's value that is not what it must be (the line is then damaged).
+struct BadValue : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// A whole number in lo..hi: a float or one out of range was read as a
+// wrapped int ("width": 1e30 as -2147483648, a frame 2^63 as frame 0).
+int whole_number(const json& value, const std::string& what, int lo, int hi) {
+  if (!value.is_number_integer() || (value.is_number_unsigned() ? value.get<uint64_t>() > uint64_t(hi)
+                                                                 : value.get<int64_t>() < lo || value.get<int64_t>() > hi))
+    throw BadValue(fmt::format("{} is {}, not a whole number in {}..{}", what, value.dump(), lo, hi));
+  return value.get<int>();
+}
+}  // namespace
+
 Manifest read_manifest(const fs::path& path) {
   // Not opened unless a regular file: the open of a FIFO blocks until a writer comes.
   std::error_code error;
@@ -99,12 +117,15 @@ Manifest read_manifest(const fs::path& path) {
         r.scene_hash = j.at("scene_hash"), r.look_hash = j.value("look_hash", "");
         r.fxsim_version = j.value("fxsim_version", "");
         r.device = j.value("device", ""), r.backend = j.value("backend", ""), r.output = j.at("output");
-        r.width = j.at("width"), r.height = j.at("height"), r.shard = j.value("shard", "");
-        r.frames = j.at("frames").get<std::vector<int>>();
+        r.width = whole_number(j.at("width"), "\"width\"", 1, kMaxImageSide);
+        r.height = whole_number(j.at("height"), "\"height\"", 1, kMaxImageSide);
+        r.shard = j.value("shard", "");
+        for (const json& frame : j.at("frames")) r.frames.push_back(whole_number(frame, "a frame", 1, kMaxFrames));
         m.runs.push_back(std::move(r));
       } else if (j.at("type") == "frame") {
         ManifestFrame f;
-        f.run = j.at("run"), f.frame = j.at("frame"), f.state_hash = j.value("state_hash", "");
+        f.run = j.at("run"), f.frame = whole_number(j.at("frame"), "\"frame\"", 1, kMaxFrames);
+        f.state_hash = j.value("state_hash", "");
         f.seconds = j.value("seconds", 0.0);
         const json& files = j.at("files");
         // A size is a count: -1 read as 18446744073709551615 bytes.
@@ -117,6 +138,8 @@ Manifest read_manifest(const fs::path& path) {
       } else {
         m.bad_lines.push_back(fmt::format("line {}: unknown type", number));
       }
+    } catch (const BadValue& e) {
+      m.bad_lines.push_back(fmt::format("line {}: {}", number, e.what()));
     } catch (const json::exception& e) {
       // A line cut short by a machine that died mid-write reads as damaged, not fatal.
       // nlohmann's "[json.exception.parse_error.101] " prefix says nothing to a user.

@@ -318,6 +318,11 @@ TEST(Farm, VerifyFindsMissingTruncatedAndCorruptFrames) {
   EXPECT_NE(said.find("corrupt: f_0001.png: frame 1: its record's run "), std::string::npos) << said;
   EXPECT_NE(said.find("was not to write it"), std::string::npos) << said;
   EXPECT_EQ(said.find("f_0001.png: a frame file no run"), std::string::npos) << said;
+  // Numbers out of range were read as wrapped ints: "the run's frames are -2147483648x…", a frame 2^63 as frame 0.
+  said = verify_edited("\"width\":96", "\"width\":1e30");
+  EXPECT_NE(said.find("line 1: \"width\" is 1e+30, not a whole number in 1..16384"), std::string::npos) << said;
+  said = verify_edited("\"frames\":[1,", "\"frames\":[9223372036854775808,");
+  EXPECT_NE(said.find("a frame is 9223372036854775808, not a whole number in 1..10000000"), std::string::npos) << said;
   write_text_file(dir / "fxsim-manifest.jsonl", whole);
   TempDir empty("verify-empty");
   EXPECT_EQ(run_fxsim("verify " + q(empty.path())).exit_code, 66);
