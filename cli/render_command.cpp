@@ -490,6 +490,7 @@ int run_render(const RenderOptions& options) {
                       scene.output.plate_layer ? scene.output.plate : std::filesystem::path(), scene.output.tone});
     images = sink.get();
     sinks.push_back(std::move(sink));
+    check_frames_replaceable(scene, scene.output.path, frames.frames());
     check_output_path((output_folder(scene.output.path) / kManifestName).string());
   }
   if (options.video)

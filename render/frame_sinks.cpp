@@ -4,6 +4,8 @@
 #include <cmath>
 #include <fmt/format.h>
 #include <fstream>
+#include <set>
+#include <sys/stat.h>
 
 #include "core/frame_output.h"
 #include "core/exit_codes.h"
@@ -137,6 +139,28 @@ std::vector<std::string> frame_file_patterns(const Scene& scene, const std::stri
     if (scene.output.motion_layer) files.push_back(beside(path, "motion").string());
   }
   return files;
+}
+
+void check_frames_replaceable(const Scene& scene, const std::string& pattern, const std::vector<int>& frames) {
+  const auto not_regular = [](const std::filesystem::path& file) {
+    struct stat st {};
+    return ::lstat(file.c_str(), &st) == 0 && !S_ISREG(st.st_mode);
+  };
+  const std::filesystem::path folder_pattern = std::filesystem::path(pattern).parent_path();
+  std::set<std::string> odd;  // where the frames share a folder: the names there that are not regular files
+  if (folder_pattern.string().find('#') == std::string::npos) {
+    // The folder listed once, not each frame's files looked up (10 million frames).
+    const std::filesystem::path folder = folder_pattern.empty() ? "." : folder_pattern;
+    std::error_code error;
+    for (std::filesystem::directory_iterator it(folder, error), end; !error && it != end; it.increment(error))
+      if (not_regular(it->path())) odd.insert(it->path().filename().string());
+    if (odd.empty()) return;
+  }
+  for (const int frame : frames)
+    for (const std::filesystem::path& file : frame_files(scene, pattern, frame))
+      if (folder_pattern.string().find('#') == std::string::npos ? odd.count(file.filename().string()) > 0
+                                                                 : not_regular(file))
+        check_output_path(file.string());
 }
 
 std::vector<std::filesystem::path> frame_files(const Scene& scene, const std::string& pattern, int frame) {

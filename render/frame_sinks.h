@@ -124,6 +124,10 @@ class ImageSequenceSink : public FrameSink {
 std::vector<std::filesystem::path> frame_files(const Scene& scene, const std::string& pattern, int frame);
 // The same files as patterns, each '#' run standing for the frame number.
 std::vector<std::string> frame_file_patterns(const Scene& scene, const std::string& pattern);
+// Throws check_output_path's FxError (73) for a file of one of `frames` that
+// is there and is not a regular file (a FIFO, a link, a folder), before any
+// work: such a file at a later frame was found only after the frames before it were written.
+void check_frames_replaceable(const Scene& scene, const std::string& pattern, const std::vector<int>& frames);
 
 // A text output, written line by line as frames are committed.
 class TextSink : public FrameSink {

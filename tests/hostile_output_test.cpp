@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <csignal>
 #include <filesystem>
+#include <tuple>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -111,6 +112,31 @@ TEST(HostileOutput, AFifoOrADeviceIsRefusedWithoutBlocking) {
   r = run_fxsim("render '" + kScene + "' --frames 1" + kSmall + "-o '" + (dir / "h.png").string() + "'");
   EXPECT_EQ(r.exit_code, 73) << r.err;
   EXPECT_NE(r.err.find("is a symbolic link; fxsim replaces only regular files\n"), std::string::npos) << r.err;
+}
+
+TEST(HostileOutput, ALaterFramesFileThatCannotBeReplacedIsFoundBeforeAnyWork) {
+  // A FIFO at frame 2 (or a link at a later frame's layer, or in a frame's
+  // own folder) was found once frame 1 and the manifest were written: 73 after the work.
+  TempDir fifo("later_fifo"), link("later_link"), folders("later_folders");
+  ASSERT_EQ(mkfifo((fifo / "f_0002.png").c_str(), 0600), 0);
+  ASSERT_EQ(symlink("/etc/passwd", (link / "f_0003.depth.png").c_str()), 0);
+  fs::create_directories(folders / "0002");
+  ASSERT_EQ(mkfifo((folders / "0002/f.png").c_str(), 0600), 0);
+  const std::tuple<const TempDir*, std::string, std::string, std::string> cases[] = {
+      {&fifo, "f_####.png", "", "f_0002.png: exists and is a FIFO"},
+      {&link, "f_####.png", " --set '/output/layers=[\"depth\"]'", "f_0003.depth.png: exists and is a symbolic link"},
+      {&folders, "####/f.png", "", "0002/f.png: exists and is a FIFO"},
+  };
+  for (const auto& [dir, pattern, extra, says] : cases) {
+    const CliResult r = run_fxsim("render '" + kScene + "' --frames 1-4" + kSmall + "-o '" + (*dir / pattern).string() +
+                                      "'" + extra,
+                                  "timeout 20");
+    EXPECT_EQ(r.exit_code, 73) << r.err;
+    EXPECT_NE(r.err.find(says), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(*dir / "fxsim-manifest.jsonl")) << pattern;
+    EXPECT_FALSE(fs::exists(*dir / "f_0001.png")) << pattern;
+    EXPECT_FALSE(fs::exists(*dir / "0001")) << pattern;
+  }
 }
 
 TEST(HostileOutput, StatisticsAndHashesGoToStandardOutputWithDash) {
