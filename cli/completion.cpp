@@ -14,6 +14,7 @@ struct OptionInfo {
   std::vector<std::string> names;  // "--backend", "-o"
   std::string description;
   bool takes_value = false;
+  bool repeatable = false;  // --set, --unset, test's --scene: given again, offered again
   ValueKind kind = ValueKind::none;
   std::vector<std::string> choices;
 };
@@ -22,6 +23,7 @@ struct CommandInfo {
   std::string name, description;
   std::vector<OptionInfo> options;
   ValueKind positional = ValueKind::none;  // what its positional arguments are
+  std::vector<std::string> positional_choices;  // with ValueKind::choices (completion's bash or zsh)
 };
 
 // The words of a validator's set, "TEXT:{auto,gl,compute}" → auto gl compute.
@@ -59,8 +61,12 @@ std::vector<CommandInfo> commands_of(const CLI::App& app) {
     CommandInfo command{sub->get_name(), sub->get_description(), {}, ValueKind::none};
     for (const CLI::Option* opt : sub->get_options()) {
       if (opt->get_positional()) {
+        if (command.positional != ValueKind::none) continue;
+        command.positional_choices = choices_of(opt->get_type_name());
         const ValueKind k = kind_of(sub->get_name(), opt->get_name(true, false));
-        if (command.positional == ValueKind::none) command.positional = k == ValueKind::none ? ValueKind::path : k;
+        command.positional = !command.positional_choices.empty() ? ValueKind::choices
+                             : k == ValueKind::none                ? ValueKind::path
+                                                                   : k;
         continue;
       }
       OptionInfo info;
@@ -68,6 +74,7 @@ std::vector<CommandInfo> commands_of(const CLI::App& app) {
       for (const std::string& l : opt->get_lnames()) info.names.push_back("--" + l);
       info.description = opt->get_description();
       info.takes_value = opt->get_items_expected_max() > 0;  // flags expect none
+      info.repeatable = info.takes_value && opt->get_expected_max() > 1;
       info.choices = choices_of(opt->get_type_name());
       info.kind = !info.choices.empty() ? ValueKind::choices
                   : opt->get_lnames().empty() ? ValueKind::none
@@ -115,11 +122,14 @@ std::string bash_script(const std::vector<CommandInfo>& commands) {
       }
     }
     if (!with_value.empty()) value_cases += fmt::format("        {}) return ;;\n", join(with_value, "|"));
-    const char* positional = c.positional == ValueKind::scene
-                                 ? "compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -X '!*.json' -- \"$cur\") $(compgen -d -- \"$cur\"))"
-                             : c.positional == ValueKind::folder ? "compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -d -- \"$cur\"))"
-                             : c.positional == ValueKind::path   ? "compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- \"$cur\"))"
-                                                                 : "COMPREPLY=()";
+    const std::string positional =
+        c.positional == ValueKind::scene
+            ? "compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -X '!*.json' -- \"$cur\") $(compgen -d -- \"$cur\"))"
+        : c.positional == ValueKind::folder ? "compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -d -- \"$cur\"))"
+        : c.positional == ValueKind::path   ? "compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- \"$cur\"))"
+        : c.positional == ValueKind::choices
+            ? fmt::format("COMPREPLY=($(compgen -W '{}' -- \"$cur\"))", join(c.positional_choices))
+            : "COMPREPLY=()";
     cases += fmt::format(R"(    {})
       case "$prev" in
 {}      esac
@@ -175,16 +185,22 @@ std::string zsh_script(const std::vector<CommandInfo>& commands) {
           case ValueKind::none: action = ":value: "; break;
         }
       const std::string text = "[" + zsh_text(o.description) + "]" + action;
+      // A repeatable option is offered again ('*'), with no exclusion of its other names.
       if (o.names.size() == 1) {
-        specs += fmt::format("        '{}{}' \\\n", o.names.front(), text);
+        specs += fmt::format("        '{}{}{}' \\\n", o.repeatable ? "*" : "", o.names.front(), text);
+      } else if (o.repeatable) {
+        specs += fmt::format("        '*'{{{}}}'{}' \\\n", join(o.names, ","), text);
       } else {
         specs += fmt::format("        '({})'{{{}}}'{}' \\\n", join(o.names), join(o.names, ","), text);
       }
     }
-    const char* positional = c.positional == ValueKind::scene    ? "'*:scene:_files -g \"*.json\"'"
-                             : c.positional == ValueKind::folder ? "'*:folder:_files -/'"
-                             : c.positional == ValueKind::path   ? "'*:file:_files'"
-                                                                 : "";
+    const std::string positional = c.positional == ValueKind::scene    ? "'*:scene:_files -g \"*.json\"'"
+                                   : c.positional == ValueKind::folder ? "'*:folder:_files -/'"
+                                   : c.positional == ValueKind::path   ? "'*:file:_files'"
+                                   : c.positional == ValueKind::choices
+                                       ? fmt::format("'1:{}:({})'", c.name == "completion" ? "shell" : "value",
+                                                     join(c.positional_choices))
+                                       : "";
     cases += fmt::format("    {})\n      _arguments \\\n{}        {} ;;\n", c.name, specs, positional);
   }
   return fmt::format(R"(#compdef fxsim
@@ -203,7 +219,13 @@ _fxsim() {{
   case $command in
 {}  esac
 }}
-_fxsim "$@"
+# Autoloaded from $fpath (the package's vendor-completions) this is _fxsim,
+# run at once; sourced (source <(fxsim completion zsh)) it registers itself.
+if [[ "$funcstack[1]" == _fxsim ]]; then
+  _fxsim "$@"
+else
+  compdef _fxsim fxsim
+fi
 )",
                      described, cases);
 }

@@ -48,11 +48,17 @@ done
 [ "$(complete_words render --fill-resolution h)" = "half" ] || fail "bash does not offer --fill-resolution's values"
 [ "$(complete_words render "")" = "$(printf 'a.json\nb.json')" ] || fail "bash does not offer scene files: $(complete_words render "")"
 [ -z "$(complete_words render --frames "")" ] || fail "bash offers words for --frames, which takes a list of frames"
+[ "$(complete_words completion "")" = "$(printf 'bash\nzsh')" ] || fail "bash does not offer completion's shells"
 
 # zsh: the script loads, and its render case names every option of render.
 zsh -n "$build/_fxsim" || fail "zsh cannot read _fxsim"
 render_case=$(awk '/^    render\)/ { on = 1 } on && /;;$/ { print; exit } on { print }' "$build/_fxsim")
-for option in $render_options; do  # '--video[…]', or '(-o --output)'{-o,--output}'[…]'
-  grep -qE -- "['{,]$option[[,}]" <<<"$render_case" || fail "zsh's completion of render lacks $option"
+for option in $render_options; do  # '--video[…]', '*--set[…]' (repeatable), or '(-o --output)'{-o,--output}'[…]'
+  grep -qE -- "['{,*]$option[[,}]" <<<"$render_case" || fail "zsh's completion of render lacks $option"
 done
+grep -qF -- "'*--set[" <<<"$render_case" || fail "zsh's completion does not offer --set again"
+grep -qF -- "'1:shell:(bash zsh)'" "$build/_fxsim" || fail "zsh's completion does not offer completion's shells"
+# Sourced after compinit (not autoloaded from fpath), the zsh script registers itself.
+[ "$(zsh -f -c "autoload -U compinit; compinit -u -D; source '$build/_fxsim'; print -r -- \${_comps[fxsim]}")" = _fxsim ] ||
+  fail "zsh's script, sourced, does not register _fxsim"
 echo "man/completion test: passed ($(wc -w <<<"$subcommands") subcommands, $(wc -w <<<"$render_options") options of render)"
