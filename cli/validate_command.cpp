@@ -33,7 +33,8 @@ int run_validate(const std::string& scene_argument, const std::string& backend) 
     check_plates(scene, frames);
     // Without GL the GPU's memory is unknown: with --backend gpu, only what
     // stays in RAM is checked here (render checks the GPU's free memory).
-    const size_t ram = ram_image_bytes(scene) + (backend == "gpu" ? 0 : cpu_particle_bytes(scene) + gl_image_bytes(scene));
+    const size_t ram = ram_image_bytes(scene) + texture_ram_bytes(scene) +
+                       (backend == "gpu" ? 0 : cpu_particle_bytes(scene) + gl_image_bytes(scene));
     check_ram(scene, ram, backend == "gpu" ? "" : ", or check with --backend gpu for a GPU render");
     // Slots: the most particles that can be live at once (max_particles, and
     // the secondaries' pools: splashes, mist, embers, debris). render and its

@@ -126,6 +126,19 @@ int png_bit_depth(const std::filesystem::path& path) {
   return static_cast<unsigned char>(header[24]);
 }
 
+bool png_header_size(const std::filesystem::path& path, int* width, int* height) {
+  std::ifstream in(path, std::ios::binary);
+  unsigned char header[24] = {};
+  if (!in.read(reinterpret_cast<char*>(header), sizeof header) || std::memcmp(header + 1, "PNG", 3) != 0 ||
+      std::memcmp(header + 12, "IHDR", 4) != 0)
+    return false;
+  const auto be32 = [&](int at) {
+    return int(uint32_t(header[at]) << 24 | uint32_t(header[at + 1]) << 16 | uint32_t(header[at + 2]) << 8 | header[at + 3]);
+  };
+  *width = be32(16), *height = be32(20);
+  return *width > 0 && *height > 0;
+}
+
 int png_channels(const std::filesystem::path& path) {
   std::vector<uint8_t> bytes;
   if (!read_bounded(path, bytes).empty()) return 0;

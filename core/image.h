@@ -45,6 +45,8 @@ struct Samples16 {
 Samples16 read_png16(const std::filesystem::path& path, int channels);
 // The bit depth a PNG's header declares (8, 16 …), 0 when it is not a PNG.
 int png_bit_depth(const std::filesystem::path& path);
+// The width and height a PNG's header declares (nothing decoded), false when it is not a PNG.
+bool png_header_size(const std::filesystem::path& path, int* width, int* height);
 // A PNG's channels as its header declares them (1 grey, 2 grey and alpha, 3
 // RGB or a palette, 4 RGBA or a palette with transparency), 0 when it is not a PNG.
 int png_channels(const std::filesystem::path& path);

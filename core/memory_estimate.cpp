@@ -9,6 +9,8 @@
 
 #include "core/diagnostics.h"
 #include "core/exit_codes.h"
+#include "core/frame_output.h"
+#include "core/image.h"
 #include "core/particle_system.h"
 #include "core/particles.h"
 #include "core/scene_parser.h"
@@ -21,6 +23,20 @@ constexpr size_t kImagesInFlight = 4;
 }  // namespace
 
 namespace {
+// An emitter's textures' share of texture_ram_bytes.
+size_t emitter_texture_bytes(const EmitterSettings& e) {
+  constexpr size_t kPerDecodedByte = 8;
+  const auto decoded = [](const std::filesystem::path& file) {
+    int width = 0, height = 0;
+    return png_header_size(file, &width, &height) ? size_t(width) * size_t(height) * 4 : size_t(0);
+  };
+  size_t bytes = 0;
+  if (e.is_precipitation() && !e.precipitation().textures.empty())  // each made the first one's size
+    bytes += e.precipitation().textures.size() * decoded(e.precipitation().textures.front());
+  if (e.is<ExplosionParams>() && e.as<ExplosionParams>().texture) bytes += decoded(*e.as<ExplosionParams>().texture);
+  return bytes * kPerDecodedByte;
+}
+
 // A particle slot's bytes in RAM: its state and the sprite built from it.
 size_t slot_bytes() { return particle_bytes() + sizeof(SpriteInstance); }
 
@@ -28,6 +44,13 @@ size_t slot_bytes() { return particle_bytes() + sizeof(SpriteInstance); }
 // max_particles of the emitter with the most particle slots, or the output's
 // width where its images outweigh every emitter's particles.
 std::string memory_pointer(const Scene& scene) {
+  // Textures that outweigh the rest: the emitter's that weigh most.
+  if (const size_t textures = texture_ram_bytes(scene); textures > cpu_particle_bytes(scene) + ram_image_bytes(scene) + gl_image_bytes(scene)) {
+    size_t heaviest = 0, index = 0;
+    for (size_t i = 0; i < scene.emitters.size(); ++i)
+      if (const size_t bytes = emitter_texture_bytes(scene.emitters[i]); bytes > heaviest) heaviest = bytes, index = i;
+    return fmt::format("/emitters/{}/{}", index, scene.emitters[index].is_precipitation() ? "textures" : "texture");
+  }
   size_t most = 0, largest = 0;
   for (size_t i = 0; i < scene.emitters.size(); ++i)
     if (const size_t slots = effect_slots(scene.emitters[i], scene.environment).total(); slots > most) most = slots, largest = i;
@@ -50,12 +73,30 @@ size_t gl_image_bytes(const Scene& scene) {
   // images and the 8-bit one read back. (At 16384² with 4 samples, counted
   // as RGBA8 this said 9.6 GB where the GL needed 21 GB: validate passed a
   // scene the render then refused.)
-  return pixels * (size_t(scene.output.samples) * (16 + 4) + 16 + 16 + 4);
+  const OutputSettings& o = scene.output;
+  const bool layers = o.depth_layer || o.mask_layers || o.motion_layer;
+  // The layers' single-sampled float target and depth, and its read-back (render/layer_target.cpp).
+  return pixels * (size_t(scene.output.samples) * (16 + 4) + 16 + 16 + 4 + (layers ? 16 + 4 + 16 : 0));
 }
 
 size_t ram_image_bytes(const Scene& scene) {
   const size_t pixels = size_t(scene.output.width) * size_t(scene.output.height);
-  return pixels * 4 * (kImagesInFlight + 1);  // + the PNG being built, at most about an image's size
+  const OutputSettings& o = scene.output;
+  // Per frame in flight: the 8-bit image; the float one read back for 16
+  // bits or EXR; a float a pixel for each mask and the depth, two for the
+  // motion; the plate's copy. (2048², 16 emitters with every layer: 0.95 GB
+  // more at the peak, measured on llvmpipe; this says 1.4 GB.)
+  const bool linear = o.bit_depth == 16 || image_format_of(o.path) == ImageFormat::exr;
+  const size_t layer_floats = (o.mask_layers ? scene.emitters.size() : 0) + (o.depth_layer ? 1 : 0) +
+                              (o.motion_layer ? 2 : 0);
+  const size_t per_frame = 4 + (linear ? 16 : 0) + layer_floats * 4 + (o.plate_layer ? 4 : 0);
+  return pixels * (per_frame * kImagesInFlight + 4);  // + the PNG being built, at most about an image's size
+}
+
+size_t texture_ram_bytes(const Scene& scene) {
+  size_t bytes = 0;
+  for (const EmitterSettings& e : scene.emitters) bytes += emitter_texture_bytes(e);
+  return bytes;
 }
 
 size_t available_ram_bytes() {
@@ -84,7 +125,7 @@ void check_ram(const Scene& scene, size_t needed, const std::string& hint) {
     const size_t room = limit.rlim_cur > kDriverAndThreads ? size_t(limit.rlim_cur) - kDriverAndThreads : 0;
     if (needed > room)
       throw FxError(ExitCode::invalid_scene,
-                    memory_refusal(scene, fmt::format("the render needs about {} of memory (particles and images), but "
+                    memory_refusal(scene, fmt::format("the render needs about {} of memory (particles, images and textures), but "
                                                       "the address-space limit (ulimit -v) of {} leaves {} once the "
                                                       "GL driver and the threads have about {} (raise the limit, or "
                                                       "lower max_particles or the image size)",
@@ -94,7 +135,7 @@ void check_ram(const Scene& scene, size_t needed, const std::string& hint) {
   const size_t available = available_ram_bytes();
   if (double(needed) <= 0.9 * double(available)) return;
   throw FxError(ExitCode::invalid_scene,
-                memory_refusal(scene, fmt::format("the render needs about {} of memory (particles and images), but "
+                memory_refusal(scene, fmt::format("the render needs about {} of memory (particles, images and textures), but "
                                                   "only {} is available (lower max_particles or the image size{})",
                                                   format_bytes(double(needed)), format_bytes(double(available)), hint)));
 }

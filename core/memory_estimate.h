@@ -16,8 +16,15 @@ size_t cpu_particle_bytes(const Scene& scene);
 // Frame images: on the GL, the multisampled float colour and depth buffers
 // and the resolved, graded and read-back images; in RAM, the images in flight (read back, queued, being
 // encoded) and the PNG being encoded.
+// Layers (masks, depth, motion, the plate's copy) and 16-bit or EXR frames
+// count too: each frame in flight carries them.
 size_t gl_image_bytes(const Scene& scene);
 size_t ram_image_bytes(const Scene& scene);
+
+// RAM the scene's textures take (its PNG snowflakes, an explosion's
+// flipbook): about 8 times each one's decoded size (measured with llvmpipe:
+// a 4096² texture took 500 MB more at the peak, each time it is listed).
+size_t texture_ram_bytes(const Scene& scene);
 
 // Memory the system can give a new allocation without swapping (MemAvailable
 // of /proc/meminfo; the physical RAM where that cannot be read).

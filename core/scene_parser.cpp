@@ -35,7 +35,7 @@ namespace {
 class Parser {
  public:
   Parser(const Json& root, std::filesystem::path base_dir, std::string stem, int last_frame)
-      : root_(root), base_dir_(std::move(base_dir)), stem_(std::move(stem)), last_frame_(last_frame) {}
+      : root_(root), base_dir_(std::move(base_dir)), textures_(base_dir_), stem_(std::move(stem)), last_frame_(last_frame) {}
 
   Scene parse() {
     ObjectReader top(&root_, "", problems_);
@@ -384,7 +384,7 @@ class Parser {
     const uint64_t derived = mix64(scene_.seed ^ mix64(uint64_t(index) + 0x5EED));
     e.seed = uint64_t(r.integer("seed", int64_t(derived >> 1), kSeed));
     parse_common(r, e, effect_defaults(e.params));
-    parse_effect_keys(r, e, ParseContext{base_dir_});
+    parse_effect_keys(r, e, textures_);
     if (e.is_precipitation() && e.precipitation().sizes) apply_weather(r, e);
     if (e.is<FireParams>() || e.is<ExplosionParams>()) parse_effect_light(r, e);
     r.finish();
@@ -494,6 +494,7 @@ class Parser {
 
   const Json& root_;
   std::filesystem::path base_dir_;
+  ParseContext textures_;  // one for the scene: each texture file checked once
   std::string stem_;
   int last_frame_ = 0;
   std::vector<size_t> emitter_indices_;  // each parsed emitter's index in the file's "emitters"  // the last frame a render asks for, when past output.frames

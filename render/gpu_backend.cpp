@@ -65,7 +65,7 @@ SystemFactory gpu_system_factory(GpuKernels& kernels) {
 MemoryEstimate estimate_memory(const Scene& scene, Backend backend) {
   MemoryEstimate m;
   m.gpu = gl_image_bytes(scene);
-  m.cpu = ram_image_bytes(scene);
+  m.cpu = ram_image_bytes(scene) + texture_ram_bytes(scene);
   if (backend == Backend::cpu) {
     m.cpu += cpu_particle_bytes(scene);
     return m;

@@ -263,7 +263,7 @@ TEST(HostileOutput, AnImageTooLargeInBytesForTheGlIsAnInvalidSceneNotAMissingGl)
   // On a machine with less free memory the memory check refuses it first, also with 65.
   const bool by_gl = r.err.find("cannot make a 16384×16384 image with 4 samples per pixel") != std::string::npos &&
                      r.err.find("lower the image size or output.samples") != std::string::npos;
-  const bool by_memory = r.err.find("of memory (particles and images)") != std::string::npos;
+  const bool by_memory = r.err.find("of memory (particles, images and textures)") != std::string::npos;
   EXPECT_TRUE(by_gl || by_memory) << r.err;
   EXPECT_FALSE(fs::exists(dir / "out"));
   EXPECT_FALSE(fs::exists(dir / "s.jsonl"));

@@ -24,7 +24,15 @@ std::filesystem::path ParseContext::texture(ObjectReader& r, const std::string& 
                                             int* width, int* height) const {
   std::filesystem::path path = written;
   if (path.is_relative()) path = base_dir / path;
-  if (const std::string why = png_problem(path, width, height); !why.empty()) {
+  auto found = checked_.find(path);
+  if (found == checked_.end()) {
+    Checked c;
+    c.problem = png_problem(path, &c.width, &c.height);
+    found = checked_.emplace(path, std::move(c)).first;
+  }
+  if (width) *width = found->second.width;
+  if (height) *height = found->second.height;
+  if (const std::string& why = found->second.problem; !why.empty()) {
     // The names as JSON strings: a NUL in one cut the message short there.
     const auto quoted = [](const std::string& s) { return Json(s).dump(-1, ' ', false, Json::error_handler_t::replace); };
     const std::string message = fmt::format("expected a PNG file of at most {}×{} pixels, got {} ({}), which cannot "
