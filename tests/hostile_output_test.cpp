@@ -55,20 +55,30 @@ TEST(HostileOutput, ALayerThatCannotBeWrittenLeavesNoneOfItsFramesFiles) {
   // The frame and its layers are recorded together in the manifest: the
   // frame's image was written, then its depth layer refused, and the image
   // stood without a record.
-  TempDir dir("out_layer_link");
+  // A link there at the start is refused before any work
+  // (ALaterFramesFileThatCannotBeReplacedIsFoundBeforeAnyWork): this one
+  // appears once the render has begun, at frame 60 of 80.
+  TempDir dir("out_layer_link"), logs("out_layer_link_logs");
   write_text_file(dir / "precious.txt", "keep me");
-  fs::create_symlink(dir / "precious.txt", dir / "f_0002.depth.png");
-  const CliResult r = run_fxsim("render '" + kScene + "' --frames 1-3" + kSmall +
-                                "--set '/output/layers=[\"depth\", \"mask\"]' -o '" + (dir / "f_####.png").string() + "'");
-  EXPECT_EQ(r.exit_code, 73) << r.err;
-  EXPECT_NE(r.err.find("f_0002.depth.png: exists and is a symbolic link"), std::string::npos) << r.err;
-  EXPECT_TRUE(fs::exists(dir / "f_0001.png"));  // the frame before, whole and recorded
-  EXPECT_TRUE(fs::exists(dir / "f_0001.depth.png"));
-  EXPECT_FALSE(fs::exists(dir / "f_0002.png"));
-  EXPECT_FALSE(fs::exists(dir / "f_0002.mask.snow.png"));
-  EXPECT_TRUE(fs::is_symlink(dir / "f_0002.depth.png"));
+  const std::string script = "'" + std::string(FXSIM_EXE) + "' render '" + kScene + "' --frames 1-80" + kSmall +
+                             "--set '/output/layers=[\"depth\", \"mask\"]' -o '" + (dir / "f_####.png").string() +
+                             "' 2> '" + (logs / "err").string() + "' & for i in $(seq 1000); do [ -e '" +
+                             (dir / "f_0001.png").string() + "' ] && break; sleep 0.01; done; ln -s '" +
+                             (dir / "precious.txt").string() + "' '" + (dir / "f_0060.depth.png").string() + "'; wait $!";
+  std::ofstream(logs / "link.sh") << script << "\n";
+  const CliResult r = run_command("sh '" + (logs / "link.sh").string() + "'");
+  const std::string err = read_text_file(logs / "err");
+  EXPECT_EQ(r.exit_code, 73) << err;
+  EXPECT_NE(err.find("f_0060.depth.png: exists and is a symbolic link"), std::string::npos) << err;
+  EXPECT_TRUE(fs::exists(dir / "f_0059.png"));  // the frame before, whole and recorded
+  EXPECT_TRUE(fs::exists(dir / "f_0059.depth.png"));
+  EXPECT_FALSE(fs::exists(dir / "f_0060.png"));
+  EXPECT_FALSE(fs::exists(dir / "f_0060.mask.snow.png"));
+  EXPECT_TRUE(fs::is_symlink(dir / "f_0060.depth.png"));
   EXPECT_EQ(read_text_file(dir / "precious.txt"), "keep me");
-  EXPECT_EQ(read_text_file(dir / "fxsim-manifest.jsonl").find("f_0002"), std::string::npos);
+  const std::string manifest = read_text_file(dir / "fxsim-manifest.jsonl");
+  EXPECT_NE(manifest.find("f_0059.png"), std::string::npos);
+  EXPECT_EQ(manifest.find("f_0060.png"), std::string::npos);
 }
 
 TEST(HostileOutput, AnOutputOverTheSceneFileIsRefused) {
