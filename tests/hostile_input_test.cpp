@@ -114,6 +114,18 @@ void expect_texture_refused(const std::string& tag, const std::string& file_cont
   const std::string scene = with_emitter(R"({"type": "snow", "textures": [")" + (dir / "t.png").string() + R"("]})");
   expect_refused(tag, scene, as_directory ? 66 : 65, words);
 }
+// Under AddressSanitizer (scripts/sanitize), whose shadow memory no ulimit -v leaves room for.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kAddressSanitized = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kAddressSanitized = true;
+#else
+constexpr bool kAddressSanitized = false;
+#endif
+#else
+constexpr bool kAddressSanitized = false;
+#endif
 }  // namespace
 
 TEST(HostileTexture, NotAPng) { expect_texture_refused("tex_text", "hello", "it is not a PNG file"); }
@@ -151,13 +163,7 @@ TEST(HostileMemory, AnAddressSpaceLimitIsCountedBeforeTheGlNeedsIt) {
   // Under ulimit -v 700000 (KiB) fxsim hung in Mesa, crashed (139) or ended
   // as an internal error (70): the limit is now compared with what the
   // render and the GL driver need, and the render refused (65), nothing written.
-#if defined(__SANITIZE_ADDRESS__)
-  GTEST_SKIP() << "AddressSanitizer reserves terabytes of address space: no ulimit -v lets it start";
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-  GTEST_SKIP() << "AddressSanitizer reserves terabytes of address space: no ulimit -v lets it start";
-#endif
-#endif
+  if (kAddressSanitized) GTEST_SKIP() << "AddressSanitizer reserves terabytes of address space: no ulimit -v lets it start";
   TempDir dir("ulimit");
   const CliResult r = run_fxsim("render " FXSIM_SOURCE_DIR "/scenes/snow.json --frames 1 --width 96 --height 54 -q -o '" +
                                 (dir / "out/f_#.png").string() + "'", "ulimit -v 700000 && timeout -s KILL 60");
@@ -170,13 +176,7 @@ TEST(HostileMemory, TexturesAndLayersAreCountedToo) {
   // The estimate left out the textures (a 4096² PNG takes 500 MB on llvmpipe,
   // each time it is listed) and the layers: under ulimit -v such a render
   // passed the check and ended out of memory (70) with its manifest written.
-#if defined(__SANITIZE_ADDRESS__)
-  GTEST_SKIP() << "AddressSanitizer reserves terabytes of address space: no ulimit -v lets it start";
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-  GTEST_SKIP() << "AddressSanitizer reserves terabytes of address space: no ulimit -v lets it start";
-#endif
-#endif
+  if (kAddressSanitized) GTEST_SKIP() << "AddressSanitizer reserves terabytes of address space: no ulimit -v lets it start";
   TempDir dir("ulimit_textures");
   fxsim::Image big{2048, 2048, std::vector<uint8_t>(size_t(2048) * 2048 * 4, 200)};
   const std::vector<uint8_t> png = fxsim::encode_png(big);
