@@ -83,7 +83,7 @@ int main(int argc, char** argv) {
   render_cmd->add_option("--video", render.video, "also write the frames as a video file (.mp4, .webm, .mov, .gif)");
   render_cmd->add_option("--video-crf", render.video_crf,
                          "video quality for .mp4 (H.264, 0-51, default 18) and .webm (VP9, 0-63, default 31): lower is better; "
-                         "refused for .mov, .gif and renders that write no video")
+                         "refused where no .mp4 or .webm is written")
       ->check(CLI::Range(0, 63));
   render_cmd->add_option("--frames", render.frames,
                          "frames to write: N, A-B, A-B:S (every S-th), or a list such as 1-240:2,300; may go past "

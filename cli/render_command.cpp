@@ -200,6 +200,28 @@ void refuse_shared_outputs(const RenderOptions& options, const Scene& scene, boo
   }
 }
 
+// --video-crf where it would change nothing, refused rather than ignored: no
+// video, or none with a CRF (a .mov is ProRes 4444, a .gif a palette), or
+// 52 and more for an .mp4 (H.264 stops at 51; VP9 at 63).
+void refuse_idle_crf(const RenderOptions& options, const std::string& pattern, bool video_only) {
+  if (!options.video_crf) return;
+  const int crf = *options.video_crf;
+  std::vector<VideoFormat> videos;
+  if (!options.simulate_only && video_only) videos.push_back(*video_format_of(pattern));
+  if (!options.simulate_only && options.video)
+    if (const auto format = video_format_of(*options.video)) videos.push_back(*format);
+  const auto has = [&](VideoFormat f) { return std::find(videos.begin(), videos.end(), f) != videos.end(); };
+  if (videos.empty())
+    throw FxError(ExitCode::usage, fmt::format("--video-crf {}: this render writes no video; give -o FILE.mp4 or "
+                                               "--video FILE.mp4 (or .webm)", crf));
+  if (!has(VideoFormat::mp4) && !has(VideoFormat::webm))
+    throw FxError(ExitCode::usage, fmt::format("--video-crf {}: a CRF sets the quality of .mp4 and .webm videos; a "
+                                               ".mov (ProRes 4444) or .gif (a palette) has none", crf));
+  if (has(VideoFormat::mp4) && crf > 51)
+    throw FxError(ExitCode::usage, fmt::format("--video-crf {}: H.264 (.mp4) takes a CRF of 0 to 51 (VP9, .webm, 0 "
+                                               "to 63)", crf));
+}
+
 // A manifest's run line: what this render sets out to write (the caller adds
 // the device, backend and shard it knows).
 ManifestRun manifest_run(const Scene& scene, const std::string& scene_file, const std::string& run_id,
@@ -475,9 +497,7 @@ int run_render(const RenderOptions& options) {
   // The outputs check their paths now, before any work; they create nothing yet.
   std::vector<std::unique_ptr<FrameSink>> sinks;
   const VideoSettings video{options.video_crf};
-  if (options.video_crf && !video_only && !options.video)
-    throw FxError(ExitCode::usage, fmt::format("--video-crf {}: this render writes no video; give -o FILE.mp4 or "
-                                               "--video FILE.mp4 (or .webm)", *options.video_crf));
+  refuse_idle_crf(options, scene.output.path, video_only);
   std::optional<ManifestWriter> manifest;
   if (!options.simulate_only && video_only)
     sinks.push_back(std::make_unique<VideoSink>(scene.output.path, scene.output.width, scene.output.height,

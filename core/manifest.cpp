@@ -91,8 +91,10 @@ struct BadValue : std::runtime_error {
 // A whole number in lo..hi: a float or one out of range was read as a
 // wrapped int ("width": 1e30 as -2147483648, a frame 2^63 as frame 0).
 int whole_number(const json& value, const std::string& what, int lo, int hi) {
-  if (!value.is_number_integer() || (value.is_number_unsigned() ? value.get<uint64_t>() > uint64_t(hi)
-                                                                 : value.get<int64_t>() < lo || value.get<int64_t>() > hi))
+  // (JSON's 0 and up are unsigned: their lower bound is checked too.)
+  if (!value.is_number_integer() ||
+      (value.is_number_unsigned() ? value.get<uint64_t>() < uint64_t(std::max(lo, 0)) || value.get<uint64_t>() > uint64_t(hi)
+                                  : value.get<int64_t>() < lo || value.get<int64_t>() > hi))
     throw BadValue(fmt::format("{} is {}, not a whole number in {}..{}", what, value.dump(), lo, hi));
   return value.get<int>();
 }
@@ -120,7 +122,9 @@ Manifest read_manifest(const fs::path& path) {
         r.width = whole_number(j.at("width"), "\"width\"", 1, kMaxImageSide);
         r.height = whole_number(j.at("height"), "\"height\"", 1, kMaxImageSide);
         r.shard = j.value("shard", "");
-        for (const json& frame : j.at("frames")) r.frames.push_back(whole_number(frame, "a frame", 1, kMaxFrames));
+        const json& frames = j.at("frames");  // (an object's values, or a number, iterated too)
+        if (!frames.is_array()) throw BadValue(fmt::format("\"frames\" is {}, not a list of frames", frames.dump()));
+        for (const json& frame : frames) r.frames.push_back(whole_number(frame, "a frame", 1, kMaxFrames));
         m.runs.push_back(std::move(r));
       } else if (j.at("type") == "frame") {
         ManifestFrame f;

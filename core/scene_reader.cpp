@@ -68,18 +68,6 @@ void ObjectReader::missing_file(const std::string& pointer, const std::string& m
 
 bool ObjectReader::present(const std::string& key) { return raw(key) != nullptr; }
 
-double ObjectReader::drag(const std::string& key, double fallback) {
-  const std::optional<double> value = optional_number(key, kDrag);
-  if (value && *value > 0 && *value < kLeastDrag) {
-    error(child(key), fmt::format("expected 0 (no drag) or a drag of {:g} to {:g} per second, got {:g}: a drag this "
-                                  "small loses the motion in rounding (its terminal speed, g / drag, is {:.0e} m/s); "
-                                  "give 0 for none",
-                                  kLeastDrag, kDrag.hi, *value, 9.81 / *value));
-    return fallback;
-  }
-  return value.value_or(fallback);
-}
-
 namespace {
 thread_local AcceptedKeys* t_accepted_keys = nullptr;
 
@@ -145,6 +133,25 @@ std::optional<double> ObjectReader::optional_number(const std::string& key, Rang
 
 double ObjectReader::number(const std::string& key, double fallback, Range range) {
   return optional_number(key, range).value_or(fallback);
+}
+
+double ObjectReader::drag(const std::string& key, double fallback) {
+  // The schema: 0, or kLeastDrag..kDrag.hi.
+  describe(key, Json{{"type", "number"}, {"const", 0}});
+  describe(key, number_schema("number", kLeastDrag, kDrag.hi));
+  const Json* value = raw(key);
+  if (!value) return fallback;
+  const double drag = value->is_number() ? value->get<double>() : -1;
+  if (drag == 0 || (drag >= kLeastDrag && drag <= kDrag.hi)) return drag;
+  if (drag > 0 && drag < kLeastDrag)
+    error(child(key), fmt::format("expected 0 (no drag) or a drag of {:g} to {:g} per second, got {:g}: a drag this "
+                                  "small loses the motion in rounding (its terminal speed, g / drag, is {:.0e} m/s); "
+                                  "give 0 for none",
+                                  kLeastDrag, kDrag.hi, drag, 9.81 / drag));
+  else
+    error(child(key), fmt::format("expected 0 (no drag) or a number in {:g}..{:g}, ", kLeastDrag, kDrag.hi) +
+                          describe_json(*value));
+  return fallback;
 }
 
 int64_t ObjectReader::integer(const std::string& key, int64_t fallback, IntRange range) {

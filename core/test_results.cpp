@@ -177,12 +177,14 @@ nlohmann::json results_json(const std::vector<SuiteCheck>& suites) {
 
 void write_html_report(const std::vector<SuiteCheck>& suites, const fs::path& dir) {
   fs::create_directories(dir / "images");
-  // A report folder used before: its images of that run (NNNN_NAME) go, so
-  // that what is there is this run's (a CI artefact kept the old ones beside).
+  // A report folder used before: its images of that run (NNNN_NAME.png,
+  // four digits or more) go, so that what is there is this run's (a CI
+  // artefact kept the old ones beside); nothing else there is touched.
   for (const auto& entry : fs::directory_iterator(dir / "images")) {
     const std::string name = entry.path().filename().string();
-    if (entry.is_regular_file() && name.size() > 5 && name[4] == '_' &&
-        std::all_of(name.begin(), name.begin() + 4, [](char c) { return c >= '0' && c <= '9'; }))
+    const size_t digits = name.find_first_not_of("0123456789");
+    if (entry.is_regular_file() && digits >= 4 && digits != std::string::npos && name[digits] == '_' &&
+        entry.path().extension() == ".png")
       fs::remove(entry.path());
   }
   int copied = 0;

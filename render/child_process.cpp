@@ -128,6 +128,7 @@ ChildProcess::ChildProcess(const std::vector<std::string>& argv, OnInterrupt on_
   slot_->pass_on = on_interrupt == OnInterrupt::pass_on;
   int in[2];
   if (::pipe2(in, O_CLOEXEC) != 0) {
+    ::close(stderr_fd_);  // (the destructor does not run for a constructor that throws)
     release_slot(slot_);
     throw FxError(ExitCode::cannot_write, fmt::format("cannot make a pipe to {} ({})", argv[0], std::strerror(errno)));
   }
@@ -147,6 +148,7 @@ ChildProcess::ChildProcess(const std::vector<std::string>& argv, OnInterrupt on_
   ::close(in[0]);
   if (spawned != 0) {
     ::close(in[1]);
+    ::close(stderr_fd_);
     release_slot(slot_);
     pid_ = -1;
     throw FxError(ExitCode::cannot_write, fmt::format("cannot start {} ({})", path, std::strerror(spawned)));

@@ -147,20 +147,23 @@ void check_frames_replaceable(const Scene& scene, const std::string& pattern, co
     return ::lstat(file.c_str(), &st) == 0 && !S_ISREG(st.st_mode);
   };
   const std::filesystem::path folder_pattern = std::filesystem::path(pattern).parent_path();
-  std::set<std::string> odd;  // where the frames share a folder: the names there that are not regular files
+  // Where the frames share a folder that can be listed: the names there that
+  // are not regular files, found in one listing, not each frame's files
+  // looked up (10 million frames). Elsewhere each file is looked up.
+  bool listed = false;
+  std::set<std::string> odd;
   if (folder_pattern.string().find('#') == std::string::npos) {
-    // The folder listed once, not each frame's files looked up (10 million frames).
     const std::filesystem::path folder = folder_pattern.empty() ? "." : folder_pattern;
     std::error_code error;
-    for (std::filesystem::directory_iterator it(folder, error), end; !error && it != end; it.increment(error))
+    std::filesystem::directory_iterator it(folder, error);
+    for (const std::filesystem::directory_iterator end; !error && it != end; it.increment(error))
       if (not_regular(it->path())) odd.insert(it->path().filename().string());
-    if (odd.empty()) return;
+    listed = !error || error == std::errc::no_such_file_or_directory;
+    if (listed && odd.empty()) return;
   }
   for (const int frame : frames)
     for (const std::filesystem::path& file : frame_files(scene, pattern, frame))
-      if (folder_pattern.string().find('#') == std::string::npos ? odd.count(file.filename().string()) > 0
-                                                                 : not_regular(file))
-        check_output_path(file.string());
+      if (listed ? odd.count(file.filename().string()) > 0 : not_regular(file)) check_output_path(file.string());
 }
 
 std::vector<std::filesystem::path> frame_files(const Scene& scene, const std::string& pattern, int frame) {

@@ -40,15 +40,6 @@ VideoSink::VideoSink(std::string path, int width, int height, double fps, VideoS
   if (!format)
     throw FxError(ExitCode::usage, fmt::format("{}: a video file ends in .mp4, .webm, .mov or .gif", path_));
   format_ = *format;
-  // A quality that would change nothing is refused, not ignored.
-  if (settings_.crf && (format_ == VideoFormat::mov || format_ == VideoFormat::gif))
-    throw FxError(ExitCode::usage,
-                  fmt::format("--video-crf {}: {}: a CRF sets the quality of .mp4 and .webm videos; a .{} has none "
-                              "({})", *settings_.crf, path_, muxer_of(format_),
-                              format_ == VideoFormat::mov ? "ProRes 4444" : "a palette of 256 colours"));
-  if (settings_.crf && format_ == VideoFormat::mp4 && *settings_.crf > 51)
-    throw FxError(ExitCode::usage, fmt::format("--video-crf {}: {}: H.264 (.mp4) takes a CRF of 0 to 51 (VP9, .webm, "
-                                               "0 to 63)", *settings_.crf, path_));
   const bool yuv420 = format_ == VideoFormat::mp4 || format_ == VideoFormat::webm;
   fed_width_ = yuv420 ? (width_ + 1) / 2 * 2 : width_;
   fed_height_ = yuv420 ? (height_ + 1) / 2 * 2 : height_;

@@ -21,7 +21,7 @@
 namespace fxsim {
 
 struct VideoSettings {
-  std::optional<int> crf;  // mp4 and webm: 0 (lossless) to 51 (x264) or 63 (VP9); refused for mov and gif
+  std::optional<int> crf;  // mp4 and webm: 0 (lossless) to 51 (x264) or 63 (VP9); mov and gif have none
 };
 
 class VideoSink : public FrameSink {

@@ -323,6 +323,10 @@ TEST(Farm, VerifyFindsMissingTruncatedAndCorruptFrames) {
   EXPECT_NE(said.find("line 1: \"width\" is 1e+30, not a whole number in 1..16384"), std::string::npos) << said;
   said = verify_edited("\"frames\":[1,", "\"frames\":[9223372036854775808,");
   EXPECT_NE(said.find("a frame is 9223372036854775808, not a whole number in 1..10000000"), std::string::npos) << said;
+  said = verify_edited("\"width\":96", "\"width\":0");  // (JSON's 0 is unsigned: only the upper bound was checked)
+  EXPECT_NE(said.find("\"width\" is 0, not a whole number in 1..16384"), std::string::npos) << said;
+  said = verify_edited("\"frames\":[1,2,3,4,5,6]", "\"frames\":{\"a\":1}");  // an object's values were iterated
+  EXPECT_NE(said.find("\"frames\" is {\"a\":1}, not a list of frames"), std::string::npos) << said;
   write_text_file(dir / "fxsim-manifest.jsonl", whole);
   TempDir empty("verify-empty");
   EXPECT_EQ(run_fxsim("verify " + q(empty.path())).exit_code, 66);

@@ -202,11 +202,17 @@ TEST(RenderVideo, TheCrfSetsTheQualityAndIsRefusedWhereItWouldChangeNothing) {
   ASSERT_EQ(run_fxsim(render + " -o '" + (dir / "coarse.mp4").string() + "' --video-crf 45").exit_code, 0);
   EXPECT_GT(fs::file_size(dir / "fine.mp4"), fs::file_size(dir / "coarse.mp4"));
   ASSERT_EQ(run_fxsim(render + " -o '" + (dir / "v.webm").string() + "' --video-crf 63").exit_code, 0);
-  const std::array<std::pair<std::string, std::string>, 4> refused = {{
+  // With an .mp4 beside, a .gif takes it too: the .mp4 uses it (this was refused).
+  ASSERT_EQ(run_fxsim(render + " -o '" + (dir / "both.mp4").string() + "' --video '" + (dir / "both.gif").string() +
+                      "' --video-crf 20").exit_code,
+            0);
+  const std::array<std::pair<std::string, std::string>, 5> refused = {{
       {" -o '" + (dir / "f_#.png").string() + "' --video-crf 20", "this render writes no video"},
-      {" -o '" + (dir / "v.mov").string() + "' --video-crf 20", "a .mov has none"},
+      {" -o '" + (dir / "v.mov").string() + "' --video-crf 20", "or .gif (a palette) has none"},
       {" -o '" + (dir / "f_#.png").string() + "' --video '" + (dir / "v.gif").string() + "' --video-crf 20",
-       "a .gif has none"},
+       "or .gif (a palette) has none"},
+      {" -o '" + (dir / "v.mov").string() + "' --simulate-only --checkpoint-every 2 --video-crf 20",
+       "this render writes no video"},
       {" -o '" + (dir / "v.mp4").string() + "' --video-crf 52", "0 to 51"},
   }};
   for (const auto& [args, says] : refused) {
@@ -214,7 +220,7 @@ TEST(RenderVideo, TheCrfSetsTheQualityAndIsRefusedWhereItWouldChangeNothing) {
     EXPECT_EQ(r.exit_code, 64) << args << "\n" << r.err;
     EXPECT_NE(r.err.find(says), std::string::npos) << r.err;
   }
-  EXPECT_EQ(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator()), 3);  // the three videos alone
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator()), 5);  // the five videos alone
 }
 
 TEST(RenderVideo, AKilledRenderLeavesNoTemporaryFileOfFfmpegsMessages) {
@@ -222,16 +228,17 @@ TEST(RenderVideo, AKilledRenderLeavesNoTemporaryFileOfFfmpegsMessages) {
   // render that ended: one killed with SIGKILL left it, with no process id
   // in its name for a later run to tell it was stale.
   TempDir dir("video-sigkill"), tmp("video-sigkill-tmp");
+  // Exit 3: ffmpeg never ran (nothing tested); 4: it outlived the kill by 5 s.
+  const std::string ffmpeg = "pgrep -f '[f]fmpeg .*" + dir.path().string() + "' > /dev/null";
   const std::string script = "TMPDIR='" + tmp.path().string() + "' '" + std::string(FXSIM_EXE) +
                              "' render '" FXSIM_SOURCE_DIR "/scenes/fountain-ring.json' --quiet --width 640 --height 360 -o '" +
-                             (dir / "long.mp4").string() + "' & for i in $(seq 300); do pgrep -f '[f]fmpeg .*" +
-                             dir.path().string() + "' > /dev/null && break; sleep 0.05; done; kill -KILL $!; wait $!; " +
-                             "for i in $(seq 100); do pgrep -f '[f]fmpeg .*" + dir.path().string() +
-                             "' > /dev/null || break; sleep 0.05; done";
-  std::ofstream(tmp / "kill.sh") << script << "\n";
-  const CliResult r = run_command("sh '" + (tmp / "kill.sh").string() + "'");
-  fs::remove(tmp / "kill.sh");
-  EXPECT_EQ(r.exit_code, 0) << r.err;  // the last loop's status: ffmpeg gone
+                             (dir / "long.mp4").string() + "' & seen=0; for i in $(seq 300); do " + ffmpeg +
+                             " && { seen=1; break; }; sleep 0.05; done; kill -KILL $!; wait $!; [ $seen = 1 ] || exit 3; " +
+                             "for i in $(seq 100); do " + ffmpeg + " || exit 0; sleep 0.05; done; exit 4";
+  TempDir logs("video-sigkill-logs");
+  std::ofstream(logs / "kill.sh") << script << "\n";
+  const CliResult r = run_command("sh '" + (logs / "kill.sh").string() + "'");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(fs::is_empty(tmp.path()));
 }
 

@@ -105,6 +105,7 @@ TEST(SceneSchema, RefusesTheHostileScenesASchemaCanJudge) {
            // Within the old ranges, refused by fxsim: the schema said 8..16, 1..8 and 2^63 at most.
            {"bit_depth_9", R"({"fxsim": 1, "output": {"bit_depth": 9}, "emitters": [{"type": "snow"}]})"},
            {"samples_7", R"({"fxsim": 1, "output": {"samples": 7}, "emitters": [{"type": "snow"}]})"},
+           {"drag_tiny", R"({"fxsim": 1, "emitters": [{"type": "rain", "drag": 0.001}]})"},
            {"layer_twice", R"({"fxsim": 1, "output": {"layers": ["mask", "mask"]}, "emitters": [{"type": "snow"}]})"},
            {"seed_2_63", R"({"fxsim": 1, "emitters": [{"type": "snow", "seed": 9223372036854775808}]})"}}) {
     files.push_back(dir / (name + ".json"));

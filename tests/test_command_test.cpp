@@ -94,12 +94,14 @@ TEST(TestCommand, APerturbedSceneFailsWithAJUnitFailureAndAReportOfThreeImages) 
   // Accepting the change: --update, then it passes.
   ASSERT_EQ(run_fxsim("test " + s.path() + " --device-class llvmpipe" + " --update").exit_code, 0);
   write_text_file(out / "report/images/mine.txt", "not the report's");
+  write_text_file(out / "report/images/2024_notes.txt", "not the report's either");
   EXPECT_EQ(run_fxsim("test " + s.path() + " --device-class llvmpipe --report " + quoted(out / "report")).exit_code, 0);
   // The report folder used again: the failing run's six images went (they stayed beside the passing run's two).
   images = 0;
   for (const auto& e : fs::directory_iterator(out / "report/images")) images += e.path().extension() == ".png";
   EXPECT_EQ(images, 2u);
   EXPECT_TRUE(fs::exists(out / "report/images/mine.txt"));
+  EXPECT_TRUE(fs::exists(out / "report/images/2024_notes.txt"));
 }
 
 TEST(TestCommand, AChangedSimulationFailsOnItsStateHashes) {
