@@ -90,16 +90,15 @@ bool holds_exr(const fs::path& folder) {
 // `diff`, when given and the sizes agree.
 ImageComparison compare_files(const std::string& a, const std::string& b, const CompareThresholds& thresholds,
                               const std::optional<fs::path>& diff) {
-  const ComparedChannels channels = compared_channels(png_channels(a), png_channels(b));
   ImageComparison c;
   std::vector<uint8_t> heat_map;
   if (png_bit_depth(a) == 16 && png_bit_depth(b) == 16) {
     const Samples16 deep_a = read_png16(a, 4), deep_b = read_png16(b, 4);
-    c = compare_images(deep_a, deep_b, thresholds, channels, true);
+    c = compare_images(deep_a, deep_b, thresholds, compared_channels(deep_a.file_channels, deep_b.file_channels), true);
     if (diff && c.same_size()) heat_map = encode_png(difference_heat_map(deep_a, deep_b));
   } else {
     const Image image_a = read_png(a), image_b = read_png(b);
-    c = compare_images(image_a, image_b, thresholds, channels);
+    c = compare_images(image_a, image_b, thresholds, compared_channels(image_a.file_channels, image_b.file_channels));
     if (diff && c.same_size()) heat_map = encode_png(difference_heat_map(image_a, image_b));
   }
   // The heat map first: a verdict printed and then a failure to write it read as two answers.

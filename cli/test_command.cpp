@@ -242,7 +242,7 @@ class Runner {
       return f;
     }
     // 16-bit layers (depth, motion) in their own steps; over the channels the files have.
-    const ComparedChannels channels = compared_channels(png_channels(f.golden), png_channels(f.actual));
+    const ComparedChannels channels = compared_channels(golden.file_channels, actual.file_channels);
     std::vector<uint8_t> heat_map;
     if (golden16) {
       Samples16 actual16 = read_png16(f.actual, 4);
@@ -323,12 +323,9 @@ std::string scene_line(const SceneCheck& s) {
   const std::string status = s.failed() ? "FAIL" : updated ? "UPDATED" : s.warned() ? "WARN" : "PASS";
   if (worst.empty()) {
     // (A golden of a layer the render no longer writes is removed: updated, with no golden.)
-    const auto removed = size_t(std::count_if(s.frames.begin(), s.frames.end(), [](const FrameCheck& f) {
-      return f.status == CheckStatus::updated && f.golden.empty();
-    }));
-    const auto written = size_t(std::count_if(s.frames.begin(), s.frames.end(), [](const FrameCheck& f) {
-                           return f.status == CheckStatus::updated;
-                         })) - removed;
+    size_t written = 0, removed = 0;
+    for (const FrameCheck& f : s.frames)
+      if (f.status == CheckStatus::updated) ++(f.golden.empty() ? removed : written);
     const size_t images = s.frames.size() - removed;
     worst = updated ? fmt::format("{} of {} images written{}{}{}", written, images,
                                   written < images ? " (the others within the tolerance, kept)" : "",

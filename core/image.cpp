@@ -62,6 +62,30 @@ Decoded failed(std::string why) {
   return d;
 }
 
+// The IHDR chunk, which must come first after the signature: the size and
+// the bit depth (0 where the bytes end before it).
+struct Ihdr {
+  uint32_t width = 0, height = 0;
+  int bit_depth = 0;
+};
+std::optional<Ihdr> ihdr_of(const uint8_t* bytes, size_t size) {
+  if (size < 24 || std::memcmp(bytes + 12, "IHDR", 4) != 0) return std::nullopt;
+  const auto be32 = [&](size_t at) {
+    return uint32_t(bytes[at]) << 24 | uint32_t(bytes[at + 1]) << 16 | uint32_t(bytes[at + 2]) << 8 | bytes[at + 3];
+  };
+  return Ihdr{be32(16), be32(20), size > 24 ? int(bytes[24]) : 0};
+}
+
+// A file's IHDR from its first bytes alone, nothing decoded.
+std::optional<Ihdr> file_ihdr(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  uint8_t header[25] = {};
+  in.read(reinterpret_cast<char*>(header), sizeof header);
+  const auto got = size_t(in.gcount());
+  if (got < 4 || std::memcmp(header + 1, "PNG", 3) != 0) return std::nullopt;
+  return ihdr_of(header, got);
+}
+
 // Decodes to 8-bit RGBA, or with `sixteen_channels` > 0 to that many 16-bit
 // samples a pixel (the file must be a 16-bit PNG).
 Decoded decode(const std::filesystem::path& path, int sixteen_channels = 0) {
@@ -70,11 +94,9 @@ Decoded decode(const std::filesystem::path& path, int sixteen_channels = 0) {
   static constexpr uint8_t kSignature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
   if (bytes.size() < 8 || std::memcmp(bytes.data(), kSignature, 8) != 0) return failed("it is not a PNG file");
   // The size, from the IHDR chunk that must come first, before any decoding.
-  if (bytes.size() < 24 || std::memcmp(bytes.data() + 12, "IHDR", 4) != 0) return failed("its header is missing");
-  const auto be32 = [&](size_t at) {
-    return uint32_t(bytes[at]) << 24 | uint32_t(bytes[at + 1]) << 16 | uint32_t(bytes[at + 2]) << 8 | bytes[at + 3];
-  };
-  const uint32_t header_w = be32(16), header_h = be32(20);
+  const std::optional<Ihdr> ihdr = ihdr_of(bytes.data(), bytes.size());
+  if (!ihdr) return failed("its header is missing");
+  const uint32_t header_w = ihdr->width, header_h = ihdr->height;
   if (header_w < 1 || header_h < 1 || header_w > uint32_t(kMaxTextureSide) || header_h > uint32_t(kMaxTextureSide))
     return failed(fmt::format("it is {}×{} pixels; a texture may be at most {}×{}", header_w, header_h, kMaxTextureSide,
                               kMaxTextureSide));
@@ -87,7 +109,7 @@ Decoded decode(const std::filesystem::path& path, int sixteen_channels = 0) {
     if (!samples) return failed("it cannot be decoded (is it truncated?)");
     Decoded d;
     d.samples = {w, h, sixteen_channels,
-                 std::vector<uint16_t>(samples, samples + size_t(w) * size_t(h) * size_t(sixteen_channels))};
+                 std::vector<uint16_t>(samples, samples + size_t(w) * size_t(h) * size_t(sixteen_channels)), channels};
     stbi_image_free(samples);
     return d;
   }
@@ -97,7 +119,7 @@ Decoded decode(const std::filesystem::path& path, int sixteen_channels = 0) {
     return failed(fmt::format("it cannot be decoded ({}; is it truncated?)", why ? why : "unknown error"));
   }
   Decoded d;
-  d.image = {w, h, std::vector<uint8_t>(pixels, pixels + size_t(w) * size_t(h) * 4)};
+  d.image = {w, h, std::vector<uint8_t>(pixels, pixels + size_t(w) * size_t(h) * 4), channels};
   stbi_image_free(pixels);
   return d;
 }
@@ -119,31 +141,15 @@ Samples16 read_png16(const std::filesystem::path& path, int channels) {
 }
 
 int png_bit_depth(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  char header[25] = {};
-  if (!in.read(header, sizeof header) || std::memcmp(header + 1, "PNG", 3) != 0 || std::memcmp(header + 12, "IHDR", 4) != 0)
-    return 0;
-  return static_cast<unsigned char>(header[24]);
+  const std::optional<Ihdr> ihdr = file_ihdr(path);
+  return ihdr ? ihdr->bit_depth : 0;
 }
 
 bool png_header_size(const std::filesystem::path& path, int* width, int* height) {
-  std::ifstream in(path, std::ios::binary);
-  unsigned char header[24] = {};
-  if (!in.read(reinterpret_cast<char*>(header), sizeof header) || std::memcmp(header + 1, "PNG", 3) != 0 ||
-      std::memcmp(header + 12, "IHDR", 4) != 0)
-    return false;
-  const auto be32 = [&](int at) {
-    return int(uint32_t(header[at]) << 24 | uint32_t(header[at + 1]) << 16 | uint32_t(header[at + 2]) << 8 | header[at + 3]);
-  };
-  *width = be32(16), *height = be32(20);
-  return *width > 0 && *height > 0;
-}
-
-int png_channels(const std::filesystem::path& path) {
-  std::vector<uint8_t> bytes;
-  if (!read_bounded(path, bytes).empty()) return 0;
-  int w = 0, h = 0, channels = 0;
-  return stbi_info_from_memory(bytes.data(), int(bytes.size()), &w, &h, &channels) ? channels : 0;
+  const std::optional<Ihdr> ihdr = file_ihdr(path);
+  if (!ihdr || ihdr->width < 1 || ihdr->height < 1 || ihdr->width > INT32_MAX || ihdr->height > INT32_MAX) return false;
+  *width = int(ihdr->width), *height = int(ihdr->height);
+  return true;
 }
 
 std::string png_problem(const std::filesystem::path& path, int* width, int* height) {

@@ -14,6 +14,7 @@ namespace fxsim {
 struct Image {
   int width = 0, height = 0;
   std::vector<uint8_t> rgba;  // rows top to bottom, 4 bytes per pixel
+  int file_channels = 4;      // read_png: the file's own (1 grey, 2 grey and alpha, 3 RGB, 4 RGBA), for comparisons
 };
 
 // A frame in linear light with premultiplied alpha, as the GPU blended it in
@@ -41,15 +42,13 @@ Image read_png(const std::filesystem::path& path);
 struct Samples16 {
   int width = 0, height = 0, channels = 0;
   std::vector<uint16_t> samples;
+  int file_channels = 4;  // the file's own, as Image's
 };
 Samples16 read_png16(const std::filesystem::path& path, int channels);
 // The bit depth a PNG's header declares (8, 16 …), 0 when it is not a PNG.
 int png_bit_depth(const std::filesystem::path& path);
 // The width and height a PNG's header declares (nothing decoded), false when it is not a PNG.
 bool png_header_size(const std::filesystem::path& path, int* width, int* height);
-// A PNG's channels as its header declares them (1 grey, 2 grey and alpha, 3
-// RGB or a palette, 4 RGBA or a palette with transparency), 0 when it is not a PNG.
-int png_channels(const std::filesystem::path& path);
 
 // The same checks and decoding, for validation: "" when the file is a usable
 // PNG, else why not ("not a PNG file", "is 60000×60000 pixels; at most …").

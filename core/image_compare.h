@@ -46,8 +46,8 @@ struct ImageComparison {
 };
 
 // Which of the RGBA read (read_png, read_png16 with 4) a comparison counts,
-// from the two files' channel counts (png_channels: 1 grey, 2 grey and alpha,
-// 3 RGB, 4 RGBA): the colour as R alone where both are grey (G and B are
+// from the two files' channel counts (their file_channels: 1 grey, 2 grey and
+// alpha, 3 RGB, 4 RGBA): the colour as R alone where both are grey (G and B are
 // its copies), and alpha only where either file has it.
 struct ComparedChannels {
   bool colour = true, alpha = true;
