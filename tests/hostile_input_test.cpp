@@ -182,7 +182,7 @@ TEST(HostileMemory, TexturesAndLayersAreCountedToo) {
   const std::vector<uint8_t> png = fxsim::encode_png(big);
   write_text_file(dir / "big.png", std::string(png.begin(), png.end()));
   std::string list;
-  for (int i = 0; i < 8; ++i) list += std::string(i ? ", " : "") + "\"big.png\"";
+  for (int i = 0; i < 8; ++i) list += i ? ", \"big.png\"" : "\"big.png\"";
   write_text_file(dir / "s.json", R"({"fxsim": 1, "output": {"width": 64, "height": 36},
     "emitters": [{"type": "snow", "max_particles": 1000, "textures": [)" + list + "]}]}");
   const CliResult r = run_fxsim("render '" + (dir / "s.json").string() + "' --frames 1 -q -o '" +
