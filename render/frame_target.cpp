@@ -64,6 +64,21 @@ void main() {
   for (int s = 0; s < u_samples; ++s) imageStore(u_frame, pixel, s, u_colour);
 }
 )";
+
+// Counts the resolved frame's pixels with a NaN or infinity into bad[u_slot].
+constexpr const char* kFiniteKernel = R"(#version 430
+layout(local_size_x = 16, local_size_y = 16) in;
+layout(rgba32f, binding = 0) uniform readonly image2D u_frame;
+layout(std430, binding = 0) buffer Counts { uint bad[]; };
+uniform ivec2 u_size;
+uniform int u_slot;
+void main() {
+  ivec2 pixel = ivec2(gl_GlobalInvocationID.xy);
+  if (pixel.x >= u_size.x || pixel.y >= u_size.y) return;
+  vec4 c = imageLoad(u_frame, pixel);
+  if (any(isnan(c)) || any(isinf(c))) atomicAdd(bad[u_slot], 1u);
+}
+)";
 }  // namespace
 
 FrameTarget::FrameTarget(int width, int height, int samples, TargetFormat format, bool opaque,
@@ -179,6 +194,8 @@ void FrameTarget::start_read() {
   glBindFramebuffer(GL_READ_FRAMEBUFFER, draw_fbo_.get());
   glBindFramebuffer(GL_DRAW_FRAMEBUFFER, resolve_fbo_.get());
   glBlitFramebuffer(0, 0, width_, height_, 0, 0, width_, height_, GL_COLOR_BUFFER_BIT, GL_NEAREST);
+  const size_t buffer = next_buffer_;
+  if (checks_finite()) count_non_finite(buffer);
   glBindFramebuffer(GL_READ_FRAMEBUFFER, grade_ ? grade_->apply(resolved_texture_.get()) : resolve_fbo_.get());
   const size_t bytes = size_t(width_) * size_t(height_) * pixel_bytes();
   if (pixel_buffers_.empty()) {
@@ -189,7 +206,6 @@ void FrameTarget::start_read() {
     }
     check_gl(fmt::format("allocating {} pixel buffers of {}×{}", kReadsInFlight, width_, height_));
   }
-  const size_t buffer = next_buffer_;
   next_buffer_ = (next_buffer_ + 1) % kReadsInFlight;
   glBindBuffer(GL_PIXEL_PACK_BUFFER, pixel_buffers_[buffer].get());
   glPixelStorei(GL_PACK_ALIGNMENT, 1);
@@ -199,6 +215,33 @@ void FrameTarget::start_read() {
   check_gl("starting the frame's read-back");
   glFlush();  // the copy starts now, not at the next wait
   pending_.push_back({buffer, fence});
+}
+
+bool FrameTarget::checks_finite() const {
+  return !reads_linear() && resolved_texture_.get() && epoxy_gl_version() >= 43;
+}
+
+void FrameTarget::count_non_finite(size_t slot) {
+  if (!finite_program_.get()) {
+    finite_program_ = link_compute_program(kFiniteKernel);
+    non_finite_counts_ = GlBuffer(gl_gen(glGenBuffers));
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, non_finite_counts_.get());
+    glBufferData(GL_SHADER_STORAGE_BUFFER, GLsizeiptr(kReadsInFlight * sizeof(GLuint)), nullptr, GL_DYNAMIC_READ);
+  }
+  const GLuint zero = 0;
+  glBindBuffer(GL_SHADER_STORAGE_BUFFER, non_finite_counts_.get());
+  glBufferSubData(GL_SHADER_STORAGE_BUFFER, GLintptr(slot * sizeof(GLuint)), sizeof(GLuint), &zero);
+  glUseProgram(finite_program_.get());
+  glUniform2i(uniform(finite_program_, "u_size"), width_, height_);
+  glUniform1i(uniform(finite_program_, "u_slot"), GLint(slot));
+  glBindImageTexture(0, resolved_texture_.get(), 0, GL_FALSE, 0, GL_READ_ONLY, GL_RGBA32F);
+  glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, non_finite_counts_.get());
+  glDispatchCompute(GLuint((width_ + 15) / 16), GLuint((height_ + 15) / 16), 1);
+  glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+  glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, 0);
+  glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
+  glUseProgram(0);
+  check_gl("checking the frame for non-finite pixels");
 }
 
 Image FrameTarget::read() {
@@ -232,6 +275,17 @@ RenderedFrame FrameTarget::finish_read() {
   glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
   check_gl("reading the frame back");
   if (!mapped) throw FxError(ExitCode::no_gl, "the GL could not map the frame's pixel buffer; nothing was written for it");
+  if (checks_finite()) {  // the fence has passed: the count is there
+    GLuint bad = 0;
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, non_finite_counts_.get());
+    glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, GLintptr(read.buffer * sizeof(GLuint)), sizeof(GLuint), &bad);
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
+    check_gl("reading the frame's count of non-finite pixels");
+    if (bad > 0)
+      throw FxError(ExitCode::no_gl, fmt::format("the GL drew {} {} not finite (NaN or infinity) in the frame; "
+                                                 "nothing was written for it",
+                                                 bad, bad == 1 ? "pixel that is" : "pixels that are"));
+  }
   if (frame.linear) {
     // A NaN or infinity would travel silently into an EXR: refused.
     size_t bad = 0;

@@ -104,6 +104,8 @@ class FrameTarget {
   // Whether the read-back is the linear half-float frame (else 8-bit sRGB).
   bool reads_linear() const { return format_ == TargetFormat::float32 && !(grade_ && grading_.display8); }
   size_t pixel_bytes() const { return reads_linear() ? 16 : 4; }
+  bool checks_finite() const;
+  void count_non_finite(size_t slot);
 
   int width_, height_;
   TargetFormat format_;
@@ -118,6 +120,11 @@ class FrameTarget {
   GlFramebuffer draw_fbo_, resolve_fbo_;
   FrameGrading grading_;
   std::unique_ptr<GradePass> grade_;
+  // An 8-bit read-back cannot show a NaN or infinity (it comes back black or
+  // white): where the frame is graded to 8 bits on the GPU, a kernel counts
+  // the resolved frame's non-finite pixels into a slot a pixel buffer.
+  GlProgram finite_program_;
+  GlBuffer non_finite_counts_;
   std::vector<GlBuffer> pixel_buffers_;
   size_t next_buffer_ = 0;
   std::deque<PendingRead> pending_;

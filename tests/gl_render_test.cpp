@@ -3,6 +3,8 @@
 
 #include <cmath>
 #include <cstddef>
+#include <fmt/format.h>
+#include <string>
 
 #include "core/color.h"
 #include "core/rng.h"
@@ -69,6 +71,37 @@ TEST_F(GlTest, AFloatFrameIsClearedToTheColourAtEverySample) {
     for (size_t i = 0; i < frame.linear->rgba.size(); ++i) wrong += frame.linear->rgba[i] != expected[i % 4];
     EXPECT_EQ(wrong, 0u);
   }
+}
+
+// An 8-bit frame graded on the GPU cannot carry a NaN or infinity: it came
+// back black or white, written with exit 0. A kernel counts them first.
+TEST_F(GlTest, AFrameGradedToEightBitsWithANonFinitePixelIsRefused) {
+  ASSERT_GE(epoxy_gl_version(), 43);  // llvmpipe and NVIDIA's GL both have compute shaders
+  FrameGrading grading;
+  grading.display8 = true;
+  for (const float bad : {std::nanf(""), INFINITY, -INFINITY})
+    for (const int samples : {4, 1}) {
+      SCOPED_TRACE(fmt::format("{} with {} samples", bad, samples));
+      FrameTarget target(40, 24, samples, TargetFormat::float32, true, grading);
+      target.bind_for_drawing();
+      target.clear(glm::vec4(0.2f, 0.2f, 0.2f, 1.0f));
+      target.start_read();
+      EXPECT_EQ(target.finish_read().image.rgba[0], 124);  // a finite frame passes: 0.2 in sRGB
+      target.bind_for_drawing();  // the read bound the resolved image
+      glEnable(GL_SCISSOR_TEST);
+      glScissor(3, 5, 2, 1);
+      const float colour[4] = {0.1f, bad, 0.1f, 1.0f};
+      glClearBufferfv(GL_COLOR, 0, colour);
+      glDisable(GL_SCISSOR_TEST);
+      target.start_read();
+      try {
+        target.finish_read();
+        ADD_FAILURE() << "a frame with two non-finite pixels was read back";
+      } catch (const FxError& error) {
+        EXPECT_EQ(error.code(), ExitCode::no_gl);
+        EXPECT_NE(std::string(error.what()).find("2 pixels that are not finite"), std::string::npos) << error.what();
+      }
+    }
 }
 
 namespace {
