@@ -1,6 +1,8 @@
 #include "render/atomic_file.h"
 
+#include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -25,8 +27,20 @@ std::atomic<bool> g_registered_active[kPartialSlots];
 std::atomic<bool> g_registered_taken[kPartialSlots];
 }  // namespace
 
+const std::string& partial_host() {
+  static const std::string host = [] {
+    char name[256] = {};
+    ::gethostname(name, sizeof name - 1);
+    std::string text(name, std::min<size_t>(std::strlen(name), 64));
+    for (char& c : text)
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-') c = '_';
+    return text.empty() ? std::string("_") : text;
+  }();
+  return host;
+}
+
 std::filesystem::path partial_path(const std::filesystem::path& path) {
-  return fmt::format("{}{}{}", path.string(), kPartialMark, getpid());
+  return fmt::format("{}{}{}-{}", path.string(), kPartialMark, partial_host(), getpid());
 }
 
 PartialFile::PartialFile(const std::filesystem::path& path) : slot_(-1) {

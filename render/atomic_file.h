@@ -5,6 +5,7 @@
 // the temporary file of a write in progress (remove_partial_output()).
 #include <cstdint>
 #include <filesystem>
+#include <string>
 #include <vector>
 
 namespace fxsim {
@@ -32,10 +33,14 @@ class PartialFile {
 };
 
 // The name a file is written under before it is complete:
-// "<path>.fxsim-partial-<pid>" (remove_stale_partials() cleans up after
-// killed runs: a mark no other program's file is likely to carry, so that
-// only fxsim's own are removed).
+// "<path>.fxsim-partial-<host>-<pid>" (remove_stale_partials() cleans up
+// after killed runs: a mark no other program's file is likely to carry, so
+// that only fxsim's own are removed; the host, because on storage that
+// several machines share a process id says nothing of another machine's).
 constexpr const char* kPartialMark = ".fxsim-partial-";
 std::filesystem::path partial_path(const std::filesystem::path& path);
+// This machine's name as the temporary names carry it: the characters of a
+// host name ([A-Za-z0-9.-]; any other one '_'), at most 64 of them.
+const std::string& partial_host();
 
 }  // namespace fxsim

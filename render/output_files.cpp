@@ -134,13 +134,14 @@ void check_output_path(const std::string& path, bool dash_too) {
       throw FxError(ExitCode::cannot_write, fmt::format("{}: cannot write ({})", path, std::strerror(errno)));
     return;
   }
-  // The temporary file beside it is named NAME.fxsim-partial-PID: its name
-  // must fit too, with each run of '#' grown to a frame number of 8 digits
-  // (a legal name of 249 bytes failed after the folder and the run line were
-  // made).
+  // The temporary file beside it is named NAME.fxsim-partial-HOST-PID: its
+  // name must fit too, with each run of '#' grown to a frame number of 8
+  // digits (a legal name of 249 bytes failed after the folder and the run
+  // line were made).
   const std::string name = std::filesystem::path(path).filename().string();
   const size_t runs = hash_runs(name).size();
-  const size_t added = std::strlen(kPartialMark) + 7 + runs * 8;  // a process id has at most 7 digits
+  // A process id has at most 7 digits.
+  const size_t added = std::strlen(kPartialMark) + partial_host().size() + 1 + 7 + runs * 8;
   if (name.size() + added > 255 || path.size() + added >= 4096)
     throw FxError(ExitCode::cannot_write,
                   fmt::format("{}: the name is too long: fxsim writes through a temporary file whose name is up to {} "
@@ -165,7 +166,10 @@ size_t remove_stale_partials(const std::filesystem::path& folder) {
     const std::string name = it->path().filename().string();
     const size_t mark = name.rfind(kPartialMark);
     if (mark == std::string::npos || mark == 0) continue;
-    const std::string_view digits = std::string_view(name).substr(mark + std::strlen(kPartialMark));
+    // Only this machine's: another's process id cannot be judged here.
+    const std::string ours = kPartialMark + partial_host() + "-";
+    if (name.compare(mark, ours.size(), ours) != 0) continue;
+    const std::string_view digits = std::string_view(name).substr(mark + ours.size());
     int pid = 0;
     const auto [end_of_number, error] = std::from_chars(digits.data(), digits.data() + digits.size(), pid);
     if (error != std::errc() || end_of_number != digits.data() + digits.size() || pid <= 0) continue;

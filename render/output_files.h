@@ -76,8 +76,9 @@ void refuse_outputs_in_one_file(const std::vector<std::pair<std::string, std::st
 // FxError(cannot_write) when it cannot be made or a non-folder stands there.
 void prepare_output_folder(const std::filesystem::path& file);
 
-// Removes "<name>.fxsim-partial-<pid>" files whose process no longer runs from
-// `folder`: what a killed render left behind. Returns how many it removed.
+// Removes "<name>.fxsim-partial-<host>-<pid>" files of this host whose
+// process no longer runs from `folder`: what a killed render left behind
+// (another machine's are left alone). Returns how many it removed.
 size_t remove_stale_partials(const std::filesystem::path& folder);
 
 // A text stream written as the render goes: standard output for "-", else a

@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cctype>
 #include <csignal>
+#include <cstring>
 #include <filesystem>
 #include <tuple>
 #include <fstream>
@@ -167,28 +169,47 @@ TEST(HostileOutput, StatisticsAndHashesGoToStandardOutputWithDash) {
   EXPECT_NE(r.err.find("-o -"), std::string::npos);
 }
 
+namespace {
+// The host part of a temporary file's name, by render/atomic_file.h's rule.
+std::string partial_host() {
+  char name[256] = {};
+  ::gethostname(name, sizeof name - 1);
+  std::string text(name, std::min<size_t>(std::strlen(name), 64));
+  for (char& c : text)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-') c = '_';
+  return text.empty() ? "_" : text;
+}
+}  // namespace
+
 TEST(HostileOutput, StaleTemporaryFilesOfDeadRunsAreRemoved) {
   TempDir dir("out_stale");
   // A pid above any pid_max belongs to no process; our own pid is alive.
-  write_text_file(dir / "f_0007.png.fxsim-partial-2147483000", "half a frame");
-  const std::string alive = "f_0008.png.fxsim-partial-" + std::to_string(getpid());
+  const std::string mark = ".fxsim-partial-" + partial_host() + "-";
+  write_text_file(dir / ("f_0007.png" + mark + "2147483000"), "half a frame");
+  const std::string alive = "f_0008.png" + mark + std::to_string(getpid());
   write_text_file(dir / alive, "being written");
   write_text_file(dir / "notes.fxsim-partial-x", "not ours");
+  // Another machine's, on storage both see: its process id says nothing here
+  // (a render removed a running one's file, which then failed with 73).
+  write_text_file(dir / "f_0009.png.fxsim-partial-other-node-2147483000", "another machine's frame");
+  write_text_file(dir / "f_0010.png.fxsim-partial-2147483000", "no host: not judged");
   // Another program's temporary file, however it is named, is not fxsim's to remove.
   write_text_file(dir / "thesis.tex.partial-2147483000", "a user's own");
   const CliResult r = run_fxsim("render '" + kScene + "' --frames 1" + kSmall + "-o '" + (dir / "f_####.png").string() + "'");
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_FALSE(fs::exists(dir / "f_0007.png.fxsim-partial-2147483000"));
+  EXPECT_FALSE(fs::exists(dir / ("f_0007.png" + mark + "2147483000")));
   EXPECT_TRUE(fs::exists(dir / alive));
   EXPECT_TRUE(fs::exists(dir / "notes.fxsim-partial-x"));
+  EXPECT_TRUE(fs::exists(dir / "f_0009.png.fxsim-partial-other-node-2147483000"));
+  EXPECT_TRUE(fs::exists(dir / "f_0010.png.fxsim-partial-2147483000"));
   EXPECT_TRUE(fs::exists(dir / "thesis.tex.partial-2147483000"));
   EXPECT_TRUE(fs::exists(dir / "f_0001.png"));
   // And a checkpoint a killed run was writing (they stayed for ever).
   fs::create_directories(dir / "ck");
-  write_text_file(dir / "ck/checkpoint_000004.fxck.fxsim-partial-2147483000", "half a checkpoint");
+  write_text_file(dir / ("ck/checkpoint_000004.fxck" + mark + "2147483000"), "half a checkpoint");
   ASSERT_EQ(run_fxsim("render '" + kScene + "' --frames 1" + kSmall + "--checkpoints '" + (dir / "ck").string() +
                       "' -o '" + (dir / "f_####.png").string() + "'").exit_code, 0);
-  EXPECT_FALSE(fs::exists(dir / "ck/checkpoint_000004.fxck.fxsim-partial-2147483000"));
+  EXPECT_FALSE(fs::exists(dir / ("ck/checkpoint_000004.fxck" + mark + "2147483000")));
 }
 
 TEST(HostileOutput, AFolderThatVanishesStopsTheRenderWith73) {
@@ -324,9 +345,9 @@ TEST(HostileOutput, TwoOutputsInOneFileAreRefusedBeforeAnyWork) {
       {" -o '" + (dir / "v/a.mp4").string() + "' --state-hashes '" + (dir / "w").string() + "/'", "that names a folder"},
   };
   for (const auto& [options, words] : folders) {
-    const CliResult r = run_fxsim("render '" + kScene + "' --frames 1-2" + kSmall + options);
-    EXPECT_EQ(r.exit_code, 64) << options << ": " << r.err;
-    EXPECT_NE(r.err.find(words), std::string::npos) << r.err;
+    const CliResult refused = run_fxsim("render '" + kScene + "' --frames 1-2" + kSmall + options);
+    EXPECT_EQ(refused.exit_code, 64) << options << ": " << refused.err;
+    EXPECT_NE(refused.err.find(words), std::string::npos) << refused.err;
   }
   EXPECT_TRUE(fs::is_empty(dir.path()));
 }
@@ -389,7 +410,7 @@ void expect_whole_lines(const fs::path& path, Check whole) {
 }  // namespace
 
 TEST(HostileOutput, ANameTooLongForTheTemporaryFileIsRefusedBeforeAnyWork) {
-  // 249 bytes is a legal name, but NAME.fxsim-partial-PID is not: the render
+  // 249 bytes is a legal name, but NAME.fxsim-partial-HOST-PID is not: the render
   // failed (73) after making the folder and the manifest's run line.
   TempDir dir("long_name");
   const std::string name(240, 'a');
