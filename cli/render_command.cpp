@@ -411,15 +411,30 @@ int run_render(const RenderOptions& options) {
       throw FxError(ExitCode::usage, fmt::format("--video {}: {} ({})", *options.video, problem->message,
                                                  where_output_is_set(options, problem->key)));
   std::vector<int> wanted = frames_to_render(options, scene).frames();
-  if (scene.output.transparent() && image_format_of(scene.output.path) != ImageFormat::exr)
+  if (scene.output.transparent() && image_format_of(scene.output.path) != ImageFormat::exr) {
+    const std::string exr = std::filesystem::path(scene.output.path).replace_extension(".exr").string();
     for (const EmitterSettings& e : scene.emitters)
       if (e.blend == BlendMode::additive) {
         warn(fmt::format("emitter \"{}\" adds light without coverage, which frames with straight alpha (PNG, "
                          "video) cannot keep: over the transparent background it is lost; write EXR frames "
-                         "(-o {}) to composite it", e.name, std::filesystem::path(scene.output.path).replace_extension(
-                                                                 ".exr").string()));
+                         "(-o {}) to composite it", e.name, exr));
         break;
       }
+    if (scene.environment.lighting)
+      for (const Light& light : scene.environment.lighting->lights)
+        if (light.size > 0) {
+          warn(fmt::format("a light's glowing disc (its \"size\") is light without coverage, which frames with "
+                           "straight alpha (PNG, video) cannot keep: over the transparent background it is lost; "
+                           "write EXR frames (-o {}) to composite it", exr));
+          break;
+        }
+  }
+  // The "plate" layer is the plate's own bytes: the frame's plate is graded.
+  if (scene.output.plate_layer && !options.simulate_only &&
+      (scene.camera.exposure != 0 || scene.output.tone != OutputSettings::Tone::clip ||
+       (scene.output.bloom && scene.output.bloom->strength > 0)))
+    warn("the \"plate\" layer is the plate as it is, ungraded, while the frame's plate goes through the camera's "
+         "exposure, the filmic tone or the bloom: the two differ by that grading, not by the particles alone");
   if (!video_only && !options.simulate_only && !wanted.empty())
     if (const std::string w = frame_padding_warning(scene.output.path, *std::min_element(wanted.begin(), wanted.end()),
                                                     *std::max_element(wanted.begin(), wanted.end()));
@@ -506,7 +521,8 @@ int run_render(const RenderOptions& options) {
   if (!options.simulate_only && !video_only) {
     auto sink = std::make_unique<ImageSequenceSink>(
         scene.output.path, frames.first(),
-        ImageEncoding{*image_format_of(scene.output.path), PngSettings{scene.output.png_level}, scene.output.bit_depth,
+        ImageEncoding{*image_format_of(scene.output.path),
+                      PngSettings{scene.output.png_level, true, scene.output.transparent()}, scene.output.bit_depth,
                       scene.output.plate_layer ? scene.output.plate : std::filesystem::path(), scene.output.tone});
     images = sink.get();
     sinks.push_back(std::move(sink));

@@ -80,8 +80,8 @@ void check_pixels(const AnyImage& image) {
 
 std::vector<uint8_t> encode_png(const Image& image, const PngSettings& settings) {
   check_pixels(image);
-  return encode(image.rgba.data(), image.width, image.height, 8, opaque(image) ? Layout::rgb_of_rgba : Layout::rgba,
-                settings);
+  return encode(image.rgba.data(), image.width, image.height, 8,
+                !settings.alpha && opaque(image) ? Layout::rgb_of_rgba : Layout::rgba, settings);
 }
 
 std::vector<uint8_t> encode_png16(const LinearImage& image, const PngSettings& settings) {
@@ -100,8 +100,8 @@ std::vector<uint8_t> encode_png16(const LinearImage& image, const PngSettings& s
       samples[(i + c) * 2 + 1] = uint8_t(q & 0xff);
     }
   }
-  return encode(samples.data(), image.width, image.height, 16, all_opaque ? Layout::rgb_of_rgba : Layout::rgba,
-                settings);
+  return encode(samples.data(), image.width, image.height, 16,
+                !settings.alpha && all_opaque ? Layout::rgb_of_rgba : Layout::rgba, settings);
 }
 
 std::vector<uint8_t> encode_grey_png(const std::vector<uint16_t>& samples, int width, int height, int bit_depth,

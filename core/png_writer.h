@@ -6,7 +6,8 @@
 // slower by 5-45 % and smaller only on the fire frame, libpng's adaptive
 // choice twice as slow; level 3 four times slower on rain for 5 % less.
 // An image whose alpha is everywhere opaque is written as RGB, which decodes
-// to the same RGBA.
+// to the same RGBA, unless the settings ask for alpha (a transparent
+// render's frames: every frame of the sequence one layout).
 #include <cstdint>
 #include <vector>
 
@@ -19,6 +20,7 @@ constexpr int kDefaultPngLevel = 1;
 struct PngSettings {
   int level = kDefaultPngLevel;  // zlib compression level, 0 (none, fastest) to 9 (smallest)
   bool srgb = true;              // colour in sRGB (an sRGB chunk); false: data such as masks and depth
+  bool alpha = false;            // RGBA even where every pixel is opaque (else such an image is RGB)
 };
 
 std::vector<uint8_t> encode_png(const Image& image, const PngSettings& settings = {});

@@ -107,6 +107,9 @@ class Parser {
       (std::string(key) == "plate" ? o.plate : o.plate_depth) = resolved;
     }
     if (!o.plate_depth.empty() && o.plate.empty()) r.error(r.child("plate_depth"), "a plate depth needs a plate");
+    // Drawn opaque behind the particles: the frames would be opaque, without a word.
+    if (!o.plate.empty() && o.transparent())
+      r.error(r.child("plate"), "a plate hides a transparent background: give one or the other");
     o.plate_soft = float(r.number("plate_soft", 0, Range{0, 100}));
     if (o.plate_soft > 0 && o.plate_depth.empty()) r.error(r.child("plate_soft"), "a soft plate edge needs output.plate_depth");
     r.accepts("layers", Json{{"type", "array"}, {"items", Json{{"enum", {"depth", "mask", "motion", "plate"}}}}, {"uniqueItems", true}});

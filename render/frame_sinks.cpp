@@ -74,6 +74,7 @@ std::vector<uint8_t> motion_png(const MotionLayer& motion, int width, int height
   }
   PngSettings data = png;
   data.srgb = false;
+  data.alpha = false;  // KITTI's layout is RGB
   return encode_png16(flow, data);
 }
 }  // namespace

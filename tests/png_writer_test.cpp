@@ -49,6 +49,12 @@ TEST(PngWriter, DecodesToTheSamePixelsAtEveryLevel) {
 TEST(PngWriter, WritesRgbWhenEveryPixelIsOpaqueAndRgbaOtherwise) {
   EXPECT_EQ(colour_type(encode_png(test_image(8, 8, true))), 2);   // RGB
   EXPECT_EQ(colour_type(encode_png(test_image(8, 8, false))), 6);  // RGBA
+  // Unless alpha is asked for: a transparent render's frame that happens to be covered all over.
+  PngSettings alpha;
+  alpha.alpha = true;
+  EXPECT_EQ(colour_type(encode_png(test_image(8, 8, true), alpha)), 6);
+  const Image back = decode(encode_png(test_image(8, 8, true), alpha));
+  EXPECT_EQ(back.rgba, test_image(8, 8, true).rgba);
 }
 
 TEST(PngWriter, HigherLevelsWriteSmallerFiles) {

@@ -105,6 +105,25 @@ TEST(RenderAlpha, TheGroundFadesIntoATransparentBackgroundAsIntoAnOpaqueOne) {
   EXPECT_LE(worst_over_the_background(dir), 1);
 }
 
+TEST(RenderAlpha, ATransparentFrameCoveredAllOverIsStillRgba) {
+  // A camera looking down at the ground: every pixel opaque. Its frames came
+  // out RGB where the others of the sequence were RGBA (a loader expecting
+  // four channels failed on them).
+  TempDir dir("covered");
+  std::string scene = kScene;
+  scene.replace(scene.find("\"emitters\""), 0, R"("environment": {"ground": {"height": 0, "color": "#808080"}}, )");
+  write_text_file(dir / "scene.json", scene);
+  const std::string down = "--set /output/background=transparent --set /camera/position=[0,5,10] --set /camera/target=[0,0,9]";
+  for (const std::string output : {"t_#.png", "s_#.png --set /output/bit_depth=16"}) {
+    const fs::path frame = render(dir, output.substr(0, 7), down + output.substr(7));
+    const std::string bytes = read_text_file(frame);
+    ASSERT_GT(bytes.size(), 26u);
+    EXPECT_EQ(bytes[25], 6) << output << ": colour type (6 is RGBA)";  // IHDR's colour type
+    const Image im = read_png(frame);
+    for (size_t i = 3; i < im.rgba.size(); i += 4) ASSERT_EQ(im.rgba[i], 255) << output << ": covered all over";
+  }
+}
+
 TEST(RenderAlpha, ExrFramesArePremultipliedLinearHalfRgba) {
   TempDir dir("exr");
   const ExrChannels t = read_exr(render(dir, "f_#.exr", "--set /output/background=transparent"));
@@ -136,6 +155,16 @@ TEST(RenderAlpha, AdditiveLightOverTransparentPngFramesIsWarnedAbout) {
   const CliResult exr = run_fxsim("render '" + scene + "'" + args + (dir / "f_#.exr").string() + "'");
   ASSERT_EQ(exr.exit_code, 0) << exr.err;
   EXPECT_EQ(exr.err.find("adds light without coverage"), std::string::npos) << exr.err;
+  // A light's glowing disc is such light too (lost without a word before).
+  const std::string lamps = FXSIM_SOURCE_DIR "/scenes/rain-night-drive.json";
+  const CliResult glow = run_fxsim("render '" + lamps + "' --unset /environment/sky" + args + (dir / "g_#.png").string() + "'");
+  ASSERT_EQ(glow.exit_code, 0) << glow.err;
+  EXPECT_NE(glow.err.find("warning: a light's glowing disc (its \"size\") is light without coverage"),
+            std::string::npos) << glow.err;
+  const CliResult opaque = run_fxsim("render '" + lamps + "' --frames 2 --width 48 --height 27 -q -o '" +
+                                     (dir / "o_#.png").string() + "'");
+  ASSERT_EQ(opaque.exit_code, 0) << opaque.err;
+  EXPECT_EQ(opaque.err.find("glowing disc"), std::string::npos) << opaque.err;
 }
 
 TEST(RenderAlpha, SixteenBitPngAndRefusedExtensions) {
@@ -267,6 +296,34 @@ TEST(RenderPlates, ThePlatesDepthHidesParticlesBehindIt) {
                                     (dir / "c_#.png").string() + "'");
   ASSERT_EQ(clean.exit_code, 0) << clean.err;
   EXPECT_EQ(read_text_file(dir / "c_2.plate.png"), read_text_file(dir / "plate.png"));
+}
+
+TEST(RenderPlates, APlateWithATransparentBackgroundIsRefusedAndItsLayerWithGradingWarned) {
+  TempDir dir("plate-transparent");
+  write_plates(dir);
+  std::string scene = with_plate(kTwoEmitters);
+  scene.replace(scene.find("\"#000000\""), 9, R"("transparent")");
+  write_text_file(dir / "scene.json", scene);
+  // The plate is drawn opaque: the frames came out opaque with exit 0 (a sky is refused so).
+  const CliResult both = run_fxsim("render '" + (dir / "scene.json").string() + "' -q -o '" + (dir / "out/f_#.png").string() + "'");
+  EXPECT_EQ(both.exit_code, 65) << both.err;
+  EXPECT_NE(both.err.find("/output/plate: a plate hides a transparent background"), std::string::npos) << both.err;
+  EXPECT_FALSE(fs::exists(dir / "out"));
+  // The "plate" layer is the plate's bytes; the frame's plate is graded.
+  scene = with_plate(kTwoEmitters);
+  scene.replace(scene.find("\"layers\": ["), 11, R"("layers": ["plate", )");
+  write_text_file(dir / "scene.json", scene);
+  const std::string render = "render '" + (dir / "scene.json").string() + "' --frames 1 -q -o '" + (dir / "out/f_#.png").string() + "'";
+  const CliResult plain = run_fxsim(render);
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_TRUE(fs::exists(dir / "out/f_1.plate.png"));
+  EXPECT_EQ(plain.err.find("ungraded"), std::string::npos) << plain.err;
+  for (const std::string grading : {"--set /camera/exposure=1", "--set /output/tone=filmic"}) {
+    const CliResult graded = run_fxsim(render + " " + grading);
+    ASSERT_EQ(graded.exit_code, 0) << graded.err;
+    EXPECT_NE(graded.err.find("warning: the \"plate\" layer is the plate as it is, ungraded"), std::string::npos)
+        << grading << ": " << graded.err;
+  }
 }
 
 TEST(RenderPlates, AWrongSizeOrMissingPlateIsRefusedBeforeRendering) {
