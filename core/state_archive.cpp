@@ -1,10 +1,20 @@
 #include "core/state_archive.h"
 
+#include <cmath>
 #include <fmt/format.h>
 
 #include "core/exit_codes.h"
 
 namespace fxsim {
+
+namespace {
+bool all_finite(const std::vector<float>& field) {
+  bool all = true;
+  for (const float v : field) all &= std::isfinite(v);
+  return all;
+}
+bool all_finite(const std::vector<uint32_t>&) { return true; }
+}  // namespace
 
 void StateWriter::bytes(const void* data, size_t size) {
   const auto* p = static_cast<const uint8_t*>(data);
@@ -37,6 +47,12 @@ void StateReader::store(ParticleStore& store) {
 #define FXSIM_READ_FIELD(type, name, what) bytes(store.name.data(), store.capacity() * sizeof(type));
   FXSIM_PARTICLE_FIELDS(FXSIM_READ_FIELD)
 #undef FXSIM_READ_FIELD
+  // Every slot's floats are finite in any state fxsim saves (an empty slot
+  // keeps its last particle's): a NaN from a hand-made state stopped the
+  // render as "a bug" (70), naming no file.
+#define FXSIM_CHECK_FIELD(type, name, what) require(all_finite(store.name), "finite values of every particle's " what);
+  FXSIM_PARTICLE_FIELDS(FXSIM_CHECK_FIELD)
+#undef FXSIM_CHECK_FIELD
 }
 
 size_t StateReader::count(size_t most) {

@@ -24,6 +24,7 @@ namespace {
 constexpr char kMagic[8] = {'F', 'X', 'S', 'I', 'M', 'C', 'K', 'P'};
 constexpr size_t kDigestBytes = 32;
 constexpr size_t kPieceBytes = size_t(16) << 20;
+constexpr uint64_t kMostInflated = 1032;  // deflate's largest ratio of bytes out to bytes in
 
 template <class T>
 void put(std::vector<uint8_t>& out, T v) {
@@ -219,6 +220,10 @@ std::vector<uint8_t> read_checkpoint_state(const fs::path& path, int threads) {
     p.raw = c.get<uint64_t>();
     p.packed = c.get<uint64_t>();
     if (i + 1 < count ? p.raw != kPieceBytes : p.raw > kPieceBytes) damaged(path, "its pieces are not as written");
+    // Deflate turns a byte of its stream into at most 1032 (a run of 258 in
+    // two bits): a piece claiming more cannot be whole, and a table of such
+    // pieces had the state allocated from a 1 KB file (1 GB for 64 pieces).
+    if (p.raw > kMostInflated * p.packed) damaged(path, "its pieces claim more than their compressed bytes can hold");
     total += p.raw;
   }
   if (total != info.state_bytes) damaged(path, "its pieces do not add up to its state");

@@ -190,6 +190,12 @@ TEST(CheckpointFiles, ValuesAHandMadeStateCouldSetAreRefusedOnBothBackends) {
     ASSERT_EQ(read_at<uint8_t>(drops, splashes_at), 1u);
     expect_refused(rain, gpu, with<uint8_t>(drops, splashes_at, 0), "expected splashes at byte");
     expect_refused(rain, gpu, with<uint8_t>(drops, splashes_at, 7), "expected splashes at byte");
+    // A drop's position that is not a number (the render stopped with 70, "a bug", naming no file),
+    // and a velocity of infinity.
+    const size_t fields_at = store_fields(drops, gpu ? "GPRE" : "PREC", capacity);
+    expect_refused(rain, gpu, with<float>(drops, fields_at + 4, std::nanf("")), "finite values of every particle's position x");
+    expect_refused(rain, gpu, with<float>(drops, fields_at + 4 * size_t(capacity) * 4, INFINITY),
+                   "finite values of every particle's velocity y");
     // A fountain: a live drop's nozzle (the store's 13th field), the step it started at.
     const std::vector<uint8_t> jets = saved(fountain, 30);
     const size_t fields = store_fields(jets, gpu ? "GFOU" : "FOUN", capacity);
@@ -265,6 +271,12 @@ TEST(CheckpointFiles, AHandMadeHeaderOrTableOfPiecesIsPassedOverWithAWarning) {
   std::memcpy(bytes.data() + table + 4, &first, 8);
   std::memcpy(bytes.data() + table + 20, &second, 8);
   passed_over(resigned(bytes), "its pieces are not as written");
+  // Pieces of 16 MiB from no bytes at all: the state was allocated (1 GB for
+  // a 1 KB file of 64 such pieces; a 1 MB one ended the render with 70).
+  bytes = written;
+  const uint64_t none = 0;
+  for (uint32_t i = 0; i < count; ++i) std::memcpy(bytes.data() + table + 12 + 16 * i, &none, 8);
+  passed_over(resigned(bytes), "its pieces claim more than their compressed bytes can hold");
   // A frame that is not a whole number (converting 1e300 to an int is undefined).
   std::string header = written.substr(16, header_bytes);
   const size_t frame = header.find("\"frame\":2");
