@@ -26,9 +26,21 @@ std::optional<Shard> choose_shard(const RenderOptions& options) {
   if (options.shard) {
     std::optional<Shard> shard = parse_shard(*options.shard);
     if (!shard) throw FxError(ExitCode::usage, fmt::format("--shard {}: expected I/N with 1 <= I <= N", *options.shard));
+    if (options.shard_count)
+      throw FxError(ExitCode::usage, fmt::format("--shard-count {} is the count of a Kubernetes Indexed Job's shards "
+                                                 "(with JOB_COMPLETION_INDEX); --shard {} gives its count itself",
+                                                 *options.shard_count, *options.shard));
     return shard;
   }
-  return shard_from_environment([](const char* name) { return std::getenv(name); }, options.shard_count);
+  std::optional<Shard> shard =
+      shard_from_environment([](const char* name) { return std::getenv(name); }, options.shard_count);
+  // Ignored, it rendered every frame in every pod of a Job left NonIndexed.
+  if (!shard && options.shard_count)
+    throw FxError(ExitCode::usage, fmt::format("--shard-count {}: JOB_COMPLETION_INDEX is not set (nor "
+                                               "SLURM_ARRAY_TASK_ID), so every frame would be rendered; run it in "
+                                               "an Indexed Job (completionMode: Indexed) or give --shard I/N",
+                                               *options.shard_count));
+  return shard;
 }
 
 fs::path checkpoint_folder(const RenderOptions& options, const std::string& output_pattern) {
@@ -159,6 +171,16 @@ int run_on_devices(const RenderOptions& options) {
                                                kMaxChildProcesses));
   if (options.shard || options.device)
     throw FxError(ExitCode::usage, "--devices runs one shard per device itself: give it without --shard and --device");
+  if (options.scene == "-")
+    throw FxError(ExitCode::usage, "--devices: a scene on standard input can be read once, not by each device's "
+                                   "shard: save it to a file and name that");
+  // A cluster's task (SLURM_ARRAY_TASK_ID, JOB_COMPLETION_INDEX) renders its
+  // own shard, split across the devices: shard i of N on D devices is
+  // shards (i-1)·D+1 … i·D of N·D, whose frames are exactly shard i's. (Every
+  // task rendered every frame.)
+  const std::optional<Shard> cluster = choose_shard(options);
+  const size_t shards = devices.size() * size_t(cluster ? cluster->count : 1);
+  const size_t first = devices.size() * size_t(cluster ? cluster->index - 1 : 0);
   // Each device there before any child starts: not found by one child
   // after the others have written their frames. (A device named twice runs
   // two shards.)
@@ -177,6 +199,11 @@ int run_on_devices(const RenderOptions& options) {
       continue;
     }
     if (a.rfind("--devices=", 0) == 0) continue;
+    if (cluster && a == "--shard-count") {  // each child's shard is given whole
+      ++i;
+      continue;
+    }
+    if (cluster && a.rfind("--shard-count=", 0) == 0) continue;
     base.push_back(i == 0 ? fs::read_symlink("/proc/self/exe").string() : a);
   }
   // The cores are shared: without --threads each child gets its share
@@ -187,8 +214,11 @@ int run_on_devices(const RenderOptions& options) {
   for (size_t k = 0; k < devices.size(); ++k) {
     std::vector<std::string> argv = base;
     argv.insert(argv.end(), {"--device", std::to_string(devices[k]), "--shard",
-                             fmt::format("{}/{}", k + 1, devices.size())});
-    if (!options.quiet) note(fmt::format("shard {}/{} on device {}", k + 1, devices.size(), devices[k]));
+                             fmt::format("{}/{}", first + k + 1, shards)});
+    if (!options.quiet)
+      note(fmt::format("shard {}/{} on device {}{}", first + k + 1, shards, devices[k],
+                       cluster ? fmt::format(" (of {}, shard {}/{})", cluster->source, cluster->index, cluster->count)
+                               : ""));
     // An interrupt passes on to each shard, which stops after the frame it is writing.
     children.push_back(std::make_unique<ChildProcess>(argv, OnInterrupt::pass_on));
   }

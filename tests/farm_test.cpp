@@ -133,6 +133,15 @@ TEST(Farm, TheShardComesFromSlurmOrKubernetesWhenNotGiven) {
   EXPECT_EQ(no_count.exit_code, 64);
   EXPECT_NE(no_count.err.find("needs --shard-count"), std::string::npos) << no_count.err;
   EXPECT_FALSE(fs::exists(dir / "x"));
+  // --shard-count with no index to count (a Job left NonIndexed rendered
+  // every frame in every pod), or beside --shard, which has its count.
+  const CliResult no_index = run_fxsim("render " + kScene + " --shard-count 4 -o " + q(dir / "x/f_####.png"));
+  EXPECT_EQ(no_index.exit_code, 64) << no_index.err;
+  EXPECT_NE(no_index.err.find("--shard-count 4: JOB_COMPLETION_INDEX is not set"), std::string::npos) << no_index.err;
+  const CliResult both = run_fxsim("render " + kScene + " --shard 1/2 --shard-count 4 -o " + q(dir / "x/f_####.png"));
+  EXPECT_EQ(both.exit_code, 64) << both.err;
+  EXPECT_NE(both.err.find("--shard 1/2 gives its count itself"), std::string::npos) << both.err;
+  EXPECT_FALSE(fs::exists(dir / "x"));
 }
 
 TEST(Farm, AKilledRunIsCompletedBySkipExisting) {
@@ -476,6 +485,27 @@ TEST(Farm, SimulateOnlyAndDevicesAreCheckedAndDevicesRunOneShardEach) {
   EXPECT_NE(r.err.find("shard 2/2 on device 0"), std::string::npos) << r.err;
   expect_same_frames(dir / "full", dir / "dev", 1, 6);
   EXPECT_EQ(run_fxsim("verify " + q(dir / "dev")).exit_code, 0);
+  // A Slurm array task's shard split across its devices: task 2 of 3 renders
+  // frames 3-4 alone, as shards 3/6 and 4/6 (each task rendered every frame).
+  const CliResult task = run_fxsim("render " + kScene + " --width 96 --height 54 --progress none --frames 1-6 "
+                                   "--devices 0,0 -o " + q(dir / "task/f_####.png"),
+                                   "env SLURM_ARRAY_TASK_ID=2 SLURM_ARRAY_TASK_MIN=1 SLURM_ARRAY_TASK_MAX=3");
+  ASSERT_EQ(task.exit_code, 0) << task.err;
+  EXPECT_NE(task.err.find("shard 4/6 on device 0 (of SLURM_ARRAY_TASK_ID=2 of 1-3, shard 2/3)"), std::string::npos)
+      << task.err;
+  for (int f = 1; f <= 6; ++f) EXPECT_EQ(fs::exists(dir / "task" / frame_name(f)), f == 3 || f == 4) << f;
+  expect_same_frames(dir / "full", dir / "task", 3, 4);
+  // A Kubernetes Indexed Job's the same way (its --shard-count is not passed on beside --shard).
+  const CliResult pod = run_fxsim("render " + kScene + " --width 96 --height 54 --progress none --frames 1-6 "
+                                  "--shard-count 3 --devices 0,0 -o " + q(dir / "pod/f_####.png"),
+                                  "env JOB_COMPLETION_INDEX=0");
+  ASSERT_EQ(pod.exit_code, 0) << pod.err;
+  for (int f = 1; f <= 6; ++f) EXPECT_EQ(fs::exists(dir / "pod" / frame_name(f)), f <= 2) << f;
+  // The scene on standard input is read once: no shard had it (65, "not valid JSON").
+  const CliResult piped = run_fxsim("render - --frames 1-2 --devices 0,0 -o " + q(dir / "in/f_####.png"), "", kScene);
+  EXPECT_EQ(piped.exit_code, 64) << piped.err;
+  EXPECT_NE(piped.err.find("a scene on standard input can be read once"), std::string::npos) << piped.err;
+  EXPECT_FALSE(fs::exists(dir / "in"));
   EXPECT_EQ(run_fxsim("render " + kScene + " --devices 0,x -o " + q(dir / "y/f_####.png")).exit_code, 64);
   // A device that is not there: refused before any shard writes a frame.
   const CliResult missing = run_fxsim("render " + kScene + kSmall + "--frames 1-4 --devices 0,99 -o " + q(dir / "z/f_####.png"));
