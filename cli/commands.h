@@ -10,6 +10,7 @@
 #include "core/image_compare.h"
 #include "core/png_writer.h"
 #include "core/scene.h"
+#include "core/scene_overrides.h"
 
 namespace fxsim {
 
@@ -94,7 +95,11 @@ struct TestOptions {
 
 int run_render(const RenderOptions& options);
 int run_bench(const BenchOptions& options);
-int run_validate(const std::string& scene, const std::string& backend);
+// The scene as render sees it: the scene's overrides of `options` (--unset,
+// --set, --fps, --seed, --png-level, --width, --height) in the order they apply.
+std::vector<SceneOverride> scene_overrides(const RenderOptions& options);
+// `overrides`: render's --set, --unset and --fps, for the scene render will see.
+int run_validate(const std::string& scene, const std::string& backend, const RenderOptions& overrides);
 int run_info(std::optional<int> device, bool json);
 int run_test(const struct TestOptions& options);
 int run_compare(const CompareOptions& options);

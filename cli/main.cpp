@@ -168,6 +168,16 @@ int main(int argc, char** argv) {
                            "the backend whose memory needs are checked against this machine's free RAM: cpu (default) "
                            "or gpu (particles on the GPU; render checks the GPU's memory)")
       ->check(CLI::IsMember({"cpu", "gpu"}));
+  // The scene as a render with the same options sees it (a farm's scripts
+  // read the frame count and rate from here).
+  RenderOptions validate_overrides;
+  validate_cmd->add_option("--fps", validate_overrides.fps, "frames per second, overrides output.fps (as render's)");
+  validate_cmd->add_option("--set", validate_overrides.sets,
+                           "set a scene value before validation: /json/pointer=VALUE, as render's; repeatable")
+      ->allow_extra_args(false);
+  validate_cmd->add_option("--unset", validate_overrides.unsets,
+                           "remove a scene key before validation: /json/pointer, as render's; repeatable")
+      ->allow_extra_args(false);
 
   std::optional<int> info_device;
   bool info_json = false;
@@ -344,7 +354,7 @@ int main(int argc, char** argv) {
       }
       return run_render(render);
     }
-    if (*validate_cmd) return run_validate(validate_scene, validate_backend);
+    if (*validate_cmd) return run_validate(validate_scene, validate_backend, validate_overrides);
     if (*info_cmd) return run_info(info_device, info_json);
     if (*test_cmd) return run_test(test);
     if (*compare_cmd) return run_compare(compare);

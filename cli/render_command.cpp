@@ -41,6 +41,27 @@
 
 namespace fxsim {
 
+std::vector<SceneOverride> scene_overrides(const RenderOptions& options) {
+  std::vector<SceneOverride> overrides;
+  for (const std::string& unset : options.unsets) overrides.push_back(parse_unset_override(unset));
+  for (const std::string& set : options.sets) overrides.push_back(parse_set_override(set));
+  if (options.fps && !std::isfinite(*options.fps))  // (JSON has no NaN: the scene's message would say "null")
+    throw FxError(ExitCode::usage, fmt::format("--fps {}: expected a number of frames per second", *options.fps));
+  if (options.fps) {
+    // A whole number as JSON's integer, so that a problem shows it as given ("got 0", not "got 0.0").
+    const double fps = *options.fps;
+    const Json value = std::abs(fps) < 1e15 && fps == std::floor(fps) ? Json(int64_t(fps)) : Json(fps);
+    overrides.push_back({fmt::format("--fps {}", fps), "/output/fps", value});
+  }
+  if (options.seed) overrides.push_back({fmt::format("--seed {}", *options.seed), "/seed", *options.seed});
+  if (options.png_level)
+    overrides.push_back({fmt::format("--png-level {}", *options.png_level), "/output/png_level", *options.png_level});
+  if (options.width) overrides.push_back({fmt::format("--width {}", *options.width), "/output/width", *options.width});
+  if (options.height)
+    overrides.push_back({fmt::format("--height {}", *options.height), "/output/height", *options.height});
+  return overrides;
+}
+
 namespace {
 
 // On Ctrl-C or a kill, the frame being written must not be left half-written.
@@ -90,27 +111,6 @@ std::string where_output_is_set(const RenderOptions& options, const std::string&
   return "the scene's output." + key;
 }
 
-// The scene's overrides in the order they apply: --unset, --set, then the flags.
-std::vector<SceneOverride> scene_overrides(const RenderOptions& options) {
-  std::vector<SceneOverride> overrides;
-  for (const std::string& unset : options.unsets) overrides.push_back(parse_unset_override(unset));
-  for (const std::string& set : options.sets) overrides.push_back(parse_set_override(set));
-  if (options.fps && !std::isfinite(*options.fps))  // (JSON has no NaN: the scene's message would say "null")
-    throw FxError(ExitCode::usage, fmt::format("--fps {}: expected a number of frames per second", *options.fps));
-  if (options.fps) {
-    // A whole number as JSON's integer, so that a problem shows it as given ("got 0", not "got 0.0").
-    const double fps = *options.fps;
-    const Json value = std::abs(fps) < 1e15 && fps == std::floor(fps) ? Json(int64_t(fps)) : Json(fps);
-    overrides.push_back({fmt::format("--fps {}", fps), "/output/fps", value});
-  }
-  if (options.seed) overrides.push_back({fmt::format("--seed {}", *options.seed), "/seed", *options.seed});
-  if (options.png_level)
-    overrides.push_back({fmt::format("--png-level {}", *options.png_level), "/output/png_level", *options.png_level});
-  if (options.width) overrides.push_back({fmt::format("--width {}", *options.width), "/output/width", *options.width});
-  if (options.height)
-    overrides.push_back({fmt::format("--height {}", *options.height), "/output/height", *options.height});
-  return overrides;
-}
 
 // The folder the frames (and the manifest, and by default the checkpoints) go
 // into: the output pattern's, above any '#'.

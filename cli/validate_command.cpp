@@ -18,10 +18,10 @@ namespace fxsim {
 
 std::string scene_name(const std::string& argument) { return argument == "-" ? "<stdin>" : argument; }
 
-int run_validate(const std::string& scene_argument, const std::string& backend) {
+int run_validate(const std::string& scene_argument, const std::string& backend, const RenderOptions& overrides) {
   const std::string scene_file = scene_name(scene_argument);
   try {
-    const Scene scene = parse_scene_file(scene_argument);
+    const Scene scene = parse_scene_file(scene_argument, scene_overrides(overrides));
     report_scene_warnings(scene, scene_file);
     // Every plate frame the whole scene needs, as render checks those it
     // draws: present (66) and of the output's size (65). No GL is touched.

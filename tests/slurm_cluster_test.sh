@@ -108,6 +108,17 @@ grep -h "starting from checkpoint" "$tmp"/farm/logs/shard-*.log | sed 's/^/shard
 [ "$(grep -l "starting from checkpoint" "$tmp"/farm/logs/shard-*.log | wc -l)" = 3 ] || { echo "FAIL: shards 2-4 did not start from checkpoints"; exit 1; }
 echo "PASS: $frames frames, byte-identical to one process; 4 shards on Slurm in $((farm_ms / 1000)).$((farm_ms % 1000 / 100)) s (submission to assembled video), one process in $((single_ms / 1000)).$((single_ms % 1000 / 100)) s"
 
+# Two shards of an odd count of frames (the checkpoints job asked for a
+# checkpoint every 4 frames up to frame 3, was refused, and the shards never
+# ran), at a frame rate given after -- (the video was assembled at the
+# scene's 24).
+FXSIM="$FXSIM" "$SRC/scripts/cluster/render-on-slurm" --shards 2 --frames 1-7 --wait "$scene" "$tmp/odd" -- \
+  --width 64 --height 36 --fps 12
+[ "$(ls "$tmp/odd/frames" | grep -c '^f_.*\.png$')" = 7 ] || { echo "FAIL: not 7 frames"; exit 1; }
+rate="$(ffprobe -v error -select_streams v:0 -show_entries stream=r_frame_rate -of csv=p=0 "$tmp/odd/video.mp4")"
+[ "$rate" = 12/1 ] || { echo "FAIL: the video plays at $rate frames a second, not --fps 12"; exit 1; }
+echo "PASS: 2 shards of 7 frames at --fps 12, the video at $rate"
+
 # Stop the daemons, then nothing of this cluster may be left running.
 trap - EXIT
 SLURM_CONF="$tmp/slurm.conf" scancel --quiet --user root 2>/dev/null || true
