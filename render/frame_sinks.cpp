@@ -124,22 +124,31 @@ Prepared ImageSequenceSink::prepare(const FrameRecord& record) const {
   return files;
 }
 
-std::vector<std::string> frame_file_patterns(const Scene& scene, const std::string& pattern) {
-  // Named from the pattern: a '#' run stays in the name's stem or folder,
-  // so frame_path() of each gives that frame's file.
-  const std::filesystem::path path = pattern;
-  std::vector<std::string> files{pattern};
+namespace {
+// The files of the frame whose image is `image` (a frame's path, or the
+// pattern), named as prepare() names them.
+std::vector<std::string> files_beside(const Scene& scene, const std::string& image) {
+  const std::filesystem::path path = image;
+  std::vector<std::string> files{image};
   if (scene.output.plate_layer) {
     const std::filesystem::path plate = scene.output.plate;
     files.push_back((path.parent_path() / (path.stem().string() + ".plate" + plate.extension().string())).string());
   }
-  if (image_format_of(pattern) == ImageFormat::png) {
+  if (image_format_of(image) == ImageFormat::png) {
     if (scene.output.depth_layer) files.push_back(beside(path, "depth").string());
     if (scene.output.mask_layers)
       for (const EmitterSettings& e : scene.emitters) files.push_back(beside(path, "mask." + e.name).string());
     if (scene.output.motion_layer) files.push_back(beside(path, "motion").string());
   }
   return files;
+}
+}  // namespace
+
+std::vector<std::string> frame_file_patterns(const Scene& scene, const std::string& pattern) {
+  // A '#' run stays in the name's stem or folder. (An emitter's name with a
+  // '#' makes its mask's pattern match more than its files: harmless where
+  // the patterns are matched against an output's path.)
+  return files_beside(scene, pattern);
 }
 
 void check_frames_replaceable(const Scene& scene, const std::string& pattern, const std::vector<int>& frames) {
@@ -168,8 +177,11 @@ void check_frames_replaceable(const Scene& scene, const std::string& pattern, co
 }
 
 std::vector<std::filesystem::path> frame_files(const Scene& scene, const std::string& pattern, int frame) {
+  // The frame's image first, then its layers named beside it, as prepare()
+  // does: a '#' in an emitter's name is the name's (it was read as the
+  // frame number, so --skip-existing drew such frames again every time).
   std::vector<std::filesystem::path> files;
-  for (const std::string& file : frame_file_patterns(scene, pattern)) files.push_back(frame_path(file, frame));
+  for (const std::string& file : files_beside(scene, frame_path(pattern, frame))) files.push_back(file);
   return files;
 }
 

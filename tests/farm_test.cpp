@@ -666,3 +666,24 @@ TEST(Farm, AStatisticsFileWhereACheckpointIsWrittenIsRefused) {
   EXPECT_EQ(run_fxsim("render '" + kScene + "'" + kSmall + "--frames 1-2 --checkpoint-every 1 -o " + q(dir / "ly/f_####.png") +
                       " --stats " + q(dir / "ly/checkpoints/stats.jsonl")).exit_code, 0);
 }
+
+TEST(Farm, AnEmitterNamedWithAHashHasItsMaskFoundAndCheckedByItsOwnName) {
+  // "r#": the mask is written as f_0001.mask.r#.png, but the checks read the
+  // '#' as the frame number: --skip-existing drew whole frames again every
+  // time, and a folder in a later frame's mask's place was found only after
+  // the frames before it were written (73).
+  TempDir dir("hash_name");
+  const std::string run = "render " + kScene + kSmall + "--frames 1-3 --set '/output/layers=[\"mask\"]' "
+                          "--set /emitters/0/name=r# -o " + q(dir / "out/f_####.png");
+  ASSERT_EQ(run_fxsim(run).exit_code, 0);
+  ASSERT_TRUE(fs::exists(dir / "out/f_0002.mask.r#.png"));
+  const std::string manifest = read_text_file(dir / "out/fxsim-manifest.jsonl");
+  const CliResult again = run_fxsim(run + " --skip-existing");
+  EXPECT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(read_text_file(dir / "out/fxsim-manifest.jsonl"), manifest) << "frames drawn again";
+  fs::create_directories(dir / "late/f_0003.mask.r#.png");
+  const CliResult blocked = run_fxsim("render " + kScene + kSmall + "--frames 1-3 --set '/output/layers=[\"mask\"]' "
+                                      "--set /emitters/0/name=r# -o " + q(dir / "late/f_####.png"));
+  EXPECT_EQ(blocked.exit_code, 73) << blocked.err;
+  EXPECT_FALSE(fs::exists(dir / "late/f_0001.png"));  // refused before any work
+}
