@@ -7,6 +7,7 @@
 #include <OpenEXR/ImfIO.h>
 #include <OpenEXR/ImfInputFile.h>
 #include <OpenEXR/ImfOutputFile.h>
+#include <algorithm>
 #include <cstring>
 #include <fmt/format.h>
 
@@ -32,6 +33,11 @@ class MemoryStream : public Imf::OStream {
   std::vector<uint8_t> bytes_;
   size_t position_ = 0;
 };
+// A half of the value, the largest half (65504) for any larger: light that
+// bright (a lamp's core at 100 000 candela) became +infinity, which a
+// compositor's blur or resize turns into NaN.
+constexpr float kHalfMax = 65504.0f;
+Imath::half to_half(float v) { return Imath::half(std::clamp(v, -kHalfMax, kHalfMax)); }
 }  // namespace
 
 std::vector<uint8_t> encode_exr(const LinearImage& color, const std::vector<ExrLayer>& layers) {
@@ -46,7 +52,7 @@ std::vector<uint8_t> encode_exr(const LinearImage& color, const std::vector<ExrL
   std::vector<std::pair<std::string, const std::vector<float>*>> float_planes;
   for (int c = 0; c < 4; ++c) {
     std::vector<Imath::half> plane(pixels);
-    for (size_t i = 0; i < pixels; ++i) plane[i] = Imath::half(color.rgba[i * 4 + size_t(c)]);
+    for (size_t i = 0; i < pixels; ++i) plane[i] = to_half(color.rgba[i * 4 + size_t(c)]);
     planes.emplace_back(std::string(1, "RGBA"[c]), std::move(plane));
   }
   for (const ExrLayer& layer : layers) {
@@ -56,7 +62,7 @@ std::vector<uint8_t> encode_exr(const LinearImage& color, const std::vector<ExrL
       continue;
     }
     std::vector<Imath::half> plane(pixels);
-    for (size_t i = 0; i < pixels; ++i) plane[i] = Imath::half(layer.values[i]);
+    for (size_t i = 0; i < pixels; ++i) plane[i] = to_half(layer.values[i]);
     planes.emplace_back(layer.name, std::move(plane));
   }
   Imf::FrameBuffer buffer;

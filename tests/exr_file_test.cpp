@@ -30,3 +30,21 @@ TEST(ExrFile, DepthKeepsFullFloatAndTheOtherLayersHalf) {
   EXPECT_NEAR(exr.channels.at("mask.a")[0], 0.3f, 1e-3f);
   EXPECT_NEAR(exr.channels.at("R")[0], 0.1f, 1e-3f);
 }
+
+TEST(ExrFile, LightBeyondHalfsRangeIsTheLargestHalfNotInfinity) {
+  // A lamp's core at 100 000 candela: +infinity in half, which a compositor's
+  // blur or resize turns into NaN.
+  LinearImage colour{2, 1, {1.0e6f, 70000.0f, 65504.0f, 1.0f, -1.0e6f, 0.5f, 0.0f, 1.0f}};
+  const std::vector<uint8_t> bytes = encode_exr(colour, {{"motion.x", {1.0e9f, -3.0f}}});
+  const auto path = std::filesystem::temp_directory_path() / ("fxsim_exr_big_" + std::to_string(getpid()) + ".exr");
+  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+  const ExrChannels exr = read_exr(path);
+  std::filesystem::remove(path);
+  EXPECT_EQ(exr.channels.at("R")[0], 65504.0f);
+  EXPECT_EQ(exr.channels.at("G")[0], 65504.0f);
+  EXPECT_EQ(exr.channels.at("B")[0], 65504.0f);
+  EXPECT_EQ(exr.channels.at("R")[1], -65504.0f);
+  EXPECT_EQ(exr.channels.at("G")[1], 0.5f);
+  EXPECT_EQ(exr.channels.at("motion.x")[0], 65504.0f);
+  EXPECT_EQ(exr.channels.at("motion.x")[1], -3.0f);
+}
