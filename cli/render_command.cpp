@@ -385,7 +385,7 @@ int run_render(const RenderOptions& options) {
     scene.output.path = *options.output;
     if (!image_format_of(scene.output.path) && !video_format_of(scene.output.path))
       throw FxError(ExitCode::usage, fmt::format("-o {}: expected a path ending in .png or .exr (frames) or .mp4, .webm, "
-                                                 ".mov or .gif (a video)", scene.output.path));
+                                                 ".mov or .gif (a video) after a file name", scene.output.path));
     if (const auto problem = video_output_problem(scene.output, scene.output.path))
       throw FxError(ExitCode::usage, fmt::format("-o {}: {} ({})", scene.output.path, problem->message,
                                                  where_output_is_set(options, problem->key)));

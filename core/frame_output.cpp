@@ -111,8 +111,10 @@ std::vector<int> FrameSelection::frames() const {
 }
 
 namespace {
+// A name before the extension too: "out/.png" is a hidden file named by its
+// extension alone, whose layers came out as ".png.depth", without an extension.
 bool has_extension(const std::string& path, std::string_view extension) {
-  if (path.size() < extension.size()) return false;
+  if (path.size() <= extension.size() || path[path.size() - extension.size() - 1] == '/') return false;
   for (size_t i = 0; i < extension.size(); ++i)
     if (std::tolower(static_cast<unsigned char>(path[path.size() - extension.size() + i])) != extension[i]) return false;
   return true;

@@ -142,7 +142,7 @@ class Parser {
       r.error(r.child(problem->key), fmt::format("{} (output.path is \"{}\")", problem->message, o.path));
     if (!o.path.empty() && !image_format_of(o.path) && !video_format_of(o.path))
       r.error(r.child("path"), fmt::format("expected a path ending in .png or .exr (frames) or .mp4, .webm, .mov or "
-                                           ".gif (a video), got \"{}\"", o.path));
+                                           ".gif (a video) after a file name, got \"{}\"", o.path));
     r.finish();
   }
 

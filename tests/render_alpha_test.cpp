@@ -181,6 +181,14 @@ TEST(RenderAlpha, SixteenBitPngAndRefusedExtensions) {
   EXPECT_EQ(depth.exit_code, 65) << depth.err;
   EXPECT_NE(depth.err.find("expected 8 or 16, got 12"), std::string::npos) << depth.err;
   EXPECT_FALSE(fs::exists(dir / "f_4.jpg"));
+  // A file name that is only the extension (a script's empty "$prefix.png"):
+  // frames ".png" with layers ".png.depth", with no extension.
+  const CliResult bare = run_fxsim("render '" + (dir / "scene.json").string() + "' --frames 1 -o '" + (dir / "b/.png").string() + "'");
+  EXPECT_EQ(bare.exit_code, 64) << bare.err;
+  EXPECT_NE(bare.err.find("after a file name"), std::string::npos) << bare.err;
+  const CliResult bare_scene = run_fxsim("render '" + (dir / "scene.json").string() + "' --frames 1 --set /output/path=b/.exr");
+  EXPECT_EQ(bare_scene.exit_code, 65) << bare_scene.err;
+  EXPECT_FALSE(fs::exists(dir / "b"));
 }
 
 namespace {
