@@ -222,6 +222,27 @@ void refuse_idle_crf(const RenderOptions& options, const std::string& pattern, b
                                                "to 63)", crf));
 }
 
+// What a video would not show as the user may expect, said before the work:
+// frames that are not consecutive play one after another at the scene's
+// rate (a stride of 2 plays twice as fast), and a CRF of 0 makes x264
+// encode losslessly in a profile most players cannot decode.
+void warn_about_videos(const RenderOptions& options, const std::string& pattern, bool video_only,
+                       const std::vector<int>& frames, double fps) {
+  if (options.simulate_only || !(video_only || options.video)) return;
+  const bool mp4 = (video_only && video_format_of(pattern) == VideoFormat::mp4) ||
+                   (options.video && video_format_of(*options.video) == VideoFormat::mp4);
+  if (options.video_crf == 0 && mp4)
+    warn("--video-crf 0: x264 encodes losslessly in its High 4:4:4 Predictive profile, which most players, browsers "
+         "and hardware decoders cannot play; give 1 or more for the High profile, or write PNG frames");
+  for (size_t i = 1; i < frames.size(); ++i)
+    if (frames[i] != frames[i - 1] + 1) {
+      warn(fmt::format("the video shows the {} selected frames one after another at {} fps, but they are not "
+                       "consecutive (frame {} follows frame {}): it plays faster than the scene, or jumps",
+                       frames.size(), fps, frames[i], frames[i - 1]));
+      break;
+    }
+}
+
 // A manifest's run line: what this render sets out to write (the caller adds
 // the device, backend and shard it knows).
 ManifestRun manifest_run(const Scene& scene, const std::string& scene_file, const std::string& run_id,
@@ -513,6 +534,7 @@ int run_render(const RenderOptions& options) {
   std::vector<std::unique_ptr<FrameSink>> sinks;
   const VideoSettings video{options.video_crf};
   refuse_idle_crf(options, scene.output.path, video_only);
+  warn_about_videos(options, scene.output.path, video_only, frames.frames(), scene.output.fps);
   std::optional<ManifestWriter> manifest;
   if (!options.simulate_only && video_only)
     sinks.push_back(std::make_unique<VideoSink>(scene.output.path, scene.output.width, scene.output.height,

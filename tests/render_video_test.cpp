@@ -223,6 +223,25 @@ TEST(RenderVideo, TheCrfSetsTheQualityAndIsRefusedWhereItWouldChangeNothing) {
   EXPECT_EQ(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator()), 5);  // the five videos alone
 }
 
+TEST(RenderVideo, ALosslessMp4AndFramesThatAreNotConsecutiveAreWarnedAbout) {
+  // Both played wrong without a word: x264's lossless profile (High 4:4:4
+  // Predictive) most players cannot decode, and frames 1-8:2 at 24 fps play
+  // twice as fast as the scene.
+  TempDir dir("video-warn");
+  const std::string render = "render " + kSnow + " --width 64 --height 36 --progress none";
+  const CliResult lossless = run_fxsim(render + " --frames 1-2 -o '" + (dir / "l.mp4").string() + "' --video-crf 0");
+  ASSERT_EQ(lossless.exit_code, 0) << lossless.err;
+  EXPECT_NE(lossless.err.find("warning: --video-crf 0: x264 encodes losslessly in its High 4:4:4 Predictive profile"),
+            std::string::npos) << lossless.err;
+  const CliResult strided = run_fxsim(render + " --frames 1-8:2 -o '" + (dir / "s.mp4").string() + "'");
+  ASSERT_EQ(strided.exit_code, 0) << strided.err;
+  EXPECT_NE(strided.err.find("the video shows the 4 selected frames one after another at 24 fps, but they are not "
+                             "consecutive (frame 3 follows frame 1)"), std::string::npos) << strided.err;
+  const CliResult plain = run_fxsim(render + " --frames 1-3 -o '" + (dir / "p.mp4").string() + "' --video-crf 1");
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_EQ(plain.err.find("warning"), std::string::npos) << plain.err;
+}
+
 TEST(RenderVideo, AKilledRenderLeavesNoTemporaryFileOfFfmpegsMessages) {
   // ffmpeg's messages went to $TMPDIR/fxsim-child-XXXXXX, removed only by a
   // render that ended: one killed with SIGKILL left it, with no process id
