@@ -379,7 +379,7 @@ class Parser {
                              return c == '/' || c == '\\' || static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
                            });
     if (!safe_name)
-      r.error(r.child("name"), fmt::format("expected a name of 1 to 64 characters, not . or .., without '/', '\\' or "
+      r.error(r.child("name"), fmt::format("expected a name of 1 to 64 bytes of UTF-8, not . or .., without '/', '\\' or "
                                            "control characters (it names mask files), got {}",
                                            Json(e.name).dump()));
     else if (!emitter_names_.insert(e.name).second)

@@ -46,7 +46,7 @@ const BadScene kBadScenes[] = {
     {"name_of_a_secondary", R"({"fxsim": 1, "emitters": [{"type": "fountain", "name": "a"}, {"type": "snow", "name": "a.mist"}]})",
      "/emitters/1/name", "which names the mist of emitter 0 (\"a\") in the statistics"},
     {"layer_twice", R"({"fxsim": 1, "output": {"layers": ["mask", "depth", "mask"]}, "emitters": [{"type": "snow"}]})", "/output/layers/2", "already in the list"},
-    {"empty_name", R"({"fxsim": 1, "emitters": [{"type": "snow", "name": ""}]})", "/emitters/0/name", "1 to 64 characters"},
+    {"empty_name", R"({"fxsim": 1, "emitters": [{"type": "snow", "name": ""}]})", "/emitters/0/name", "1 to 64 bytes of UTF-8"},
     {"unknown_top_key", R"({"fxsim": 1, "emiters": [], "emitters": [{"type": "snow"}]})", "/emiters", "did you mean \"emitters\""},
     {"unknown_emitter_key", R"({"fxsim": 1, "emitters": [{"type": "snow", "max_particle": 5}]})", "/emitters/0/max_particle", "did you mean \"max_particles\""},
     {"unknown_type", R"({"fxsim": 1, "emitters": [{"type": "hail"}]})", "/emitters/0/type", "one of"},
