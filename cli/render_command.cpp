@@ -585,17 +585,21 @@ int run_render(const RenderOptions& options) {
   // --simulate-only writes every checkpoint on the way: one missing or
   // damaged before the last was left so, and the run said there was nothing
   // to simulate (a farm's checkpoints job).
-  // It stops at the last one missing: the rest are there.
+  // It starts from the one before the first missing and stops at the last
+  // one missing: the rest are there. (With all of them there it simulated
+  // from time 0 again, writing none.)
   int simulate_to = frames.last();
   if (options.simulate_only) {
     const std::vector<int> gaps = checkpoints.not_there(frames.last());
-    if (!gaps.empty()) simulate_to = gaps.back();
-    if (!gaps.empty() && gaps.front() <= resume_at_most) {
-      const bool news = checkpoints.gap_is_news(gaps.front(), resume_at_most);
-      resume_at_most = gaps.front() - 1;
-      if (!options.quiet && news)
+    if (gaps.empty()) {
+      simulate_to = frames.last() / *options.checkpoint_every * *options.checkpoint_every;
+      resume_at_most = simulate_to;
+    } else {
+      simulate_to = gaps.back();
+      if (gaps.front() <= resume_at_most && !options.quiet && checkpoints.gap_is_news(gaps.front(), resume_at_most))
         note(fmt::format("the checkpoint of frame {} is missing or damaged: simulating from before it to write it again",
                          gaps.front()));
+      resume_at_most = gaps.front() - 1;
     }
   }
   const int resumed = checkpoints.resume(simulation, resume_at_most);

@@ -413,6 +413,20 @@ TEST(Farm, ADamagedCheckpointIsWrittenAgainAndAFifoNeverBlocks) {
   EXPECT_NE(repaired.out.find("simulated frames 1-4 "), std::string::npos) << repaired.out;  // not on to 8, which is there
   EXPECT_EQ(read_text_file(fourth), fourth_whole);
   EXPECT_EQ(read_text_file(eighth), whole);
+  // All of them there: nothing to simulate (from frames 1-10 it simulated
+  // from time 0 to frame 10 again, writing none); one missing in the middle
+  // is simulated to from the one before it, not from time 0.
+  const CliResult all_there = run_fxsim("render " + kScene + " --width 96 --height 54 --frames 1-10 --simulate-only "
+                                        "--checkpoint-every 4 --checkpoints " + q(dir / "ck"));
+  EXPECT_EQ(all_there.exit_code, 0) << all_there.err;
+  EXPECT_NE(all_there.out.find("nothing to simulate: the checkpoint of frame 8 is there already"), std::string::npos)
+      << all_there.out;
+  fs::remove(dir / "ck/checkpoint_000008.fxck");
+  const CliResult gap = run_fxsim("render " + kScene + " --width 96 --height 54 --frames 1-10 --simulate-only "
+                                  "--checkpoint-every 4 --checkpoints " + q(dir / "ck"));
+  EXPECT_EQ(gap.exit_code, 0) << gap.err;
+  EXPECT_NE(gap.out.find("simulated frames 5-8 "), std::string::npos) << gap.out;
+  EXPECT_EQ(read_text_file(eighth), whole);
   // Another scene's checkpoints are replaced, saying so.
   const CliResult other = run_fxsim("render " + kScene + " --width 96 --height 54 --frames 8 --simulate-only "
                                     "--checkpoint-every 4 --seed 9 --checkpoints " + q(dir / "ck"));
