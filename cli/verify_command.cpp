@@ -109,12 +109,13 @@ int run_verify(const std::string& folder_text, bool quiet) {
   }
   // The scenes of the frames there now: each frame's latest record's run
   // (every frame drawn again with another seed is one scene again).
-  std::set<std::string> current_runs, scenes, looks;
+  std::set<std::string> current_runs, scenes, looks, backends;
   for (const auto& [image, record] : latest) current_runs.insert(record->run);
   for (const ManifestRun& r : manifest.runs)
     if (current_runs.count(r.run)) {
       scenes.insert(r.scene_hash);
       if (!r.look_hash.empty()) looks.insert(r.look_hash + " " + r.scene_hash);
+      if (!r.backend.empty()) backends.insert(r.backend);
     }
   if (scenes.size() > 1)
     mismatched.push_back(fmt::format("the folder holds frames of {} different scenes (or overrides): runs {}", scenes.size(),
@@ -133,6 +134,24 @@ int run_verify(const std::string& folder_text, bool quiet) {
                                        for (const ManifestRun& r : manifest.runs)
                                          if (current_runs.count(r.run) && !r.look_hash.empty())
                                            list += (list.empty() ? "" : ", ") + r.run + " (" + r.scene + ")";
+                                       return list;
+                                     }()));
+  // The GPU's arithmetic is its own: its frames differ from the CPU's within
+  // the golden tolerance, and its state hashes differ (shards on a farm of
+  // GPU and CPU nodes, --backend auto, mixed them without a word).
+  if (backends.size() > 1)
+    mismatched.push_back(fmt::format("the folder holds frames simulated by {} backends ({}), whose pixels and state "
+                                     "hashes differ: runs {}", backends.size(),
+                                     [&] {
+                                       std::string list;
+                                       for (const std::string& b : backends) list += (list.empty() ? "" : ", ") + b;
+                                       return list;
+                                     }(),
+                                     [&] {
+                                       std::string list;
+                                       for (const ManifestRun& r : manifest.runs)
+                                         if (current_runs.count(r.run))
+                                           list += (list.empty() ? "" : ", ") + r.run + " (" + r.backend + ")";
                                        return list;
                                      }()));
 

@@ -701,3 +701,18 @@ TEST(Farm, AnEmitterNamedWithAHashHasItsMaskFoundAndCheckedByItsOwnName) {
   EXPECT_EQ(blocked.exit_code, 73) << blocked.err;
   EXPECT_FALSE(fs::exists(dir / "late/f_0001.png"));  // refused before any work
 }
+
+TEST(Farm, VerifyNamesAFolderOfFramesFromTwoBackends) {
+  // Shards on a farm of GPU and CPU nodes (--backend auto): their frames
+  // differ within the golden tolerance and their state hashes differ, and
+  // verify called the folder whole.
+  TempDir dir("two_backends");
+  const std::string render = "render " + kScene + " --width 48 --height 27 -q --frames 1-4 -o " + q(dir / "f_####.png");
+  ASSERT_EQ(run_fxsim(render + " --shard 1/2 --backend gpu").exit_code, 0);
+  ASSERT_EQ(run_fxsim(render + " --shard 2/2 --backend cpu").exit_code, 0);
+  const CliResult v = run_fxsim("verify " + q(dir.path()));
+  EXPECT_EQ(v.exit_code, 1) << v.out << v.err;
+  EXPECT_NE(v.out.find("the folder holds frames simulated by 2 backends (cpu, gpu"), std::string::npos) << v.out;
+  ASSERT_EQ(run_fxsim(render + " --shard 1/2 --backend cpu").exit_code, 0);  // drawn again on one backend
+  EXPECT_EQ(run_fxsim("verify " + q(dir.path())).exit_code, 0);
+}
