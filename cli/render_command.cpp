@@ -495,6 +495,13 @@ int run_render(const RenderOptions& options) {
     if (!options.quiet && to_write.size() < wanted.size())
       note(fmt::format("--skip-existing: {} of {} frames are already written; {} to go", wanted.size() - to_write.size(),
                        wanted.size(), to_write.size()));
+    // The text outputs are written anew, with the frames drawn now: an
+    // interrupted run's lines for the frames kept were lost without a word.
+    for (const auto& [flag, path] : {std::pair{"--stats", options.stats}, std::pair{"--state-hashes", options.state_hashes}})
+      if (path && *path != "-" && to_write.size() < wanted.size() && !to_write.empty())
+        warn(fmt::format("{} {} is written anew with the {} frames drawn now, not the {} kept by --skip-existing "
+                         "(keep the earlier file under another name to have theirs)",
+                         flag, *path, to_write.size(), wanted.size() - to_write.size()));
   }
   // Frames kept whose recording a stopped run never made are recorded now.
   const std::string run_id = new_run_id();

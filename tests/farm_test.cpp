@@ -716,3 +716,18 @@ TEST(Farm, VerifyNamesAFolderOfFramesFromTwoBackends) {
   ASSERT_EQ(run_fxsim(render + " --shard 1/2 --backend cpu").exit_code, 0);  // drawn again on one backend
   EXPECT_EQ(run_fxsim("verify " + q(dir.path())).exit_code, 0);
 }
+
+TEST(Farm, SkipExistingSaysItsStatisticsHoldOnlyTheFramesDrawnNow) {
+  // The resumed run's --stats file held frames 3-4 alone, and said nothing.
+  TempDir dir("skip_stats");
+  const std::string render = "render " + kScene + " --width 48 --height 27 -q -o " + q(dir / "f_####.png") +
+                             " --stats " + q(dir / "s.jsonl");
+  ASSERT_EQ(run_fxsim(render + " --frames 1-2").exit_code, 0);
+  const CliResult resumed = run_fxsim(render + " --frames 1-4 --skip-existing");
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_NE(resumed.err.find("is written anew with the 2 frames drawn now, not the 2 kept by --skip-existing"),
+            std::string::npos) << resumed.err;
+  const CliResult whole = run_fxsim(render + " --frames 5-6 --skip-existing");  // nothing kept: nothing to say
+  ASSERT_EQ(whole.exit_code, 0) << whole.err;
+  EXPECT_EQ(whole.err.find("written anew"), std::string::npos) << whole.err;
+}
