@@ -117,6 +117,9 @@ FXSIM="$FXSIM" "$SRC/scripts/cluster/render-on-slurm" --shards 2 --frames 1-7 --
 [ "$(ls "$tmp/odd/frames" | grep -c '^f_.*\.png$')" = 7 ] || { echo "FAIL: not 7 frames"; exit 1; }
 rate="$(ffprobe -v error -select_streams v:0 -show_entries stream=r_frame_rate -of csv=p=0 "$tmp/odd/video.mp4")"
 [ "$rate" = 12/1 ] || { echo "FAIL: the video plays at $rate frames a second, not --fps 12"; exit 1; }
+# Shard 2 (frames 4-7) starts from the checkpoint of frame 3, not further back.
+grep -q "starting from checkpoint .*checkpoint_000003.fxck" "$tmp"/odd/logs/shard-*.log ||
+  { echo "FAIL: shard 2 did not start from frame 3's checkpoint"; grep -h checkpoint "$tmp"/odd/logs/*.log; exit 1; }
 echo "PASS: 2 shards of 7 frames at --fps 12, the video at $rate"
 
 # Stop the daemons, then nothing of this cluster may be left running.
