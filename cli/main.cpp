@@ -16,6 +16,7 @@
 #include "cli/progress.h"
 #include "cli/completion.h"
 #include "core/exit_codes.h"
+#include "core/shards.h"
 #include "core/scene_schema.h"
 
 using namespace fxsim;
@@ -148,7 +149,7 @@ int main(int argc, char** argv) {
                          "SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX when set");
   render_cmd->add_option("--shard-count", render.shard_count,
                          "the number of shards of a Kubernetes Indexed Job (with JOB_COMPLETION_INDEX)")
-      ->check(CLI::Range(1, 1000000));
+      ->check(CLI::Range(1, kMaxShards));
   render_cmd->add_flag("--skip-existing", render.skip_existing,
                        "leave frames whose files exist, decode at the right size and, where the manifest records them, "
                        "have the recorded size and SHA-256, as they are (resume a run)");

@@ -450,10 +450,12 @@ int run_render(const RenderOptions& options) {
           break;
         }
   }
-  // The "plate" layer is the plate's own bytes: the frame's plate is graded.
+  // The "plate" layer is the plate's own bytes: the frame's plate is graded
+  // (an EXR frame is never tone mapped: its tone changes nothing of it).
+  const bool tone_mapped_frames = scene.output.tone != OutputSettings::Tone::clip &&
+                                  image_format_of(scene.output.path) != ImageFormat::exr;
   if (scene.output.plate_layer && !options.simulate_only &&
-      (scene.camera.exposure != 0 || scene.output.tone != OutputSettings::Tone::clip ||
-       (scene.output.bloom && scene.output.bloom->strength > 0)))
+      (scene.camera.exposure != 0 || tone_mapped_frames || (scene.output.bloom && scene.output.bloom->strength > 0)))
     warn("the \"plate\" layer is the plate as it is, ungraded, while the frame's plate goes through the camera's "
          "exposure, the filmic tone or the bloom: the two differ by that grading, not by the particles alone");
   if (!video_only && !options.simulate_only && !wanted.empty())

@@ -180,6 +180,10 @@ int run_on_devices(const RenderOptions& options) {
   // task rendered every frame.)
   const std::optional<Shard> cluster = choose_shard(options);
   const size_t shards = devices.size() * size_t(cluster ? cluster->count : 1);
+  if (shards > size_t(kMaxShards))
+    throw FxError(ExitCode::usage, fmt::format("--devices {}: {} shards of {} on {} devices are {} shards, more than the "
+                                               "{} fxsim splits frames into", *options.devices, cluster->count,
+                                               cluster->source, devices.size(), shards, kMaxShards));
   const size_t first = devices.size() * size_t(cluster ? cluster->index - 1 : 0);
   // Each device there before any child starts: not found by one child
   // after the others have written their frames. (A device named twice runs

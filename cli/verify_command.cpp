@@ -140,8 +140,8 @@ int run_verify(const std::string& folder_text, bool quiet) {
   // the golden tolerance, and its state hashes differ (shards on a farm of
   // GPU and CPU nodes, --backend auto, mixed them without a word).
   if (backends.size() > 1)
-    mismatched.push_back(fmt::format("the folder holds frames simulated by {} backends ({}), whose pixels and state "
-                                     "hashes differ: runs {}", backends.size(),
+    mismatched.push_back(fmt::format("the folder holds frames simulated by {} backends or GPU classes ({}), whose "
+                                     "pixels and state hashes differ: runs {}", backends.size(),
                                      [&] {
                                        std::string list;
                                        for (const std::string& b : backends) list += (list.empty() ? "" : ", ") + b;

@@ -22,7 +22,7 @@ std::optional<Shard> parse_shard(const std::string& text) {
   const size_t slash = text.find('/');
   if (slash == std::string::npos) return std::nullopt;
   const auto i = integer(text.substr(0, slash).c_str()), n = integer(text.substr(slash + 1).c_str());
-  if (!i || !n || *n < 1 || *i < 1 || *i > *n || *n > 1000000) return std::nullopt;
+  if (!i || !n || *n < 1 || *i < 1 || *i > *n || *n > kMaxShards) return std::nullopt;
   return Shard{int(*i), int(*n), "--shard " + text};
 }
 

@@ -12,6 +12,8 @@
 
 namespace fxsim {
 
+constexpr int kMaxShards = 1000000;  // the most shards --shard I/N splits the frames into
+
 struct Shard {
   int index = 1;  // 1-based
   int count = 1;

@@ -166,10 +166,13 @@ size_t remove_stale_partials(const std::filesystem::path& folder) {
     const std::string name = it->path().filename().string();
     const size_t mark = name.rfind(kPartialMark);
     if (mark == std::string::npos || mark == 0) continue;
-    // Only this machine's: another's process id cannot be judged here.
+    // Only this machine's: another's process id cannot be judged here. A
+    // name of fxsim before 5 December 2026 had no host ("NAME.fxsim-partial-
+    // PID"): judged as then, by the process id (a half-written checkpoint
+    // of 100 MB stayed for ever after an upgrade).
     const std::string ours = kPartialMark + partial_host() + "-";
-    if (name.compare(mark, ours.size(), ours) != 0) continue;
-    const std::string_view digits = std::string_view(name).substr(mark + ours.size());
+    const size_t id_at = name.compare(mark, ours.size(), ours) == 0 ? mark + ours.size() : mark + std::strlen(kPartialMark);
+    const std::string_view digits = std::string_view(name).substr(id_at);
     int pid = 0;
     const auto [end_of_number, error] = std::from_chars(digits.data(), digits.data() + digits.size(), pid);
     if (error != std::errc() || end_of_number != digits.data() + digits.size() || pid <= 0) continue;

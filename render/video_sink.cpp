@@ -38,7 +38,8 @@ VideoSink::VideoSink(std::string path, int width, int height, double fps, VideoS
     : path_(std::move(path)), width_(width), height_(height), fps_(fps), settings_(settings) {
   const auto format = video_format_of(path_);
   if (!format)
-    throw FxError(ExitCode::usage, fmt::format("{}: a video file ends in .mp4, .webm, .mov or .gif", path_));
+    throw FxError(ExitCode::usage, fmt::format("{}: a video file ends in .mp4, .webm, .mov or .gif after a file name",
+                                               path_));
   format_ = *format;
   const bool yuv420 = format_ == VideoFormat::mp4 || format_ == VideoFormat::webm;
   fed_width_ = yuv420 ? (width_ + 1) / 2 * 2 : width_;

@@ -515,6 +515,12 @@ TEST(Farm, SimulateOnlyAndDevicesAreCheckedAndDevicesRunOneShardEach) {
                                   "env JOB_COMPLETION_INDEX=0");
   ASSERT_EQ(pod.exit_code, 0) << pod.err;
   for (int f = 1; f <= 6; ++f) EXPECT_EQ(fs::exists(dir / "pod" / frame_name(f)), f <= 2) << f;
+  // More shards than --shard takes: refused here, not by each child (64, naming a --shard never given).
+  const CliResult many = run_fxsim("render " + kScene + kSmall + "--devices 0,0 -o " + q(dir / "many/f_####.png"),
+                                   "env SLURM_ARRAY_TASK_ID=1 SLURM_ARRAY_TASK_MIN=1 SLURM_ARRAY_TASK_MAX=600000");
+  EXPECT_EQ(many.exit_code, 64) << many.err;
+  EXPECT_NE(many.err.find("are 1200000 shards, more than the 1000000"), std::string::npos) << many.err;
+  EXPECT_FALSE(fs::exists(dir / "many"));
   // The scene on standard input is read once: no shard had it (65, "not valid JSON").
   const CliResult piped = run_fxsim("render - --frames 1-2 --devices 0,0 -o " + q(dir / "in/f_####.png"), "", kScene);
   EXPECT_EQ(piped.exit_code, 64) << piped.err;
@@ -712,7 +718,8 @@ TEST(Farm, VerifyNamesAFolderOfFramesFromTwoBackends) {
   ASSERT_EQ(run_fxsim(render + " --shard 2/2 --backend cpu").exit_code, 0);
   const CliResult v = run_fxsim("verify " + q(dir.path()));
   EXPECT_EQ(v.exit_code, 1) << v.out << v.err;
-  EXPECT_NE(v.out.find("the folder holds frames simulated by 2 backends (cpu, gpu"), std::string::npos) << v.out;
+  EXPECT_NE(v.out.find("the folder holds frames simulated by 2 backends or GPU classes (cpu, gpu"), std::string::npos)
+      << v.out;
   ASSERT_EQ(run_fxsim(render + " --shard 1/2 --backend cpu").exit_code, 0);  // drawn again on one backend
   EXPECT_EQ(run_fxsim("verify " + q(dir.path())).exit_code, 0);
 }

@@ -192,7 +192,8 @@ TEST(HostileOutput, StaleTemporaryFilesOfDeadRunsAreRemoved) {
   // Another machine's, on storage both see: its process id says nothing here
   // (a render removed a running one's file, which then failed with 73).
   write_text_file(dir / "f_0009.png.fxsim-partial-other-node-2147483000", "another machine's frame");
-  write_text_file(dir / "f_0010.png.fxsim-partial-2147483000", "no host: not judged");
+  // An older fxsim's name, without a host: judged by its process id, as then.
+  write_text_file(dir / "f_0010.png.fxsim-partial-2147483000", "an older fxsim's frame");
   // Another program's temporary file, however it is named, is not fxsim's to remove.
   write_text_file(dir / "thesis.tex.partial-2147483000", "a user's own");
   const CliResult r = run_fxsim("render '" + kScene + "' --frames 1" + kSmall + "-o '" + (dir / "f_####.png").string() + "'");
@@ -201,7 +202,7 @@ TEST(HostileOutput, StaleTemporaryFilesOfDeadRunsAreRemoved) {
   EXPECT_TRUE(fs::exists(dir / alive));
   EXPECT_TRUE(fs::exists(dir / "notes.fxsim-partial-x"));
   EXPECT_TRUE(fs::exists(dir / "f_0009.png.fxsim-partial-other-node-2147483000"));
-  EXPECT_TRUE(fs::exists(dir / "f_0010.png.fxsim-partial-2147483000"));
+  EXPECT_FALSE(fs::exists(dir / "f_0010.png.fxsim-partial-2147483000"));
   EXPECT_TRUE(fs::exists(dir / "thesis.tex.partial-2147483000"));
   EXPECT_TRUE(fs::exists(dir / "f_0001.png"));
   // And a checkpoint a killed run was writing (they stayed for ever).

@@ -332,6 +332,11 @@ TEST(RenderPlates, APlateWithATransparentBackgroundIsRefusedAndItsLayerWithGradi
     EXPECT_NE(graded.err.find("warning: the \"plate\" layer is the plate as it is, ungraded"), std::string::npos)
         << grading << ": " << graded.err;
   }
+  // EXR frames are never tone mapped: their plate is the plate.
+  const CliResult exr = run_fxsim("render '" + (dir / "scene.json").string() + "' --frames 1 -q -o '" +
+                                  (dir / "exr/f_#.exr").string() + "' --set /output/tone=filmic");
+  ASSERT_EQ(exr.exit_code, 0) << exr.err;
+  EXPECT_EQ(exr.err.find("ungraded"), std::string::npos) << exr.err;
 }
 
 TEST(RenderPlates, AWrongSizeOrMissingPlateIsRefusedBeforeRendering) {
