@@ -117,43 +117,29 @@ int run_verify(const std::string& folder_text, bool quiet) {
       if (!r.look_hash.empty()) looks.insert(r.look_hash + " " + r.scene_hash);
       if (!r.backend.empty()) backends.insert(r.backend);
     }
+  // The current runs, each named with what tells them apart ("run (scene)").
+  const auto runs_with = [&](const auto& detail) {
+    std::string list;
+    for (const ManifestRun& r : manifest.runs)
+      if (current_runs.count(r.run) && !detail(r).empty()) list += (list.empty() ? "" : ", ") + r.run + " (" + detail(r) + ")";
+    return list;
+  };
+  const auto scene_of = [](const ManifestRun& r) { return r.scene; };
   if (scenes.size() > 1)
     mismatched.push_back(fmt::format("the folder holds frames of {} different scenes (or overrides): runs {}", scenes.size(),
-                                     [&] {
-                                       std::string list;
-                                       for (const ManifestRun& r : manifest.runs)
-                                         if (current_runs.count(r.run))
-                                           list += (list.empty() ? "" : ", ") + r.run + " (" + r.scene + ")";
-                                       return list;
-                                     }()));
+                                     runs_with(scene_of)));
   else if (looks.size() > 1)
     mismatched.push_back(fmt::format("the folder holds frames of {} different looks of one simulation (exposure, fog, "
                                      "colours, lights…): runs {}", looks.size(),
-                                     [&] {
-                                       std::string list;
-                                       for (const ManifestRun& r : manifest.runs)
-                                         if (current_runs.count(r.run) && !r.look_hash.empty())
-                                           list += (list.empty() ? "" : ", ") + r.run + " (" + r.scene + ")";
-                                       return list;
-                                     }()));
+                                     runs_with([&](const ManifestRun& r) { return r.look_hash.empty() ? "" : r.scene; })));
   // The GPU's arithmetic is its own: its frames differ from the CPU's within
   // the golden tolerance, and its state hashes differ (shards on a farm of
   // GPU and CPU nodes, --backend auto, mixed them without a word).
   if (backends.size() > 1)
     mismatched.push_back(fmt::format("the folder holds frames simulated by {} backends or GPU classes ({}), whose "
                                      "pixels and state hashes differ: runs {}", backends.size(),
-                                     [&] {
-                                       std::string list;
-                                       for (const std::string& b : backends) list += (list.empty() ? "" : ", ") + b;
-                                       return list;
-                                     }(),
-                                     [&] {
-                                       std::string list;
-                                       for (const ManifestRun& r : manifest.runs)
-                                         if (current_runs.count(r.run))
-                                           list += (list.empty() ? "" : ", ") + r.run + " (" + r.backend + ")";
-                                       return list;
-                                     }()));
+                                     fmt::join(backends, ", "),
+                                     runs_with([](const ManifestRun& r) { return r.backend; })));
 
   // Every frame every run was to write.
   std::set<std::string> expected;
