@@ -203,13 +203,19 @@ void refuse_shared_outputs(const RenderOptions& options, const Scene& scene, boo
 // --video-crf where it would change nothing, refused rather than ignored: no
 // video, or none with a CRF (a .mov is ProRes 4444, a .gif a palette), or
 // 52 and more for an .mp4 (H.264 stops at 51; VP9 at 63).
-void refuse_idle_crf(const RenderOptions& options, const std::string& pattern, bool video_only) {
-  if (!options.video_crf) return;
-  const int crf = *options.video_crf;
+// The formats of the videos this render writes: -o's and --video's.
+std::vector<VideoFormat> videos_written(const RenderOptions& options, const std::string& pattern, bool video_only) {
   std::vector<VideoFormat> videos;
   if (!options.simulate_only && video_only) videos.push_back(*video_format_of(pattern));
   if (!options.simulate_only && options.video)
     if (const auto format = video_format_of(*options.video)) videos.push_back(*format);
+  return videos;
+}
+
+void refuse_idle_crf(const RenderOptions& options, const std::string& pattern, bool video_only) {
+  if (!options.video_crf) return;
+  const int crf = *options.video_crf;
+  const std::vector<VideoFormat> videos = videos_written(options, pattern, video_only);
   const auto has = [&](VideoFormat f) { return std::find(videos.begin(), videos.end(), f) != videos.end(); };
   if (videos.empty())
     throw FxError(ExitCode::usage, fmt::format("--video-crf {}: this render writes no video; give -o FILE.mp4 or "
@@ -228,10 +234,9 @@ void refuse_idle_crf(const RenderOptions& options, const std::string& pattern, b
 // encode losslessly in a profile most players cannot decode.
 void warn_about_videos(const RenderOptions& options, const std::string& pattern, bool video_only,
                        const std::vector<int>& frames, double fps) {
-  if (options.simulate_only || !(video_only || options.video)) return;
-  const bool mp4 = (video_only && video_format_of(pattern) == VideoFormat::mp4) ||
-                   (options.video && video_format_of(*options.video) == VideoFormat::mp4);
-  if (options.video_crf == 0 && mp4)
+  const std::vector<VideoFormat> videos = videos_written(options, pattern, video_only);
+  if (videos.empty()) return;
+  if (options.video_crf == 0 && std::find(videos.begin(), videos.end(), VideoFormat::mp4) != videos.end())
     warn("--video-crf 0: x264 encodes losslessly in its High 4:4:4 Predictive profile, which most players, browsers "
          "and hardware decoders cannot play; give 1 or more for the High profile, or write PNG frames");
   for (size_t i = 1; i < frames.size(); ++i)

@@ -180,9 +180,8 @@ std::vector<std::filesystem::path> frame_files(const Scene& scene, const std::st
   // The frame's image first, then its layers named beside it, as prepare()
   // does: a '#' in an emitter's name is the name's (it was read as the
   // frame number, so --skip-existing drew such frames again every time).
-  std::vector<std::filesystem::path> files;
-  for (const std::string& file : files_beside(scene, frame_path(pattern, frame))) files.push_back(file);
-  return files;
+  const std::vector<std::string> files = files_beside(scene, frame_path(pattern, frame));
+  return {files.begin(), files.end()};
 }
 
 void ImageSequenceSink::commit(const FrameRecord& record, const Prepared& files) {

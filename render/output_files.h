@@ -78,7 +78,9 @@ void prepare_output_folder(const std::filesystem::path& file);
 
 // Removes "<name>.fxsim-partial-<host>-<pid>" files of this host whose
 // process no longer runs from `folder`: what a killed render left behind
-// (another machine's are left alone). Returns how many it removed.
+// (another machine's are left alone; an older fxsim's host-less
+// "<name>.fxsim-partial-<pid>" is judged by its process id). Returns how
+// many it removed.
 size_t remove_stale_partials(const std::filesystem::path& folder);
 
 // A text stream written as the render goes: standard output for "-", else a
