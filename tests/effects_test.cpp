@@ -1,14 +1,17 @@
 // Fire, explosions, billboards and the effect manager (paper 002).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <glm/geometric.hpp>
 
 #include "core/diagnostics.h"
 #include "core/parallel.h"
+#include "core/rng.h"
 #include "core/particle_pool.h"
 #include "core/effects/explosion/explosion.h"
 #include "core/effects/fire/fire.h"
+#include "core/effects/fire/flame_texture.h"
 #include "core/scene_parser.h"
 #include "core/simulation.h"
 #include "core/billboard.h"
@@ -58,6 +61,80 @@ TEST(FireColor, RampBreakPoints) {
   EXPECT_TRUE(near(fire_color(max / 6, max), {0.5f, 0, 0, 0.25f}));   // half-way to red
   EXPECT_TRUE(near(fire_color(max / 2, max), {1, 0.5f, 0, 0.75f}));   // half-way red → yellow
   EXPECT_TRUE(near(fire_color(5 * max / 6, max), {1, 1, 0.5f, 1}));   // half-way yellow → white
+}
+
+// A burning grid: the default one after 2 × rows updates, as a fire appears.
+FireGrid burning_grid(uint32_t seed) {
+  FireGrid g(48, 32, 0.667f);
+  for (uint32_t k = 0; k < 96; ++k)
+    g.update([&](int column) { return std::floor(RandomDraws(seed, 0, Stream::grid, k).unit(uint32_t(column)) * 256.0f); });
+  return g;
+}
+
+// A texel's premultiplied RGBA (row 0 is the bottom).
+glm::vec4 texel(const FlameTexture& t, int row, int column) {
+  const uint8_t* p = &t.texels[(size_t(row) * size_t(t.width) + size_t(column)) * 4];
+  return glm::vec4(p[0], p[1], p[2], p[3]) / 255.0f;
+}
+
+TEST(FlameTexture, BurnsWhiteAtTheBaseAndFadesIntoTonguesAbove) {
+  const FireParams fire;  // 1 × 1.5 m
+  const FlameTexture t = flame_texture(burning_grid(3), fire, 2.0, 7);
+  ASSERT_EQ(t.width, 128);  // 128 texels across, as tall as the plane's shape
+  ASSERT_EQ(t.height, 192);
+  ASSERT_EQ(t.texels.size(), size_t(128 * 192 * 4));
+  // The base's middle is opaque and near white; the corners and the top row are empty.
+  const glm::vec4 base = texel(t, 4, 64);
+  EXPECT_GT(base.a, 0.95f);
+  EXPECT_GT(base.g, 0.9f);
+  for (int column : {0, 127}) EXPECT_EQ(texel(t, 4, column).a, 0.0f) << column;
+  for (int column = 0; column < 128; ++column) EXPECT_EQ(texel(t, 191, column).a, 0.0f) << column;
+  // Not a rigid cone: over a second its tip rises and falls, and its two sides differ.
+  int lowest_tip = t.height, highest_tip = 0;
+  for (int frame = 0; frame < 24; ++frame) {
+    const FlameTexture f = flame_texture(burning_grid(3), fire, 2.0 + frame / 24.0, 7);
+    int tip = 0;
+    for (int row = 0; row < f.height; ++row)
+      for (int column = 0; column < f.width; ++column)
+        if (texel(f, row, column).a > 0.3f) tip = row;
+    lowest_tip = std::min(lowest_tip, tip), highest_tip = std::max(highest_tip, tip);
+    double mirrored = 0;  // the outline's difference from its mirror image, in texels
+    for (int row = 0; row < f.height; ++row)
+      for (int column = 0; column < f.width / 2; ++column)
+        mirrored += std::fabs(texel(f, row, column).a - texel(f, row, f.width - 1 - column).a);
+    EXPECT_GT(mirrored, 200.0) << frame;
+  }
+  EXPECT_GT(highest_tip - lowest_tip, 6);
+  EXPECT_GT(lowest_tip, 96);  // above the middle
+  EXPECT_LT(highest_tip, 185);
+}
+
+TEST(FlameTexture, MovesWithTimeTheSameWayEveryTimeAndHidesTheSeededRow) {
+  const FireParams fire;
+  FireGrid grid = burning_grid(3);
+  const FlameTexture a = flame_texture(grid, fire, 2.0, 7);
+  EXPECT_EQ(flame_texture(grid, fire, 2.0, 7).texels, a.texels);           // the same bytes
+  EXPECT_NE(flame_texture(grid, fire, 2.0 + 1.0 / 24, 7).texels, a.texels);  // a frame later it has moved
+  EXPECT_NE(flame_texture(grid, fire, 2.0, 8).texels, a.texels);           // another noise
+  // The bottom row is the fuel, re-seeded at random each update: not drawn.
+  for (int column = 0; column < grid.columns(); ++column) grid.set(grid.rows() - 1, column, 255.0f);
+  EXPECT_EQ(flame_texture(grid, fire, 2.0, 7).texels, a.texels);
+}
+
+TEST(FlameTexture, ItsSizeFollowsThePlaneAndTheGrid) {
+  FireParams fire;
+  fire.size = {2, 1};
+  EXPECT_EQ(flame_texture(FireGrid(48, 32, 0.667f), fire, 0, 1).height, 64);  // at least the grid's rows, 48
+  fire.rows = 300, fire.columns = 400;
+  const FlameTexture big = flame_texture(FireGrid(300, 400, 0.667f), fire, 0, 1);
+  EXPECT_EQ(big.width, 400);
+  EXPECT_EQ(big.height, 300);
+  fire.size = {0.1f, 100};
+  EXPECT_EQ(flame_texture(FireGrid(48, 32, 0.667f), fire, 0, 1).height, 1024);  // at most 1024
+  // An empty grid draws nothing.
+  fire.size = {1, 1.5f};
+  const FlameTexture cold = flame_texture(FireGrid(48, 32, 0.667f), fire, 0, 1);
+  EXPECT_TRUE(std::all_of(cold.texels.begin(), cold.texels.end(), [](uint8_t b) { return b == 0; }));
 }
 
 TEST(Fire, UpdatesAtItsOwnRateWhateverTheFrameRate) {

@@ -1,5 +1,6 @@
 #include "core/state_archive.h"
 #include "core/effects/fire/fire.h"
+#include "core/effects/fire/flame_texture.h"
 
 #include <algorithm>
 #include <cmath>
@@ -58,6 +59,7 @@ void FireSystem::save(StateWriter& out) {
   out.value(updates_);
   out.value(embers_thrown_);
   out.value(prewarm_updates_);
+  out.value(now_);
   embers_->save(out);
 }
 
@@ -71,6 +73,8 @@ void FireSystem::load(StateReader& in) {
   in.value(updates_);
   in.value(embers_thrown_);
   in.value(prewarm_updates_);
+  in.value(now_);
+  in.require(kTime.contains(now_), "a time " + kTime.text());
   embers_->load(in);
   remembered_ = false;
 }
@@ -81,7 +85,7 @@ void FireSystem::remember_positions() {
 }
 
 void FireSystem::begin(double t, const CameraPose&) {
-  start_ = t;
+  start_ = now_ = t;
   remembered_ = false;
   embers_->forget_positions();
   updates_ = 0;
@@ -130,6 +134,7 @@ void FireSystem::throw_ember(const StepContext& ctx) {
 
 void FireSystem::step(const StepContext& ctx) {
   embers_->step(ctx, wind_);
+  now_ = ctx.t1;
   const double elapsed = std::max(0.0, ctx.t1 - start_ + 1e-9);  // (never negative, even from a hand-made checkpoint)
   const uint64_t due = uint64_t(std::floor(fire_.update_rate * elapsed));
   for (; updates_ < due; ++updates_) update_grid(prewarm_updates_ + updates_);
@@ -175,23 +180,15 @@ void FireSystem::add_sprites(const CameraPose& camera, std::vector<SpriteBatch>&
     embers_->add_sprites(sparks, 1.0f / 48.0f, camera.velocity);
     out.push_back(std::move(sparks));
   }
-  // The grid as a texture, bottom row first, colour-ramped and premultiplied,
-  // under a flame-shaped mask.
-  auto texels = std::make_shared<std::vector<uint8_t>>(size_t(grid_.rows()) * size_t(grid_.columns()) * 4);
-  for (int i = 0; i < grid_.rows(); ++i)
-    for (int j = 0; j < grid_.columns(); ++j) {
-      glm::vec4 c = fire_color(grid_.at(i, j), fire_.max_intensity);
-      c.a *= flame_mask((float(j) + 0.5f) / float(grid_.columns()), 1.0f - (float(i) + 0.5f) / float(grid_.rows()));
-      uint8_t* p = &(*texels)[(size_t(grid_.rows() - 1 - i) * size_t(grid_.columns()) + size_t(j)) * 4];
-      for (int k = 0; k < 3; ++k) p[k] = uint8_t(std::lround(255.0f * c[k] * c.a));
-      p[3] = uint8_t(std::lround(255.0f * c.a));
-    }
+  // The grid drawn as a flame (flame_texture.h), moving with the time since it began.
+  RandomDraws noise(settings_.seed, emitter_index_, Stream::texture, 0);
+  FlameTexture flame = flame_texture(grid_, fire_, now_ - start_, noise.bits(0));
   SpriteBatch plane;
   plane.emitter = emitter_index_;
   plane.distance = distance;
-  plane.dynamic_texture = std::move(texels);
-  plane.dynamic_width = grid_.columns();
-  plane.dynamic_height = grid_.rows();
+  plane.dynamic_texture = std::make_shared<std::vector<uint8_t>>(std::move(flame.texels));
+  plane.dynamic_width = flame.width;
+  plane.dynamic_height = flame.height;
   SpriteInstance quad{fire_.position, fire_.size.x, glm::vec3(0), 1.0f, 0.0f, 0.0f};
   quad.aspect = fire_.size.y / fire_.size.x;
   quad.anchor_bottom = 1;

@@ -7,7 +7,7 @@
 // from dark through red, yellow and white, with alpha rising over the first two
 // thirds. Updates run `update_rate` times a second whatever the frame rate.
 // The plane is drawn as a billboard whose bottom edge stands at `position`,
-// sampled bilinearly, under a flame-shaped mask. A fire appears already
+// its texture made from the grid each frame (flame_texture.h). A fire appears already
 // burning: 2 × rows updates are run when it starts. Optional embers: sparks thrown up from the hottest cells,
 // rising with the heat, carried by the wind, fading as they cool.
 #include <cmath>
@@ -75,9 +75,9 @@ class FireGrid {
 // max; alpha rises from 0 to 1 over [0, 2max/3].
 glm::vec4 fire_color(float intensity, float max_intensity);
 
-// Beyond the paper: the drawn plane fades out towards its sides and top in the
-// outline of a flame (u across, v up, both 0..1), so it does not read as a
-// glowing rectangle. The grid itself follows the rule exactly.
+// Beyond the paper: the outline of a flame (u across, v up, both 0..1) that
+// the drawn texture fades out towards, so it does not read as a glowing
+// rectangle. The grid itself follows the rule exactly.
 float flame_mask(float u, float v);
 
 class FireSystem : public ParticleSystem {
@@ -101,6 +101,7 @@ class FireSystem : public ParticleSystem {
   const WindField& wind_;
   FireGrid grid_;
   double start_ = 0;
+  double now_ = 0;  // the last step's end: the flame's drawn time (not hashed: drawing, not simulation)
   bool remembered_ = false;  // the motion layer's previous frame: the plane does not move
   uint64_t updates_ = 0, embers_thrown_ = 0;  // since the start (not counting the prewarm)
   uint64_t prewarm_updates_ = 0;
