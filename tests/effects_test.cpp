@@ -10,6 +10,7 @@
 #include "core/rng.h"
 #include "core/particle_pool.h"
 #include "core/effects/explosion/explosion.h"
+#include "core/effects/explosion/fireball_images.h"
 #include "core/effects/fire/fire.h"
 #include "core/effects/fire/flame_texture.h"
 #include "core/scene_parser.h"
@@ -135,6 +136,31 @@ TEST(FlameTexture, ItsSizeFollowsThePlaneAndTheGrid) {
   fire.size = {1, 1.5f};
   const FlameTexture cold = flame_texture(FireGrid(48, 32, 0.667f), fire, 0, 1);
   EXPECT_TRUE(std::all_of(cold.texels.begin(), cold.texels.end(), [](uint8_t b) { return b == 0; }));
+}
+
+TEST(FireballFlipbook, ABallThatBurnsWhiteEarlyAndCoolsIntoSmoke) {
+  const std::vector<Image> book = fireball_flipbook(kFireballFrames, 96, 4);
+  ASSERT_EQ(book.size(), size_t(kFireballFrames));
+  // Frame by frame: the share of the square it covers, and its mean colour where it does.
+  auto covered = [](const Image& image) {
+    size_t n = 0;
+    for (size_t i = 3; i < image.rgba.size(); i += 4) n += image.rgba[i] > 128;
+    return double(n) / double(image.width * image.height);
+  };
+  auto mean_green = [](const Image& image) {  // premultiplied; yellow and white have green, red and smoke little
+    double sum = 0, alpha = 0;
+    for (size_t i = 0; i < image.rgba.size(); i += 4) sum += image.rgba[i + 1], alpha += image.rgba[i + 3];
+    return sum / std::max(alpha, 1.0);
+  };
+  const Image& first = book.front();
+  const uint8_t* middle = &first.rgba[(size_t(48) * 96 + 48) * 4];
+  EXPECT_GT(middle[3], 230);  // opaque and near white in the middle at first
+  EXPECT_GT(middle[1], 200);
+  EXPECT_GT(middle[2], 120);
+  EXPECT_GT(covered(first), 0.15);  // a ball filling much of its square, not a spark in it
+  EXPECT_GT(mean_green(first), 0.6);
+  EXPECT_LT(mean_green(book.back()), 0.35);  // cooled into red and smoke
+  EXPECT_GT(covered(book.back()), 0.1);      // still there: the sprite's opacity fades it
 }
 
 TEST(Fire, UpdatesAtItsOwnRateWhateverTheFrameRate) {

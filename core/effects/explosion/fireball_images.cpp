@@ -11,7 +11,7 @@ namespace fxsim {
 namespace {
 // Temperature 0..1 to sRGB colour: smoke, dark red, orange, yellow, white.
 glm::vec3 heat_color(float t) {
-  static const glm::vec3 kStops[] = {{0.13f, 0.12f, 0.11f}, {0.55f, 0.10f, 0.03f}, {1.0f, 0.45f, 0.06f},
+  static const glm::vec3 kStops[] = {{0.22f, 0.198f, 0.176f}, {0.55f, 0.10f, 0.03f}, {1.0f, 0.45f, 0.06f},
                                      {1.0f, 0.82f, 0.30f}, {1.0f, 0.98f, 0.85f}};
   const float x = std::clamp(t, 0.0f, 1.0f) * 4.0f;
   const int i = std::min(int(x), 3);
@@ -31,7 +31,9 @@ std::vector<Image> fireball_flipbook(int frames, int size, uint64_t seed) {
   for (int f = 0; f < frames; ++f) {
     const float p = (float(f) + 0.5f) / float(frames);  // progress through the explosion
     Image image{size, size, std::vector<uint8_t>(size_t(size) * size_t(size) * 4)};
-    const float radius = 0.45f + 0.45f * p;
+    // The ball fills most of its square from the start (the sprite's own
+    // diameter grows with the explosion) and billows out a little more.
+    const float radius = 0.6f + 0.3f * p;
     for (int y = 0; y < size; ++y)
       for (int x = 0; x < size; ++x) {
         const float u = (float(x) + 0.5f) / float(size) * 2.0f - 1.0f;
@@ -42,10 +44,12 @@ std::vector<Image> fireball_flipbook(int frames, int size, uint64_t seed) {
         for (int octave = 0; octave < 4; ++octave, amplitude *= 0.5f, frequency *= 2.0f)
           n += amplitude * std::fabs(gradient_noise_3d(s + uint32_t(octave), glm::vec3(u, -v, p * 1.5f) * frequency).value);
         n = n * 2.0f - 0.5f;
-        const float edge = r + 0.35f * n;
+        const float edge = r + 0.5f * n;
         const float density = smoothstep(radius, radius * 0.6f, edge);
-        // Hot in the middle and early; cooling outward and with time.
-        const float heat = (1.0f - edge / radius) * 1.3f + 0.45f * n + 0.15f - 1.4f * p;
+        // Hot in the middle and early, cooling outward (slowly, then fast
+        // towards the edge) and with time, the billowy noise roughening both.
+        const float e = std::max(edge / radius, 0.0f);
+        const float heat = (1.0f - e * e) * 1.2f + 0.7f * n + 0.3f - 1.2f * p;
         const glm::vec3 color = heat_color(heat);
         const float alpha = std::clamp(density * (0.8f + 0.2f * smoothstep(0.1f, 0.4f, heat)), 0.0f, 1.0f);
         uint8_t* px = &image.rgba[(size_t(y) * size_t(size) + size_t(x)) * 4];
