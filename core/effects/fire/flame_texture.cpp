@@ -36,7 +36,9 @@ FlameTexture flame_texture(const FireGrid& grid, const FireParams& fire, double 
   out.width = std::clamp(std::max(grid.columns(), 128), 16, 1024);
   out.height = std::clamp(std::max(grid.rows(), int(std::lround(float(out.width) * aspect))), 16, 1024);
   out.texels.resize(size_t(out.width) * size_t(out.height) * 4);
-  const float t = float(std::fmod(time, 4096.0));  // (the noise's lattice repeats far less often)
+  // The noise starts afresh every 4096 s (68 minutes) of burning: beyond
+  // that its float coordinates would step visibly from frame to frame.
+  const float t = float(std::fmod(time, 4096.0));
   for (int i = 0; i < out.height; ++i) {
     const float v = (float(i) + 0.5f) / float(out.height);
     for (int j = 0; j < out.width; ++j) {
