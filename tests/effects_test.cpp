@@ -78,15 +78,17 @@ glm::vec4 texel(const FlameTexture& t, int row, int column) {
   return glm::vec4(p[0], p[1], p[2], p[3]) / 255.0f;
 }
 
-TEST(FlameTexture, BurnsWhiteAtTheBaseAndFadesIntoTonguesAbove) {
+TEST(FlameTexture, BurnsYellowToWhiteAtTheBaseAndBreaksIntoTonguesAbove) {
   const FireParams fire;  // 1 × 1.5 m
   const FlameTexture t = flame_texture(burning_grid(3), fire, 2.0, 7);
   ASSERT_EQ(t.width, 128);  // 128 texels across, as tall as the plane's shape
   ASSERT_EQ(t.height, 192);
   ASSERT_EQ(t.texels.size(), size_t(128 * 192 * 4));
-  // The base's middle is opaque and near white; the corners and the top row are empty.
+  // The base's middle is opaque and yellow to white (red and green full); the
+  // corners and the top row are empty.
   const glm::vec4 base = texel(t, 4, 64);
   EXPECT_GT(base.a, 0.95f);
+  EXPECT_GT(base.r, 0.95f);
   EXPECT_GT(base.g, 0.9f);
   for (int column : {0, 127}) EXPECT_EQ(texel(t, 4, column).a, 0.0f) << column;
   for (int column = 0; column < 128; ++column) EXPECT_EQ(texel(t, 191, column).a, 0.0f) << column;
@@ -125,20 +127,53 @@ TEST(FlameTexture, MovesWithTimeTheSameWayEveryTimeAndHidesTheSeededRow) {
 TEST(FlameTexture, ItsSizeFollowsThePlaneAndTheGrid) {
   FireParams fire;
   fire.size = {2, 1};
-  EXPECT_EQ(flame_texture(FireGrid(48, 32, 0.667f), fire, 0, 1).height, 64);  // at least the grid's rows, 48
+  EXPECT_EQ(flame_texture(FireGrid(48, 32, 0.667f), fire, 0, 1).height, 64);  // the plane's shape: 128 / 2, over the 48 rows
   fire.rows = 300, fire.columns = 400;
   const FlameTexture big = flame_texture(FireGrid(300, 400, 0.667f), fire, 0, 1);
   EXPECT_EQ(big.width, 400);
   EXPECT_EQ(big.height, 300);
   fire.size = {0.1f, 100};
   EXPECT_EQ(flame_texture(FireGrid(48, 32, 0.667f), fire, 0, 1).height, 1024);  // at most 1024
+  fire.size = {0.001f, 1e6f};  // a ratio past int's range
+  EXPECT_EQ(flame_texture(FireGrid(48, 32, 0.667f), fire, 0, 1).height, 1024);
+  fire.size = {1e6f, 0.001f};
+  EXPECT_EQ(flame_texture(FireGrid(48, 32, 0.667f), fire, 0, 1).height, 48);  // the grid's rows, over 16
+  // The least grid (2 rows: one drawn) and the widest.
+  fire.size = {1, 1.5f};
+  FireGrid least(2, 3, 0.667f);
+  least.set(0, 1, 200.0f);
+  const FlameTexture small = flame_texture(least, fire, 1.0, 1);
+  EXPECT_EQ(small.width, 128);
+  EXPECT_GT(texel(small, 2, 64).a, 0.9f);
+  fire.rows = 1024, fire.columns = 1024;
+  EXPECT_EQ(flame_texture(FireGrid(1024, 1024, 0.667f), fire, 0, 1).texels.size(), size_t(1024) * 1024 * 4);
   // An empty grid draws nothing.
   fire.size = {1, 1.5f};
   const FlameTexture cold = flame_texture(FireGrid(48, 32, 0.667f), fire, 0, 1);
   EXPECT_TRUE(std::all_of(cold.texels.begin(), cold.texels.end(), [](uint8_t b) { return b == 0; }));
 }
 
-TEST(FireballFlipbook, ABallThatBurnsWhiteEarlyAndCoolsIntoSmoke) {
+TEST(Fire, ACheckpointRestoresTheFlameAsDrawn) {
+  // The flame moves with the time since the fire began, which the state hash
+  // leaves out (drawing, not simulation): a restored state must draw it the same.
+  const Scene scene = parse_scene_file(FXSIM_SOURCE_DIR "/scenes/campfire.json");
+  Simulation a(scene, 1);
+  a.advance_to_frame(30);
+  Simulation b(scene, 1);
+  b.load_state(a.save_state());
+  const auto flame = [](Simulation& s) {
+    for (const SpriteBatch& batch : s.sprites())
+      if (batch.dynamic_texture) return *batch.dynamic_texture;
+    return std::vector<uint8_t>{};
+  };
+  const std::vector<uint8_t> drawn = flame(a);
+  ASSERT_FALSE(drawn.empty());
+  EXPECT_EQ(flame(b), drawn);
+  b.advance_to_frame(31);  // and it moves on from there
+  EXPECT_NE(flame(b), drawn);
+}
+
+TEST(FireballFlipbook, ABallThatBurnsWhiteEarlyAndCoolsIntoRedAndSmoke) {
   const std::vector<Image> book = fireball_flipbook(kFireballFrames, 96, 4);
   ASSERT_EQ(book.size(), size_t(kFireballFrames));
   // Frame by frame: the share of the square it covers, and its mean colour where it does.

@@ -74,7 +74,7 @@ void FireSystem::load(StateReader& in) {
   in.value(embers_thrown_);
   in.value(prewarm_updates_);
   in.value(now_);
-  in.require(kTime.contains(now_), "a time " + kTime.text());
+  in.require(kTime.contains(now_) && now_ >= start_, "a time " + kTime.text() + ", not before the start");
   embers_->load(in);
   remembered_ = false;
 }

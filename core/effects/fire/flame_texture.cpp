@@ -10,6 +10,7 @@ namespace fxsim {
 namespace {
 constexpr float kFeature = 0.3f;      // of the plane's width
 constexpr float kGain = 1.8f;         // heat to drawn intensity
+constexpr float kRise = 2.5f;         // features a second (a campfire's 1.5 m a second)
 constexpr float kSway = 0.2f;         // of the width, at the top
 constexpr float kCooling = 0.4f;      // drawn intensity lost from base to top
 constexpr float kTongues = 1.2f;      // how unevenly
@@ -33,26 +34,30 @@ float heat_at(const FireGrid& grid, float u, float v) {
 FlameTexture flame_texture(const FireGrid& grid, const FireParams& fire, double time, uint32_t seed) {
   FlameTexture out;
   const float aspect = fire.size.y / fire.size.x;
-  out.width = std::clamp(std::max(grid.columns(), 128), 16, 1024);
-  out.height = std::clamp(std::max(grid.rows(), int(std::lround(float(out.width) * aspect))), 16, 1024);
+  out.width = std::max(grid.columns(), 128);  // (columns are at most 1024)
+  // (The plane's shape clamped as a float: a ratio of 10^9 does not fit an int.)
+  out.height = std::max(grid.rows(), int(std::lround(std::clamp(float(out.width) * aspect, 16.0f, 1024.0f))));
   out.texels.resize(size_t(out.width) * size_t(out.height) * 4);
   // The noise starts afresh every 4096 s (68 minutes) of burning: beyond
   // that its float coordinates would step visibly from frame to frame.
   const float t = float(std::fmod(time, 4096.0));
+  const float rows_of_features = fire.size.y / (2.0f * kFeature * fire.size.x);  // up the plane
   for (int i = 0; i < out.height; ++i) {
     const float v = (float(i) + 0.5f) / float(out.height);
     for (int j = 0; j < out.width; ++j) {
       const float u = (float(j) + 0.5f) / float(out.width);
       // Noise features kFeature of the width across and twice that tall,
-      // rising at the plane's height a second and changing as they rise.
-      const glm::vec3 p{(u - 0.5f) / kFeature,
-                        (v * fire.size.y - t * fire.size.y) / (2.0f * kFeature * fire.size.x), t * 0.7f};
+      // rising kRise of them a second (whatever the plane's shape: a tall,
+      // narrow flame's small features would otherwise strobe) and changing
+      // as they rise.
+      const glm::vec3 p{(u - 0.5f) / kFeature, v * rows_of_features - t * kRise, t * 0.7f};
       const float sway = gradient_noise_3d(seed, p).value;
       const float tongues = gradient_noise_3d(seed + 1, glm::vec3(p.x * 2.5f, p.y * 2.0f, p.z * 1.5f)).value;
       const float heat = heat_at(grid, u, v) / fire.max_intensity;
-      // The grid's heat (about 0.45 of MAX at the base) scaled to burn white
-      // there, inside the outline, swayed more the higher it is; cooled with
-      // height and towards the sides, unevenly, so that the top breaks into tongues.
+      // The grid's heat (about 0.45 of MAX near the base) scaled to burn
+      // yellow to white there, inside the outline, swayed more the higher it
+      // is; cooled with height (unevenly: the top breaks into tongues) and
+      // towards the sides.
       const float drawn = std::min(kGain * heat, 1.2f) * flame_mask(u + kSway * v * sway, v) -
                           kCooling * v * (1.0f + kTongues * tongues) - kSideCooling * std::fabs(u - 0.5f) * v -
                           kThreshold;
