@@ -74,12 +74,13 @@ bool whole(const fs::path& file, int width, int height) {
 std::vector<int> frames_to_write(const Scene& scene, const std::string& pattern, const fs::path& folder,
                                  const std::vector<int>& frames) {
   // Each file's latest record (a frame drawn again is recorded again), and
-  // the simulation and look keys of the run that wrote it: a frame of another
-  // scene or look (a seed, an exposure or an override since) is drawn again,
-  // not kept beside this one's.
+  // the simulation and look keys and the fxsim version of the run that wrote
+  // it: a frame of another scene or look (a seed, an exposure or an override
+  // since), or drawn by another fxsim (whose flames or fireballs may differ),
+  // is drawn again, not kept beside this one's.
   struct Record {
     ManifestFile file;
-    std::string scene_hash, look_hash;
+    std::string scene_hash, look_hash, version;
   };
   std::map<std::string, Record> recorded;
   // A frame written but not recorded (its run killed between the two) was
@@ -95,7 +96,8 @@ std::vector<int> frames_to_write(const Scene& scene, const std::string& pattern,
     std::map<std::string, const ManifestRun*> runs;
     for (const ManifestRun& run : manifest.runs) {
       runs[run.run] = &run;
-      const bool ours = run.scene_hash == scene.simulation_key && run.look_hash == scene.look_key;
+      const bool ours = run.scene_hash == scene.simulation_key && run.look_hash == scene.look_key &&
+                        run.fxsim_version == FXSIM_VERSION;
       for (const int frame : run.frames) {
         const auto [at, added] = planned_here.emplace(frame_path(run.output, frame), ours);
         if (!added) at->second = at->second && ours;
@@ -105,7 +107,8 @@ std::vector<int> frames_to_write(const Scene& scene, const std::string& pattern,
       const auto run = runs.find(f.run);
       for (const ManifestFile& file : f.files)
         recorded[file.file] = {file, run == runs.end() ? "" : run->second->scene_hash,
-                               run == runs.end() ? "" : run->second->look_hash};
+                               run == runs.end() ? "" : run->second->look_hash,
+                               run == runs.end() ? "" : run->second->fxsim_version};
     }
   }
   const auto as_recorded = [&](const fs::path& file, const fs::path& image) {
@@ -116,6 +119,7 @@ std::vector<int> frames_to_write(const Scene& scene, const std::string& pattern,
     }
     if (!record->second.scene_hash.empty() && record->second.scene_hash != scene.simulation_key) return false;
     if (!record->second.look_hash.empty() && record->second.look_hash != scene.look_key) return false;
+    if (!record->second.version.empty() && record->second.version != FXSIM_VERSION) return false;
     uint64_t bytes = 0;
     const std::string sha = sha256_of_file(file, bytes);
     return bytes == record->second.file.bytes && sha == record->second.file.sha256;

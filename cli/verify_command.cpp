@@ -109,13 +109,14 @@ int run_verify(const std::string& folder_text, bool quiet) {
   }
   // The scenes of the frames there now: each frame's latest record's run
   // (every frame drawn again with another seed is one scene again).
-  std::set<std::string> current_runs, scenes, looks, backends;
+  std::set<std::string> current_runs, scenes, looks, backends, versions;
   for (const auto& [image, record] : latest) current_runs.insert(record->run);
   for (const ManifestRun& r : manifest.runs)
     if (current_runs.count(r.run)) {
       scenes.insert(r.scene_hash);
       if (!r.look_hash.empty()) looks.insert(r.look_hash + " " + r.scene_hash);
       if (!r.backend.empty()) backends.insert(r.backend);
+      if (!r.fxsim_version.empty()) versions.insert(r.fxsim_version);
     }
   // The current runs, each named with what tells them apart ("run (scene)").
   const auto runs_with = [&](const auto& detail) {
@@ -140,6 +141,11 @@ int run_verify(const std::string& folder_text, bool quiet) {
                                      "pixels and state hashes differ: runs {}", backends.size(),
                                      fmt::join(backends, ", "),
                                      runs_with([](const ManifestRun& r) { return r.backend; })));
+  // A later fxsim may draw the same scene differently (0.2.0's flames).
+  if (versions.size() > 1)
+    mismatched.push_back(fmt::format("the folder holds frames drawn by {} versions of fxsim ({}), which may draw a scene "
+                                     "differently: runs {}", versions.size(), fmt::join(versions, ", "),
+                                     runs_with([](const ManifestRun& r) { return "fxsim " + r.fxsim_version; })));
 
   // Every frame every run was to write.
   std::set<std::string> expected;

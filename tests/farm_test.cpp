@@ -724,6 +724,37 @@ TEST(Farm, VerifyNamesAFolderOfFramesFromTwoBackends) {
   EXPECT_EQ(run_fxsim("verify " + q(dir.path())).exit_code, 0);
 }
 
+TEST(Farm, FramesOfAnotherFxsimVersionAreDrawnAgainAndVerifyNamesTheMix) {
+  // A render resumed with --skip-existing after an upgrade kept the frames
+  // the older fxsim drew (0.2.0 draws fire differently), and verify called
+  // the folder whole.
+  TempDir dir("versions");
+  const std::string render = "render " + kScene + " --width 48 --height 27 -q -o " + q(dir / "f_####.png");
+  ASSERT_EQ(run_fxsim(render + " --frames 1-3").exit_code, 0);
+  std::string manifest = read_text_file(dir / "fxsim-manifest.jsonl");
+  const std::string ours = fmt::format("\"fxsim_version\":\"{}\"", FXSIM_VERSION);
+  const size_t at = manifest.find(ours);
+  ASSERT_NE(at, std::string::npos) << manifest;
+  manifest.replace(at, ours.size(), "\"fxsim_version\":\"0.0.1\"");  // as if an older fxsim had drawn them
+  write_text_file(dir / "fxsim-manifest.jsonl", manifest);
+  ASSERT_EQ(run_fxsim(render + " --frames 4-5").exit_code, 0);
+  const CliResult mixed = run_fxsim("verify " + q(dir.path()));
+  EXPECT_EQ(mixed.exit_code, 1) << mixed.out << mixed.err;
+  EXPECT_NE(mixed.out.find(fmt::format("the folder holds frames drawn by 2 versions of fxsim (0.0.1, {})", FXSIM_VERSION)),
+            std::string::npos) << mixed.out;
+  const CliResult resumed = run_fxsim(render + " --frames 1-5 --skip-existing");
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  const std::string after = read_text_file(dir / "fxsim-manifest.jsonl");
+  for (const char* frame : {"f_0001.png", "f_0002.png", "f_0003.png"}) {  // recorded twice: drawn again
+    const size_t first = after.find(std::string("\"") + frame);
+    ASSERT_NE(first, std::string::npos) << frame;
+    EXPECT_NE(after.find(std::string("\"") + frame, first + 1), std::string::npos) << frame << " was kept";
+  }
+  EXPECT_EQ(after.find("\"f_0004.png", after.find("\"f_0004.png") + 1), std::string::npos) << "frame 4 was drawn again";
+  const CliResult whole = run_fxsim("verify " + q(dir.path()));
+  EXPECT_EQ(whole.exit_code, 0) << whole.out << whole.err;
+}
+
 TEST(Farm, SkipExistingSaysItsStatisticsHoldOnlyTheFramesDrawnNow) {
   // The resumed run's --stats file held frames 3-4 alone, and said nothing.
   TempDir dir("skip_stats");
