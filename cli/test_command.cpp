@@ -13,6 +13,8 @@
 #include <optional>
 #include <fstream>
 #include <mutex>
+#include <csignal>
+#include <pthread.h>
 #include <sstream>
 #include <thread>
 #include <unistd.h>
@@ -44,10 +46,60 @@ std::string read_all(const fs::path& p) {
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
+// Held while a golden or a report is written: an interrupt waits for it,
+// so that what it leaves is whole.
+std::recursive_mutex g_writing;
+
 void write_all(const fs::path& p, const std::string& text) {
+  const std::lock_guard lock(g_writing);
   if (!p.parent_path().empty()) fs::create_directories(p.parent_path());
   write_file_atomically(p, std::vector<uint8_t>(text.begin(), text.end()));
 }
+
+// On Ctrl-C or a kill while the suites run: the renders are stopped, the
+// golden or report being written is let finish, the scratch folder goes,
+// and fxsim exits 128 + the signal. The interrupts are blocked in every
+// thread (the workers inherit the mask) and waited for by one, which may
+// then do what a signal handler may not (remove a folder, take a lock).
+// Left alone, a Ctrl-C ended fxsim at once: the renders ran on to their
+// end, the scratch folder stayed, and a golden could be left half-written.
+class StopCleanlyOnInterrupt {
+ public:
+  explicit StopCleanlyOnInterrupt(fs::path scratch) : scratch_(std::move(scratch)) {
+    const sigset_t interrupts = interrupt_signals();
+    pthread_sigmask(SIG_BLOCK, &interrupts, &before_);
+    waiter_ = std::thread([this, interrupts] {
+      siginfo_t info;
+      const timespec tick{0, 100'000'000};
+      int signal = -1;
+      while (!done_.load() && (signal = sigtimedwait(&interrupts, &info, &tick)) < 0) {
+      }
+      if (signal < 0) return;
+      const std::lock_guard lock(g_writing);
+      stop_child_processes(signal);
+      std::error_code ignored;
+      fs::remove_all(scratch_, ignored);
+      fs::remove_all(scratch_, ignored);  // (a worker may have made a folder in it meanwhile)
+      fmt::print(stderr, "\nfxsim test: {}: stopped; every golden and report file on disk is whole\n",
+                 signal == SIGINT ? "interrupted (SIGINT)" : signal == SIGTERM ? "terminated (SIGTERM)" : "hung up (SIGHUP)");
+      std::fflush(stdout);
+      _exit(128 + signal);
+    });
+  }
+  ~StopCleanlyOnInterrupt() {
+    done_ = true;
+    waiter_.join();
+    pthread_sigmask(SIG_SETMASK, &before_, nullptr);  // (one pending now ends fxsim as it would have)
+  }
+  StopCleanlyOnInterrupt(const StopCleanlyOnInterrupt&) = delete;
+  StopCleanlyOnInterrupt& operator=(const StopCleanlyOnInterrupt&) = delete;
+
+ private:
+  fs::path scratch_;
+  sigset_t before_;
+  std::atomic<bool> done_{false};
+  std::thread waiter_;
+};
 
 // The first line where two hash files differ: "frame 12: 0123… here, 4567… in the golden".
 std::string first_hash_difference(const std::string& actual, const std::string& golden) {
@@ -64,6 +116,7 @@ std::string first_hash_difference(const std::string& actual, const std::string& 
 
 struct Job {
   const Suite* suite;
+  size_t suite_index;  // its place among the suites: its scratch folder's (two suites may share a name)
   const SuiteScene* scene;
   SceneCheck* result;
 };
@@ -82,7 +135,7 @@ class Runner {
     out.scene = scene.scene.string();
     out.backend = scene.backend;
     out.tolerance = scene.tolerance;
-    const fs::path dir = work_ / fmt::format("{}-{}", job.suite->name, scene.name);
+    const fs::path dir = work_ / fmt::format("{}-{}-{}", job.suite_index + 1, job.suite->name, scene.name);
     fs::create_directories(dir);
     std::string frames;
     for (const int f : scene.frames) frames += (frames.empty() ? "" : ",") + std::to_string(f);
@@ -285,14 +338,18 @@ class Runner {
     }
     if (options_.update && may_write) {
       const bool same = fs::exists(golden) && read_all(golden) == actual;
-      write_all(golden, actual);
+      if (!same) write_all(golden, actual);  // (goldens read-only and unchanged: a pass, not 73)
       h.status = same ? CheckStatus::pass : CheckStatus::updated;
       h.message = same ? "unchanged" : fmt::format("written to {}", golden.string());
       return h;
     }
     if (!fs::exists(golden)) {
       h.status = CheckStatus::missing;
-      h.message = fmt::format("no golden state hashes {}; create them with --update", golden.string());
+      h.message = options_.update && !may_write
+                      ? fmt::format("no golden state hashes {}; --update writes the CPU's only on the suite's base "
+                                    "device class (its \"base_class\", llvmpipe unless the suite says otherwise)",
+                                    golden.string())
+                      : fmt::format("no golden state hashes {}; create them with --update", golden.string());
       return h;
     }
     const std::string difference = first_hash_difference(actual, read_all(golden));
@@ -381,6 +438,18 @@ int run_test(const TestOptions& o) {
     refuse_output_over_input(what, path, inputs);
   }
   refuse_outputs_in_one_file(outputs);
+  // A folder without a suite.json is every *.json in it: --json written
+  // there was read as a scene by the next run (65 on every run after).
+  if (o.json && fs::path(*o.json).extension() == ".json")
+    for (const Suite& suite : suites) {
+      std::error_code error;
+      if (!fs::is_directory(suite.file, error) || fs::exists(suite.file / "suite.json", error)) continue;
+      if (fs::weakly_canonical(fs::absolute(fs::path(*o.json)).parent_path(), error) ==
+          fs::weakly_canonical(suite.file, error))
+        throw FxError(ExitCode::usage, fmt::format("--json {}: in {}, whose *.json files are the suite's scenes: the "
+                                                   "next run would read it as one; write it elsewhere, or list the "
+                                                   "scenes in a suite.json", *o.json, suite.file.string()));
+    }
 
   // The device class of the GL the renders will get.
   DeviceClass device;
@@ -402,16 +471,21 @@ int run_test(const TestOptions& o) {
   const int jobs = o.jobs > 0 ? o.jobs : std::clamp(software ? cores / 2 : 4, 1, int(std::max<size_t>(total, 1)));
   const int threads_each = std::max(1, cores / jobs);
   const fs::path work = fs::temp_directory_path() / fmt::format("fxsim-test-{}", getpid());
+  const StopCleanlyOnInterrupt stop_cleanly(work);
   fs::create_directories(work);
 
   std::vector<SuiteCheck> results(suites.size());
   std::vector<Job> queue;
   for (size_t i = 0; i < suites.size(); ++i) {
-    results[i].name = suites[i].name;
+    // Two suites of one name (a/s and b/s) are named by their paths as given:
+    // JUnit's class names and the report told them apart by name alone.
+    const bool shared = std::count_if(suites.begin(), suites.end(), [&](const Suite& s) { return s.name == suites[i].name; }) > 1;
+    results[i].name = shared ? o.suites[i] : suites[i].name;
     results[i].goldens = suites[i].goldens;
     results[i].device = device;
     results[i].scenes.resize(suites[i].scenes.size());
-    for (size_t k = 0; k < suites[i].scenes.size(); ++k) queue.push_back({&suites[i], &suites[i].scenes[k], &results[i].scenes[k]});
+    for (size_t k = 0; k < suites[i].scenes.size(); ++k)
+      queue.push_back({&suites[i], i, &suites[i].scenes[k], &results[i].scenes[k]});
   }
   fmt::print("fxsim test: {} scene{} on {} ({}), {} at once{}\n", total, total == 1 ? "" : "s", device.base, device.exact,
              jobs, o.update ? ", updating goldens" : "");
@@ -451,6 +525,7 @@ int run_test(const TestOptions& o) {
       if (s.failed()) names += (failed_scenes++ ? ", " : "") + s.name;
     }
   try {
+    const std::lock_guard lock(g_writing);  // the reports, whole or not begun
     if (o.junit) write_all(*o.junit, junit_xml(results));
     if (o.json) write_all(*o.json, results_json(results).dump(2) + "\n");
     if (o.report) write_html_report(results, *o.report);

@@ -85,9 +85,13 @@ std::string describe_comparison(const ImageComparison& c, const CompareThreshold
                              : fmt::format("; warned: {:.2f} % over {} ({} % allowed{})", c.warn_percent(),
                                            steps(t.warn, c.bits), t.warn_percent,
                                            std::isinf(t.hard_warn) ? std::string() : ", none above " + steps(t.hard_warn, c.bits));
-  return fmt::format("max {} at ({}, {}), {:.2f} % of pixels over {} ({} % allowed), PSNR {}{}", steps(c.max, c.bits),
+  // A failure by `hardfail` alone says so (its figures read as a pass).
+  const std::string hard = c.verdict == CompareVerdict::failure && c.max > t.hard_fail
+                               ? fmt::format("; over the hard limit of {} for any pixel", steps(t.hard_fail, c.bits))
+                               : std::string();
+  return fmt::format("max {} at ({}, {}), {:.2f} % of pixels over {} ({} % allowed), PSNR {}{}{}", steps(c.max, c.bits),
                      c.max_x, c.max_y, c.fail_percent(), steps(t.fail, c.bits), t.fail_percent,
-                     std::isinf(c.psnr) ? "inf" : fmt::format("{:.1f} dB", c.psnr), warned);
+                     std::isinf(c.psnr) ? "inf" : fmt::format("{:.1f} dB", c.psnr), hard, warned);
 }
 
 std::string junit_xml(const std::vector<SuiteCheck>& suites) {

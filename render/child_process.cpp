@@ -30,6 +30,10 @@ struct ChildSlot {
 
 namespace {
 ChildSlot g_children[kMaxChildProcesses];
+// Set by stop_child_processes(): a child started on another thread after it
+// looked at the slots is killed by its own constructor (the two sides set
+// and read in opposite orders, sequentially consistent: one sees the other).
+std::atomic<bool> g_children_stopped{false};
 
 ChildSlot* claim_slot() {
   for (auto& slot : g_children) {
@@ -141,7 +145,12 @@ ChildProcess::ChildProcess(const std::vector<std::string>& argv, OnInterrupt on_
   posix_spawnattr_t attributes;
   posix_spawnattr_init(&attributes);
   posix_spawnattr_setpgroup(&attributes, 0);
-  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+  // With no signal blocked, whatever the starting thread had blocked (fxsim
+  // test's threads block the interrupts that one thread waits for).
+  sigset_t none;
+  sigemptyset(&none);
+  posix_spawnattr_setsigmask(&attributes, &none);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK);
   const int spawned = posix_spawn(&pid_, path.c_str(), &actions, &attributes, c_argv(argv).data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attributes);
@@ -155,6 +164,7 @@ ChildProcess::ChildProcess(const std::vector<std::string>& argv, OnInterrupt on_
   }
   input_ = in[1];
   slot_->pid.store(pid_);
+  if (g_children_stopped.load()) ::kill(pid_, SIGKILL);  // fxsim is stopping: finish() reports it killed
   // A child that exits early must turn our writes into errors, not kill fxsim.
   std::signal(SIGPIPE, SIG_IGN);
 }
@@ -222,6 +232,7 @@ void stop_child_processes(int signal) {
   // Every child told first, so that shards stop side by side; then each
   // reaped here (no zombie is left for a parent that may not reap). Their
   // temporary files have no name to remove (ChildProcess's constructor).
+  g_children_stopped.store(true);
   for (auto& slot : g_children)
     if (const pid_t pid = slot.pid.load(); pid > 0) ::kill(pid, slot.pass_on ? signal : SIGKILL);
   for (auto& slot : g_children) {

@@ -61,8 +61,8 @@ class ChildProcess {
 constexpr int kMaxChildProcesses = 64;
 
 // For a signal handler: stops every running child as it asked (`signal`, the
-// one being handled, is what OnInterrupt::pass_on passes on) and reaps it.
-// Async-signal-safe.
+// one being handled, is what OnInterrupt::pass_on passes on) and reaps it; a
+// child started after it is killed at once (fxsim is ending). Async-signal-safe.
 void stop_child_processes(int signal);
 
 }  // namespace fxsim

@@ -6,6 +6,8 @@
 
 #include <filesystem>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <cstdlib>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -305,4 +307,91 @@ TEST(TestCommand, StandardOutputIsNoFileForItsResults) {
     EXPECT_NE(r.err.find(what + " -: fxsim test prints each scene's line on standard output"), std::string::npos) << r.err;
     EXPECT_FALSE(fs::exists(suite.dir / "-")) << what;
   }
+}
+
+TEST(TestCommand, TwoSuitesOfOneNameKeepTheirOwnResults) {
+  // a/s and b/s: both named "s", they shared one scratch folder (a changed
+  // scene could pass, an unchanged one fail, the report showed one's frame
+  // for the other's) and one JUnit class name.
+  TempDir dir("same_name");
+  for (const char* side : {"a/s", "b/s"}) {
+    fs::create_directories(dir / side);
+    write_text_file(dir / side / "flakes.json", kScene);
+    write_text_file(dir / side / "suite.json", R"({"fxsim_suite": 1, "defaults": {"width": 64, "height": 36,
+      "backend": "cpu", "frames": "6"}, "scenes": ["flakes.json"]})");
+    ASSERT_EQ(run_fxsim("test " + quoted(dir / side) + " --device-class llvmpipe --update").exit_code, 0);
+  }
+  std::string changed = kScene;
+  changed.replace(changed.find("#102040"), 7, "#204060");
+  write_text_file(dir / "b/s/flakes.json", changed);
+  const CliResult r = run_fxsim("test " + quoted(dir / "a/s") + " " + quoted(dir / "b/s") +
+                                " --device-class llvmpipe --jobs 2 --junit " + quoted(dir / "j.xml"));
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("PASS     flakes"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("FAIL     flakes"), std::string::npos) << r.out;
+  const std::string junit = read_text_file(dir / "j.xml");
+  for (const char* side : {"a/s", "b/s"})
+    EXPECT_NE(junit.find("classname=\"" + (dir / side).string() + ".flakes\""), std::string::npos) << side << junit;
+}
+
+TEST(TestCommand, AnInterruptStopsTheRendersAndLeavesNoScratchFolderNorHalfAGolden) {
+  // SIGTERM ended fxsim test at once: its renders ran on to their end, its
+  // scratch folder stayed, and a golden being written could stay half-written.
+  TempDir dir("interrupt");
+  fs::create_directories(dir / "tmp");
+  std::string slow = kScene;  // a render of some seconds: a million turbulent flakes over 240 frames
+  slow.replace(slow.find("\"frames\": 6"), 11, "\"frames\": 240");
+  slow.replace(slow.find("\"max_particles\": 2000"), 21, "\"max_particles\": 1000000");
+  slow.replace(slow.find("\"emitters\""), 10,
+               R"("environment": {"wind": {"turbulence": {"strength": 1, "scale": 2}}}, "emitters")");
+  write_text_file(dir / "slow.json", slow);
+  write_text_file(dir / "suite.json", R"({"fxsim_suite": 1, "defaults": {"width": 64, "height": 36,
+    "backend": "cpu", "frames": "240"}, "scenes": ["slow.json"]})");
+  const std::string scene = (dir / "slow.json").string();
+  const std::string script =
+      "TMPDIR='" + (dir / "tmp").string() + "' '" FXSIM_EXE "' test '" + dir.path().string() +
+      "' --device-class llvmpipe --update >/dev/null 2>&1 & pid=$!\n"
+      "for i in $(seq 1 600); do pgrep -f 'render " + scene + "' >/dev/null && break; sleep 0.05; done\n"
+      "sleep 0.3; kill -TERM $pid; wait $pid; status=$?\n"
+      "sleep 0.3; pgrep -f 'render " + scene + "' >/dev/null && exit 99\n"  // a render left running
+      "exit $status\n";
+  write_text_file(dir / "interrupt.sh", script);
+  const int status = std::system(("bash '" + (dir / "interrupt.sh").string() + "'").c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 143);
+  EXPECT_TRUE(fs::is_empty(dir / "tmp"));  // the scratch folder went
+  if (fs::exists(dir / "golden"))
+    for (const auto& e : fs::recursive_directory_iterator(dir / "golden"))
+      EXPECT_EQ(e.path().string().find(".fxsim-partial-"), std::string::npos) << e.path();
+}
+
+TEST(TestCommand, JsonResultsAmongAFoldersScenesAreRefused) {
+  // A folder without a suite.json is every *.json in it: the results written
+  // there were read as a scene by every later run (65).
+  TempDir dir("json_among_scenes");
+  write_text_file(dir / "flakes.json", kScene);
+  const CliResult r = run_fxsim("test " + quoted(dir.path()) + " --device-class llvmpipe --json " + quoted(dir / "r.json"));
+  EXPECT_EQ(r.exit_code, 64) << r.out << r.err;
+  EXPECT_NE(r.err.find("the next run would read it as one"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "r.json"));
+}
+
+TEST(TestCommand, UpdateLeavesUnchangedHashesAloneAndAHardLimitSaysSo) {
+  SuiteFolder s;
+  ASSERT_EQ(run_fxsim("test " + s.path() + " --device-class llvmpipe --update").exit_code, 0);
+  struct stat before {}, after {};
+  ASSERT_EQ(::stat(s.golden("state-hashes.txt").c_str(), &before), 0);
+  const CliResult again = run_fxsim("test " + s.path() + " --device-class llvmpipe --update");
+  EXPECT_EQ(again.exit_code, 0) << again.out << again.err;
+  ASSERT_EQ(::stat(s.golden("state-hashes.txt").c_str(), &after), 0);
+  EXPECT_EQ(after.st_ino, before.st_ino) << "rewritten (read-only goldens then failed with 73)";
+  // A frame within `failpercent` but over `hardfail` says which limit it broke.
+  write_text_file(s.dir / "suite.json", R"({"fxsim_suite": 1, "defaults": {"width": 64, "height": 36, "backend": "cpu",
+    "frames": "2,6", "tolerance": {"fail": 0.02, "failpercent": 99, "hardfail": 0.05}}, "scenes": ["flakes.json"]})");
+  std::string changed = kScene;
+  changed.replace(changed.find("#102040"), 7, "#204060");
+  write_text_file(s.dir / "flakes.json", changed);
+  const CliResult hard = run_fxsim("test " + s.path() + " --device-class llvmpipe");
+  EXPECT_EQ(hard.exit_code, 1) << hard.out << hard.err;
+  EXPECT_NE(hard.out.find("over the hard limit of"), std::string::npos) << hard.out;
 }
