@@ -2,6 +2,7 @@
 // and exit codes of OpenImageIO's idiff (see core/image_compare.h):
 // 0 PASS, 1 WARNING, 2 FAILURE, 3 sizes differ; the worst over all pairs.
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <fmt/format.h>
@@ -70,10 +71,15 @@ nlohmann::json to_json(const std::string& a, const std::string& b, const ImageCo
   return j;
 }
 
+// The PNG files of a folder, by name: `.png` in any case (`UP.PNG` pairs
+// were passed over, and a folder of them held "no PNG images").
 std::vector<std::string> png_names(const fs::path& folder) {
   std::vector<std::string> names;
-  for (const auto& entry : fs::directory_iterator(folder))
-    if (entry.is_regular_file() && entry.path().extension() == ".png") names.push_back(entry.path().filename().string());
+  for (const auto& entry : fs::directory_iterator(folder)) {
+    std::string extension = entry.path().extension().string();
+    std::transform(extension.begin(), extension.end(), extension.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (entry.is_regular_file() && extension == ".png") names.push_back(entry.path().filename().string());
+  }
   std::sort(names.begin(), names.end());
   return names;
 }
@@ -93,11 +99,11 @@ ImageComparison compare_files(const std::string& a, const std::string& b, const 
   ImageComparison c;
   std::vector<uint8_t> heat_map;
   if (png_bit_depth(a) == 16 && png_bit_depth(b) == 16) {
-    const Samples16 deep_a = read_png16(a, 4), deep_b = read_png16(b, 4);
+    const Samples16 deep_a = read_png16(a, 4, PngUse::frame), deep_b = read_png16(b, 4, PngUse::frame);
     c = compare_images(deep_a, deep_b, thresholds, compared_channels(deep_a.file_channels, deep_b.file_channels), true);
     if (diff && c.same_size()) heat_map = encode_png(difference_heat_map(deep_a, deep_b));
   } else {
-    const Image image_a = read_png(a), image_b = read_png(b);
+    const Image image_a = read_png(a, PngUse::frame), image_b = read_png(b, PngUse::frame);
     c = compare_images(image_a, image_b, thresholds, compared_channels(image_a.file_channels, image_b.file_channels));
     if (diff && c.same_size()) heat_map = encode_png(difference_heat_map(image_a, image_b));
   }
@@ -155,9 +161,16 @@ int run_compare(const CompareOptions& o) {
   const auto diff_target = [&](const std::string& a) {
     return folders ? fs::path(*o.diff) / ("diff_" + fs::path(a).filename().string()) : fs::path(*o.diff);
   };
-  if (o.diff && folders)  // each heat map's path, before any is written
+  if (o.diff && folders) {  // each heat map's path, before any is written
     for (const auto& [a, b] : pairs)
       if (!a.empty() && !b.empty()) check_output_path(diff_target(a).string());
+    // A map of an earlier run, for a pair that makes none now (one side
+    // missing, sizes that differ), would stand beside this run's as if new.
+    std::error_code ignored;
+    for (const auto& [a, b] : pairs)
+      if (const fs::path old = diff_target(a.empty() ? b : a); fs::is_regular_file(fs::symlink_status(old, ignored)))
+        fs::remove(old, ignored);
+  }
   int worst = 0;
   size_t missing = 0, unreadable = 0;
   nlohmann::json results = nlohmann::json::array();
@@ -188,7 +201,9 @@ int run_compare(const CompareOptions& o) {
     worst = std::max(worst, exit_code_of(c.verdict));
   }
   if (o.json) {
-    fmt::print("{}\n", nlohmann::json{{"images", results}, {"exit", worst}}.dump(2));
+    // (A file's name need not be UTF-8: such bytes print as U+FFFD, where the dump threw, exit 70.)
+    fmt::print("{}\n", nlohmann::json{{"images", results}, {"exit", worst}}.dump(2, ' ', false,
+                                                                                 nlohmann::json::error_handler_t::replace));
   } else if (folders) {
     const size_t compared = pairs.size() - missing - unreadable;
     fmt::print("{} image pair{} compared{}{}, worst: {}\n", compared, compared == 1 ? "" : "s",

@@ -19,7 +19,8 @@ int run_info(std::optional<int> device, bool json) {
     try {
       opened.emplace(device, BackendChoice::automatic);
     } catch (const FxError& e) {
-      fmt::print("{}\n", nlohmann::json{{"error", e.what()}, {"exit", int(e.code())}}.dump(2));
+      fmt::print("{}\n", nlohmann::json{{"error", e.what()}, {"exit", int(e.code())}}.dump(
+                              2, ' ', false, nlohmann::json::error_handler_t::replace));
       throw;
     }
     const GlSession& session = *opened;

@@ -61,6 +61,19 @@ bool is_utf8(std::string_view text) {
 }
 }  // namespace
 
+namespace {
+// A command's exit status once what it printed has reached standard output:
+// `fxsim schema > /dev/full` exited 0 with nothing written, and `compare`'s
+// verdict was its exit status whether or not its report could be written.
+// Not for an error status already given (render's own 73 for `--stats -`).
+int delivered(int status) {
+  if ((std::fflush(stdout) == 0 && !std::ferror(stdout)) || status >= int(fxsim::ExitCode::usage)) return status;
+  // (The reason is gone by now: an earlier write in the command may have failed, with errno since reused.)
+  std::fprintf(stderr, "fxsim: standard output cannot be written (a full disk, a closed pipe?): what it says is lost\n");
+  return int(fxsim::ExitCode::cannot_write);
+}
+}  // namespace
+
 int main(int argc, char** argv) {
   // Names and values go into JSON (the manifest, the statistics, the scene
   // an override changes), which holds UTF-8 only: a name that is not UTF-8
@@ -353,21 +366,21 @@ int main(int argc, char** argv) {
                                                      std::numeric_limits<int64_t>::max()));
         render.seed = seed;
       }
-      return run_render(render);
+      return delivered(run_render(render));
     }
-    if (*validate_cmd) return run_validate(validate_scene, validate_backend, validate_overrides);
-    if (*info_cmd) return run_info(info_device, info_json);
-    if (*test_cmd) return run_test(test);
-    if (*compare_cmd) return run_compare(compare);
-    if (*bench_cmd) return run_bench(bench);
-    if (*verify_cmd) return run_verify(verify_folder, verify_quiet);
+    if (*validate_cmd) return delivered(run_validate(validate_scene, validate_backend, validate_overrides));
+    if (*info_cmd) return delivered(run_info(info_device, info_json));
+    if (*test_cmd) return delivered(run_test(test));
+    if (*compare_cmd) return delivered(run_compare(compare));
+    if (*bench_cmd) return delivered(run_bench(bench));
+    if (*verify_cmd) return delivered(run_verify(verify_folder, verify_quiet));
     if (*schema_cmd) {
       std::puts(scene_schema().dump(2).c_str());
-      return 0;
+      return delivered(0);
     }
     if (*completion_cmd) {
       std::fputs(completion_script(app, completion_shell).c_str(), stdout);
-      return 0;
+      return delivered(0);
     }
   } catch (const SceneError& e) {
     // The summary line names what was read: the scene, or the suite.

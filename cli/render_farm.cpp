@@ -67,7 +67,7 @@ bool whole(const fs::path& file, int width, int height) {
   }
   if (file.extension() != ".png") return true;  // a plate copy in another format: its bytes are the plate's
   int w = 0, h = 0;
-  return png_problem(file, &w, &h).empty() && w == width && h == height;
+  return png_problem(file, &w, &h, PngUse::frame).empty() && w == width && h == height;
 }
 }  // namespace
 

@@ -279,13 +279,13 @@ class Runner {
                               name, device_.base, scene.backend, suite.file.string());
       return f;
     }
-    const Image actual = read_png(f.actual);
+    const Image actual = read_png(f.actual, PngUse::frame);
     const bool deep = png_bit_depth(f.actual) == 16;
     Image golden;
     std::optional<Samples16> golden16;  // where both are 16-bit layers (depth, motion)
     try {
-      golden = read_png(f.golden);
-      if (deep && png_bit_depth(f.golden) == 16) golden16 = read_png16(f.golden, 4);
+      golden = read_png(f.golden, PngUse::frame);
+      if (deep && png_bit_depth(f.golden) == 16) golden16 = read_png16(f.golden, 4, PngUse::frame);
     } catch (const FxError& e) {
       // A damaged golden fails its frame (--update writes a new one for this device class), not the whole run.
       if (options_.update) return write_golden();
@@ -298,7 +298,7 @@ class Runner {
     const ComparedChannels channels = compared_channels(golden.file_channels, actual.file_channels);
     std::vector<uint8_t> heat_map;
     if (golden16) {
-      Samples16 actual16 = read_png16(f.actual, 4);
+      Samples16 actual16 = read_png16(f.actual, 4, PngUse::frame);
       // The motion layer's B is KITTI's validity flag, 0 or 1: compared as
       // 0 or full scale, a flag that differs is a pixel over any threshold
       // (as 1 of 65535 steps, every pixel's flag flipped passed).
@@ -527,7 +527,8 @@ int run_test(const TestOptions& o) {
   try {
     const std::lock_guard lock(g_writing);  // the reports, whole or not begun
     if (o.junit) write_all(*o.junit, junit_xml(results));
-    if (o.json) write_all(*o.json, results_json(results).dump(2) + "\n");
+    if (o.json)  // (scene files' names need not be UTF-8)
+      write_all(*o.json, results_json(results).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
     if (o.report) write_html_report(results, *o.report);
   } catch (const fs::filesystem_error& e) {  // changed since the check (a folder removed, a disk full)
     throw FxError(ExitCode::cannot_write, fmt::format("{}: cannot write ({})", e.path1().string(), e.code().message()));

@@ -34,7 +34,7 @@ std::string decode_problem(const fs::path& file, int width, int height) {
       return e.what();
     }
   } else if (file.extension() == ".png") {
-    if (std::string why = png_problem(file, &w, &h); !why.empty()) return why;
+    if (std::string why = png_problem(file, &w, &h, PngUse::frame); !why.empty()) return why;
   } else {
     return "";
   }

@@ -27,15 +27,15 @@ bool is_readable_file(const std::filesystem::path& path) {
 namespace {
 
 // The file's bytes, or why they cannot be had.
-std::string read_bounded(const std::filesystem::path& path, std::vector<uint8_t>& bytes) {
+std::string read_bounded(const std::filesystem::path& path, std::vector<uint8_t>& bytes, size_t most) {
   // (The system would read the name up to the NUL: "a.png\0x" as a.png, "\0.png" as its folder.)
   if (path.native().find('\0') != std::string::npos) return "its name holds a NUL character, which no file's name can";
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return fmt::format("cannot open it ({})", std::strerror(errno));
   if (S_ISDIR(st.st_mode)) return "it is a directory";
   if (!S_ISREG(st.st_mode)) return "it is not a regular file";
-  if (size_t(st.st_size) > kMaxTextureBytes)
-    return fmt::format("it is {} bytes; the most fxsim reads is {} (64 MiB)", st.st_size, kMaxTextureBytes);
+  if (size_t(st.st_size) > most)
+    return fmt::format("it is {} bytes; the most fxsim reads is {} ({} MiB)", st.st_size, most, most >> 20);
   const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) return fmt::format("cannot open it ({})", std::strerror(errno));
   bytes.resize(size_t(st.st_size));
@@ -88,18 +88,21 @@ std::optional<Ihdr> file_ihdr(const std::filesystem::path& path) {
 
 // Decodes to 8-bit RGBA, or with `sixteen_channels` > 0 to that many 16-bit
 // samples a pixel (the file must be a 16-bit PNG).
-Decoded decode(const std::filesystem::path& path, int sixteen_channels = 0) {
+Decoded decode(const std::filesystem::path& path, PngUse use, int sixteen_channels = 0) {
+  const bool frame = use == PngUse::frame;
+  const int most_side = frame ? kMaxImageSide : kMaxTextureSide;
   std::vector<uint8_t> bytes;
-  if (std::string why = read_bounded(path, bytes); !why.empty()) return failed(why);
+  if (std::string why = read_bounded(path, bytes, frame ? kMaxFrameFileBytes : kMaxTextureBytes); !why.empty())
+    return failed(why);
   static constexpr uint8_t kSignature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
   if (bytes.size() < 8 || std::memcmp(bytes.data(), kSignature, 8) != 0) return failed("it is not a PNG file");
   // The size, from the IHDR chunk that must come first, before any decoding.
   const std::optional<Ihdr> ihdr = ihdr_of(bytes.data(), bytes.size());
   if (!ihdr) return failed("its header is missing");
   const uint32_t header_w = ihdr->width, header_h = ihdr->height;
-  if (header_w < 1 || header_h < 1 || header_w > uint32_t(kMaxTextureSide) || header_h > uint32_t(kMaxTextureSide))
-    return failed(fmt::format("it is {}×{} pixels; a texture may be at most {}×{}", header_w, header_h, kMaxTextureSide,
-                              kMaxTextureSide));
+  if (header_w < 1 || header_h < 1 || header_w > uint32_t(most_side) || header_h > uint32_t(most_side))
+    return failed(fmt::format("it is {}×{} pixels; {} may be at most {}×{}", header_w, header_h,
+                              frame ? "a frame or plate" : "a texture", most_side, most_side));
   int w = 0, h = 0, channels = 0;
   if (!stbi_info_from_memory(bytes.data(), int(bytes.size()), &w, &h, &channels))
     return failed(fmt::format("its header cannot be read ({})", stbi_failure_reason()));
@@ -126,15 +129,15 @@ Decoded decode(const std::filesystem::path& path, int sixteen_channels = 0) {
 
 }  // namespace
 
-Image read_png(const std::filesystem::path& path) {
-  Decoded d = decode(path);
+Image read_png(const std::filesystem::path& path, PngUse use) {
+  Decoded d = decode(path, use);
   if (!d.problem.empty())
     throw FxError(ExitCode::input_missing, fmt::format("{}: cannot read the image ({})", path.string(), d.problem));
   return std::move(d.image);
 }
 
-Samples16 read_png16(const std::filesystem::path& path, int channels) {
-  Decoded d = decode(path, channels);
+Samples16 read_png16(const std::filesystem::path& path, int channels, PngUse use) {
+  Decoded d = decode(path, use, channels);
   if (!d.problem.empty())
     throw FxError(ExitCode::input_missing, fmt::format("{}: cannot read the image ({})", path.string(), d.problem));
   return std::move(d.samples);
@@ -152,8 +155,8 @@ bool png_header_size(const std::filesystem::path& path, int* width, int* height)
   return true;
 }
 
-std::string png_problem(const std::filesystem::path& path, int* width, int* height) {
-  Decoded d = decode(path);
+std::string png_problem(const std::filesystem::path& path, int* width, int* height, PngUse use) {
+  Decoded d = decode(path, use);
   if (width) *width = d.image.width;
   if (height) *height = d.image.height;
   return d.problem;

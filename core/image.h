@@ -32,9 +32,14 @@ float straight_channel(float premultiplied, float alpha);
 // clamped to 0..1. Pixels with no coverage are transparent black.
 Image to_straight_srgb8(const LinearImage& image);
 
+// What a PNG is read as, for its limits: a texture (kMaxTextureSide a side,
+// kMaxTextureBytes), or a frame or plate (kMaxImageSide, as large as fxsim
+// renders; compare and verify read 9000-pixel frames that render wrote).
+enum class PngUse { texture, frame };
+
 // Reads and decodes a PNG (any bit depth and colour type, converted to 8-bit
 // RGBA). Throws FxError(input_missing) saying what is wrong with the file.
-Image read_png(const std::filesystem::path& path);
+Image read_png(const std::filesystem::path& path, PngUse use = PngUse::texture);
 
 // A 16-bit PNG's samples as stored (data such as depth in millimetres or
 // motion), `channels` (1..4) a pixel, rows top to bottom; the same checks.
@@ -44,7 +49,7 @@ struct Samples16 {
   std::vector<uint16_t> samples;
   int file_channels = 4;  // the file's own, as Image's
 };
-Samples16 read_png16(const std::filesystem::path& path, int channels);
+Samples16 read_png16(const std::filesystem::path& path, int channels, PngUse use = PngUse::texture);
 // The bit depth a PNG's header declares (8, 16 …), 0 when it is not a PNG.
 int png_bit_depth(const std::filesystem::path& path);
 // The width and height a PNG's header declares (nothing decoded), false when it is not a PNG.
@@ -52,7 +57,8 @@ bool png_header_size(const std::filesystem::path& path, int* width, int* height)
 
 // The same checks and decoding, for validation: "" when the file is a usable
 // PNG, else why not ("not a PNG file", "is 60000×60000 pixels; at most …").
-std::string png_problem(const std::filesystem::path& path, int* width = nullptr, int* height = nullptr);
+std::string png_problem(const std::filesystem::path& path, int* width = nullptr, int* height = nullptr,
+                        PngUse use = PngUse::texture);
 
 // Whether `path` is a regular file (links followed) that this process can
 // read: what is not is a missing input (exit 66) rather than a bad one.

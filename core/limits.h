@@ -25,5 +25,9 @@ inline constexpr size_t kMaxProblemsShown = 100;
 // A texture PNG may be at most this many pixels a side and this many bytes.
 inline constexpr int kMaxTextureSide = 8192;
 inline constexpr size_t kMaxTextureBytes = size_t(64) << 20;
+// A frame or plate PNG (what fxsim writes, compares and verifies, and a plate
+// the frame's size): kMaxImageSide a side, and as many bytes as the decoder
+// takes (an int's worth: a 16384² 16-bit RGBA frame can come near it).
+inline constexpr size_t kMaxFrameFileBytes = size_t(INT32_MAX);
 
 }  // namespace fxsim

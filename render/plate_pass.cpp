@@ -88,7 +88,7 @@ PlateImage load_plate(const std::filesystem::path& file) {
   }
   Image image;
   try {
-    image = read_png(file);
+    image = read_png(file, PngUse::frame);
   } catch (const FxError& e) {
     throw FxError(problem_code(file), e.what());
   }
@@ -109,7 +109,7 @@ std::vector<float> load_depth(const std::filesystem::path& file, int& width, int
   // A 16-bit PNG in millimetres (8-bit PNGs cannot hold a useful range: refused).
   Samples16 mm;
   try {
-    mm = read_png16(file, 4);  // grey comes as R = G = B
+    mm = read_png16(file, 4, PngUse::frame);  // grey comes as R = G = B
   } catch (const FxError& e) {
     throw FxError(problem_code(file),
                   fmt::format("{} (a depth plate is an EXR with a Z channel or a 16-bit grey PNG in millimetres)",
@@ -157,7 +157,7 @@ void check_plates(const Scene& scene, const std::vector<int>& frames) {
       require_file(file, frame, "plate");
       int w = 0, h = 0;
       if (image_format_of(file.string()) == ImageFormat::png) {
-        if (const std::string problem = png_problem(file, &w, &h); !problem.empty())
+        if (const std::string problem = png_problem(file, &w, &h, PngUse::frame); !problem.empty())
           throw FxError(problem_code(file), fmt::format("{}: the plate of frame {}: {}", file.string(), frame, problem));
       } else {
         const PlateImage p = load_plate(file);

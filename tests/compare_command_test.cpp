@@ -242,3 +242,56 @@ TEST(Compare, FoldersWithNothingToCompareOrAnUnreadableImage) {
   // Two files: an unreadable input is still 66.
   EXPECT_EQ(compare(a / "f2.png", b / "f2.png", ""), 66);
 }
+
+TEST(Compare, FramesAsWideAsRenderWritesAreRead) {
+  // render writes frames up to 16384 a side; compare and verify read PNGs as
+  // textures (8192 a side) and called a 9000-pixel frame unreadable (66; in
+  // folders a FAILURE of identical frames; verify "corrupt").
+  TempDir dir("cmp-wide");
+  Image wide{9000, 2, std::vector<uint8_t>(size_t(9000) * 2 * 4, 200)};
+  const auto png = encode_png(wide);
+  write_text_file(dir / "a.png", std::string(png.begin(), png.end()));
+  write_text_file(dir / "b.png", std::string(png.begin(), png.end()));
+  EXPECT_EQ(compare(dir / "a.png", dir / "b.png", ""), 0);
+  const CliResult rendered = run_fxsim("render '" FXSIM_SOURCE_DIR "/scenes/sleet.json' --width 9000 --height 2 --frames 1 -q -o '" +
+                                       (dir / "f/f_####.png").string() + "'");
+  ASSERT_EQ(rendered.exit_code, 0) << rendered.err;
+  const CliResult verified = run_fxsim("verify '" + (dir / "f").string() + "'");
+  EXPECT_EQ(verified.exit_code, 0) << verified.out << verified.err;
+}
+
+TEST(Compare, FolderNamesAnyCaseOfPngAndNamesThatAreNotUtf8) {
+  TempDir a("cmp-ua"), b("cmp-ub");
+  image(a, "UP.PNG", 0, 0), image(b, "UP.PNG", 3, 51);  // were passed over: PASS
+  EXPECT_EQ(compare(a.path(), b.path(), ""), 2);
+  image(a, "\xff.png", 0, 0), image(b, "\xff.png", 0, 0);  // --json threw on the name: 70, no JSON
+  std::string out;
+  EXPECT_EQ(compare(a.path(), b.path(), "--json", &out), 2) << out;
+  EXPECT_NE(out.find("\"exit\": 2"), std::string::npos) << out;
+}
+
+TEST(Compare, AnOldHeatMapOfAPairThatMakesNoneNowIsRemoved) {
+  TempDir a("cmp-oa"), b("cmp-ob"), out("cmp-oout");
+  image(a, "f1.png", 0, 0), image(b, "f1.png", 3, 51);
+  const fs::path maps = out / "maps";
+  EXPECT_EQ(compare(a.path(), b.path(), "--diff '" + maps.string() + "'"), 2);
+  ASSERT_TRUE(fs::is_regular_file(maps / "diff_f1.png"));
+  image(b, "f1.png", 0, 0, 12);  // now of another size: no map, and the old one went
+  EXPECT_EQ(compare(a.path(), b.path(), "--diff '" + maps.string() + "'"), 3);
+  EXPECT_FALSE(fs::exists(maps / "diff_f1.png"));
+}
+
+TEST(Cli, WhatCannotReachStandardOutputIsAnError) {
+  // `fxsim schema > /dev/full` exited 0 with nothing written; compare's exit
+  // status was its verdict though its report was lost.
+  TempDir dir("stdout-full");
+  image(dir, "a.png", 0, 0), image(dir, "b.png", 3, 51);
+  for (const std::string command : {std::string("schema"), std::string("info --json"),
+                                    std::string("validate '" FXSIM_SOURCE_DIR "/scenes/rain.json'"),
+                                    "compare '" + (dir / "a.png").string() + "' '" + (dir / "b.png").string() + "'"}) {
+    write_text_file(dir / "full.sh", "'" FXSIM_EXE "' " + command + " > /dev/full\n");
+    const CliResult r = run_command("bash '" + (dir / "full.sh").string() + "'");
+    EXPECT_EQ(r.exit_code, 73) << command << r.err;
+    EXPECT_NE(r.err.find("standard output cannot be written"), std::string::npos) << command << r.err;
+  }
+}
