@@ -119,7 +119,7 @@ Decoded decode(const std::filesystem::path& path, PngUse use, int sixteen_channe
   stbi_uc* pixels = stbi_load_from_memory(bytes.data(), int(bytes.size()), &w, &h, &channels, 4);
   if (!pixels) {
     const char* why = stbi_failure_reason();
-    return failed(fmt::format("it cannot be decoded ({}; is it truncated?)", why ? why : "unknown error"));
+    return failed(fmt::format("it cannot be decoded ({}; is it truncated?)", why && *why ? why : "no reason given"));
   }
   Decoded d;
   d.image = {w, h, std::vector<uint8_t>(pixels, pixels + size_t(w) * size_t(h) * 4), channels};
