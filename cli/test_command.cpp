@@ -402,6 +402,11 @@ std::string scene_line(const SceneCheck& s) {
 
 int run_test(const TestOptions& o) {
   const auto started = Clock::now();
+  // The interrupts blocked from the start, before the GL makes threads of its
+  // own (NVIDIA's driver keeps some), which would otherwise take a Ctrl-C and
+  // end fxsim without the cleaning up below.
+  const fs::path work = fs::temp_directory_path() / fmt::format("fxsim-test-{}", getpid());
+  const StopCleanlyOnInterrupt stop_cleanly(work);
   // Suites are read and every scene validated before anything renders.
   std::vector<Suite> suites;
   for (const std::string& path : o.suites) suites.push_back(load_suite(path, o.backend));
@@ -470,8 +475,6 @@ int run_test(const TestOptions& o) {
   // llvmpipe renders on the cores: two renders at once share them; a GPU takes a few at once.
   const int jobs = o.jobs > 0 ? o.jobs : std::clamp(software ? cores / 2 : 4, 1, int(std::max<size_t>(total, 1)));
   const int threads_each = std::max(1, cores / jobs);
-  const fs::path work = fs::temp_directory_path() / fmt::format("fxsim-test-{}", getpid());
-  const StopCleanlyOnInterrupt stop_cleanly(work);
   fs::create_directories(work);
 
   std::vector<SuiteCheck> results(suites.size());
