@@ -2,7 +2,6 @@
 // and exit codes of OpenImageIO's idiff (see core/image_compare.h):
 // 0 PASS, 1 WARNING, 2 FAILURE, 3 sizes differ; the worst over all pairs.
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <fmt/format.h>
@@ -12,6 +11,7 @@
 
 #include "cli/commands.h"
 #include "core/exit_codes.h"
+#include "core/frame_output.h"
 #include "core/image_compare.h"
 #include "core/png_writer.h"
 #include "render/atomic_file.h"
@@ -75,11 +75,9 @@ nlohmann::json to_json(const std::string& a, const std::string& b, const ImageCo
 // were passed over, and a folder of them held "no PNG images").
 std::vector<std::string> png_names(const fs::path& folder) {
   std::vector<std::string> names;
-  for (const auto& entry : fs::directory_iterator(folder)) {
-    std::string extension = entry.path().extension().string();
-    std::transform(extension.begin(), extension.end(), extension.begin(), [](unsigned char c) { return std::tolower(c); });
-    if (entry.is_regular_file() && extension == ".png") names.push_back(entry.path().filename().string());
-  }
+  for (const auto& entry : fs::directory_iterator(folder))
+    if (entry.is_regular_file() && image_format_of(entry.path().filename().string()) == ImageFormat::png)
+      names.push_back(entry.path().filename().string());
   std::sort(names.begin(), names.end());
   return names;
 }

@@ -448,7 +448,7 @@ int run_test(const TestOptions& o) {
   if (o.json && fs::path(*o.json).extension() == ".json")
     for (const Suite& suite : suites) {
       std::error_code error;
-      if (!fs::is_directory(suite.file, error) || fs::exists(suite.file / "suite.json", error)) continue;
+      if (!suite.every_json) continue;
       if (fs::weakly_canonical(fs::absolute(fs::path(*o.json)).parent_path(), error) ==
           fs::weakly_canonical(suite.file, error))
         throw FxError(ExitCode::usage, fmt::format("--json {}: in {}, whose *.json files are the suite's scenes: the "

@@ -74,6 +74,7 @@ Suite load_suite(const fs::path& path, const std::optional<std::string>& backend
   std::string default_frames = "first,middle,last";
   if (folder && !fs::exists(file)) {
     // A plain folder of scenes: every *.json, the defaults, goldens beside them.
+    suite.every_json = true;
     suite.name = fs::weakly_canonical(path).filename().string();
     suite.goldens = path / "golden";
     std::vector<fs::path> files;

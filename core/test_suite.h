@@ -39,6 +39,7 @@ struct SuiteScene {
 
 struct Suite {
   std::filesystem::path file;       // the suite file, or the folder
+  bool every_json = false;          // a folder without a suite.json: every *.json in it is a scene
   std::string name;                 // for reports: the file's or folder's name
   std::filesystem::path goldens;
   std::string base_class = "llvmpipe";  // the device class of the base set
