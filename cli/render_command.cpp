@@ -307,11 +307,12 @@ class Checkpoints {
       : folder_(std::move(folder)), key_(std::move(key)), every_(every), threads_(threads), quiet_(quiet) {}
 
   // Restores the newest fitting checkpoint at a frame <= at_most (warning about
-  // those that do not fit); returns its frame, or 0 when none.
-  int resume(Simulation& simulation, int at_most) {
+  // those that do not fit, or claim a state over `most_state_bytes`); returns
+  // its frame, or 0 when none.
+  int resume(Simulation& simulation, int at_most, uint64_t most_state_bytes) {
     std::vector<std::string> warnings;
     const auto started = std::chrono::steady_clock::now();
-    const std::optional<LoadedCheckpoint> found = load_checkpoint(folder_, key_, at_most, warnings, threads_);
+    const std::optional<LoadedCheckpoint> found = load_checkpoint(folder_, key_, at_most, most_state_bytes, warnings, threads_);
     for (const std::string& w : warnings) warn(w);
     if (!found) return 0;
     try {
@@ -616,7 +617,7 @@ int run_render(const RenderOptions& options) {
       resume_at_most = gaps.front() - 1;
     }
   }
-  const int resumed = checkpoints.resume(simulation, resume_at_most);
+  const int resumed = checkpoints.resume(simulation, resume_at_most, most_state_bytes(scene));
   if (resumed == 0 && frames.first() > 1)
     hint_at_checkpoints_elsewhere(options, path_in_scene, scene.output.path,
                                   {scene.simulation_key, FXSIM_VERSION, backend}, resume_at_most);

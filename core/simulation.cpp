@@ -7,8 +7,9 @@
 
 #include "core/exit_codes.h"
 #include "core/limits.h"
+#include "core/effects/registry.h"
+#include "core/particles.h"
 #include "core/state_archive.h"
-
 
 namespace fxsim {
 
@@ -146,6 +147,17 @@ std::vector<SpriteBatch> Simulation::sprites() {
   std::stable_sort(batches.begin(), batches.end(),
                    [](const SpriteBatch& a, const SpriteBatch& b) { return a.distance > b.distance; });
   return batches;
+}
+
+uint64_t most_state_bytes(const Scene& scene) {
+  constexpr uint64_t kCountsAndTags = 4096;  // a system's own values: under 200 bytes each today
+  uint64_t bytes = kCountsAndTags;
+  for (const EmitterSettings& e : scene.emitters) {
+    bytes += kCountsAndTags + uint64_t(effect_slots(e, scene.environment).total()) * particle_bytes();
+    if (const auto* fire = std::get_if<FireParams>(&e.params))
+      bytes += uint64_t(fire->rows) * uint64_t(fire->columns) * sizeof(float);
+  }
+  return bytes;
 }
 
 }  // namespace fxsim

@@ -70,4 +70,11 @@ class Simulation {
   bool track_motion_;
 };
 
+// The most bytes Simulation::save_state gives for `scene` on either backend
+// (its size is fixed by the scene: stores of fixed capacity, fixed grids):
+// every particle slot's fields, the fire grids' cells, and room for each
+// system's tags and counts. A checkpoint claiming a larger state is not of
+// this scene, and is refused before that state is allocated.
+uint64_t most_state_bytes(const Scene& scene);
+
 }  // namespace fxsim

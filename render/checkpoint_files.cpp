@@ -244,7 +244,8 @@ std::vector<uint8_t> read_checkpoint_state(const fs::path& path, int threads) {
 }
 
 std::optional<LoadedCheckpoint> load_checkpoint(const fs::path& folder, const CheckpointKey& key, int at_most,
-                                                std::vector<std::string>& warnings, int threads) {
+                                                uint64_t most_state_bytes, std::vector<std::string>& warnings,
+                                                int threads) {
   std::error_code error;
   if (!fs::is_directory(folder, error)) return std::nullopt;
   std::vector<CheckpointInfo> fitting;
@@ -280,6 +281,14 @@ std::optional<LoadedCheckpoint> load_checkpoint(const fs::path& folder, const Ch
   // The newest first; a damaged one is passed over for the one before it.
   std::sort(fitting.begin(), fitting.end(), [](const auto& a, const auto& b) { return a.frame > b.frame; });
   for (CheckpointInfo& info : fitting) {
+    // Its header's word, before the state is allocated: a hand-made 1 MB file
+    // could claim 1 GB of state in pieces deflate could give.
+    if (info.state_bytes > most_state_bytes) {
+      warnings.push_back(fmt::format("ignoring checkpoint {}: its header claims a state of {} bytes, more than this "
+                                     "scene's state can take ({} bytes)",
+                                     info.path.string(), info.state_bytes, most_state_bytes));
+      continue;
+    }
     try {
       std::vector<uint8_t> state = read_checkpoint_state(info.path, threads);
       return LoadedCheckpoint{std::move(info), std::move(state)};

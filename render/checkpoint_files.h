@@ -53,14 +53,17 @@ std::filesystem::path write_checkpoint(const std::filesystem::path& folder, cons
                                        int64_t step, double time, const std::vector<uint8_t>& state, int threads = 0);
 
 // The newest whole checkpoint in `folder` for `key` at a frame in [1, at_most]
-// and its state, if any; checkpoints of another scene, version or backend, and
-// damaged ones, are passed over with a line in `warnings` saying why.
+// and its state, if any; checkpoints of another scene, version or backend,
+// damaged ones, and those whose header claims a state over
+// `most_state_bytes` (most_state_bytes(scene): the claim is checked before
+// the state is allocated) are passed over with a line in `warnings` saying why.
 struct LoadedCheckpoint {
   CheckpointInfo info;
   std::vector<uint8_t> state;
 };
 std::optional<LoadedCheckpoint> load_checkpoint(const std::filesystem::path& folder, const CheckpointKey& key,
-                                                int at_most, std::vector<std::string>& warnings, int threads = 0);
+                                                int at_most, uint64_t most_state_bytes,
+                                                std::vector<std::string>& warnings, int threads = 0);
 
 // The header of a checkpoint file (its digest not checked); throws
 // FxError(input_missing) saying what is wrong with it (not a checkpoint,

@@ -58,7 +58,7 @@ TEST_P(CheckpointRoundTrip, ARestoredSimulationGoesOnExactlyAsTheSavedOne) {
   const CheckpointKey key{scene.simulation_key, "test", gpu ? "gpu" : "cpu"};
   write_checkpoint(dir.path(), key, c.saved_at, original.frame(), original.time(), state);
   std::vector<std::string> warnings;
-  const auto found = load_checkpoint(dir.path(), key, c.compared_to, warnings);
+  const auto found = load_checkpoint(dir.path(), key, c.compared_to, most_state_bytes(scene), warnings);
   ASSERT_TRUE(found);
   EXPECT_TRUE(warnings.empty());
   EXPECT_EQ(found->state, state);
@@ -84,6 +84,30 @@ INSTANTIATE_TEST_SUITE_P(Effects, CheckpointRoundTrip,
                            return name;
                          });
 
+TEST(CheckpointFiles, EveryExampleScenesStateIsWithinItsBoundOnBothBackends) {
+  // most_state_bytes(scene) caps what a checkpoint's header may claim: one
+  // under a real state would pass over every checkpoint of that scene. The
+  // state's size is fixed by the scene (stores of fixed capacity), so the
+  // state at frame 1 stands for every frame's; and the bound is the slots'
+  // bytes and the grids' exactly, give or take the systems' counts.
+  const auto context = EglContext::create(std::nullopt, 4, 3);
+  int scenes = 0;
+  for (const auto& entry : fs::directory_iterator(FXSIM_SOURCE_DIR "/scenes")) {
+    if (entry.path().extension() != ".json" || entry.path().filename() == "suite.json") continue;
+    const Scene scene = parse_scene_file(entry.path());
+    ++scenes;
+    for (const bool gpu : {false, true}) {
+      GpuKernels kernels;
+      Simulation simulation(scene, 1, gpu ? gpu_system_factory(kernels) : SystemFactory{});
+      simulation.advance_to_frame(1);
+      const uint64_t saved = simulation.save_state().size(), most = most_state_bytes(scene);
+      EXPECT_LE(saved, most) << entry.path().filename() << (gpu ? " gpu" : " cpu");
+      EXPECT_GE(saved + 4096 * (scene.emitters.size() + 1), most) << entry.path().filename() << (gpu ? " gpu" : " cpu");
+    }
+  }
+  EXPECT_GE(scenes, 16);
+}
+
 TEST(CheckpointFiles, AnotherScenesStateIsRefusedAndADamagedFileIsPassedOver) {
   const auto context = EglContext::create(std::nullopt, 4, 3);
   const Scene rain = parse_scene_file(FXSIM_SOURCE_DIR "/scenes/rain.json");
@@ -106,14 +130,14 @@ TEST(CheckpointFiles, AnotherScenesStateIsRefusedAndADamagedFileIsPassedOver) {
   bytes[bytes.size() / 2] = char(bytes[bytes.size() / 2] ^ 0x40);  // one flipped bit in the state
   write_text_file(newer, bytes);
   std::vector<std::string> warnings;
-  const auto found = load_checkpoint(dir.path(), key, 10, warnings);
+  const auto found = load_checkpoint(dir.path(), key, 10, most_state_bytes(rain), warnings);
   ASSERT_TRUE(found);
   EXPECT_EQ(found->info.frame, 1);  // the damaged newer one passed over
   ASSERT_EQ(warnings.size(), 1u);
   EXPECT_NE(warnings[0].find("SHA-256 does not match"), std::string::npos) << warnings[0];
   // Another scene's key: ignored with a warning.
   warnings.clear();
-  EXPECT_FALSE(load_checkpoint(dir.path(), {snow.simulation_key, "test", "cpu"}, 10, warnings));
+  EXPECT_FALSE(load_checkpoint(dir.path(), {snow.simulation_key, "test", "cpu"}, 10, most_state_bytes(snow), warnings));
   EXPECT_EQ(warnings.size(), 2u);
 }
 
@@ -250,7 +274,7 @@ TEST(CheckpointFiles, AHandMadeHeaderOrTableOfPiecesIsPassedOverWithAWarning) {
   const auto passed_over = [&](const std::string& bytes, const std::string& words) {
     write_text_file(path, bytes);
     std::vector<std::string> warnings;
-    EXPECT_FALSE(load_checkpoint(dir.path(), key, 10, warnings)) << words;
+    EXPECT_FALSE(load_checkpoint(dir.path(), key, 10, most_state_bytes(rain), warnings)) << words;
     ASSERT_EQ(warnings.size(), 1u) << words << ": " << (warnings.empty() ? "" : warnings[0]) << " / " << warnings.back();
     EXPECT_NE(warnings[0].find(words), std::string::npos) << warnings[0];
   };
@@ -285,6 +309,17 @@ TEST(CheckpointFiles, AHandMadeHeaderOrTableOfPiecesIsPassedOverWithAWarning) {
   const uint32_t longer = uint32_t(header.size());
   bytes = written.substr(0, 12) + std::string(reinterpret_cast<const char*>(&longer), 4) + header + written.substr(table);
   passed_over(resigned(bytes), "its header's frame is not a whole number");
+  // A state larger than the scene's can be, in pieces deflate could give: a
+  // 1 MB file claimed 1 GB, allocated before the state was found not to fit.
+  header = written.substr(16, header_bytes);
+  const std::string claim = fmt::format("\"state_bytes\":{}", state.size());
+  const size_t claimed = header.find(claim);
+  ASSERT_NE(claimed, std::string::npos) << header;
+  header.replace(claimed, claim.size(), fmt::format("\"state_bytes\":{}", most_state_bytes(rain) + 1));
+  const uint32_t relonger = uint32_t(header.size());
+  bytes = written.substr(0, 12) + std::string(reinterpret_cast<const char*>(&relonger), 4) + header + written.substr(table);
+  passed_over(resigned(bytes), fmt::format("its header claims a state of {} bytes, more than this scene's state can take ({} bytes)",
+                                           most_state_bytes(rain) + 1, most_state_bytes(rain)));
 }
 
 TEST(CheckpointFiles, ARenderRefusesACheckpointWhoseHeaderAndStateDisagree) {
