@@ -1,6 +1,7 @@
 // validate: the verdict render would give, without GL: every problem of the
-// scene (textures and plates opened and decoded too), then whether the
-// render fits in the memory this machine has free.
+// scene (textures and plates opened and decoded too), then whether a video
+// output's encoder is installed and the render fits in the memory this
+// machine has free.
 #include <cstdio>
 #include <numeric>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "core/memory_estimate.h"
 #include "core/scene_parser.h"
 #include "render/plate_pass.h"
+#include "render/video_sink.h"
 
 namespace fxsim {
 
@@ -31,6 +33,8 @@ int run_validate(const std::string& scene_argument, const std::string& backend, 
     std::vector<int> frames(sequence ? size_t(scene.output.frames) : 1);
     std::iota(frames.begin(), frames.end(), 1);
     check_plates(scene, frames);
+    // A video needs ffmpeg and its encoder here, as render checks (72).
+    if (const auto video = video_format_of(scene.output.path)) check_video_encoder(scene.output.path, *video);
     // Without GL the GPU's memory is unknown: with --backend gpu, only what
     // stays in RAM is checked here (render checks the GPU's free memory).
     const size_t ram = ram_image_bytes(scene) + texture_ram_bytes(scene) +

@@ -34,6 +34,18 @@ const char* muxer_of(VideoFormat f) {
 
 }  // namespace
 
+void check_video_encoder(const std::string& path, VideoFormat format) {
+  if (find_program("ffmpeg").empty())
+    throw FxError(ExitCode::no_video_encoder,
+                  fmt::format("{}: writing a video needs ffmpeg, which is not installed (Debian: apt-get install "
+                              "ffmpeg; scripts/fxsim installs it)", path));
+  const ProgramOutput encoders = run_program({"ffmpeg", "-hide_banner", "-encoders"});
+  if (!encoders.ok || encoders.out.find(std::string(" ") + encoder_of(format) + " ") == std::string::npos)
+    throw FxError(ExitCode::no_video_encoder,
+                  fmt::format("{}: this ffmpeg has no {} encoder, which {} files need", path, encoder_of(format),
+                              muxer_of(format)));
+}
+
 VideoSink::VideoSink(std::string path, int width, int height, double fps, VideoSettings settings)
     : path_(std::move(path)), width_(width), height_(height), fps_(fps), settings_(settings) {
   const auto format = video_format_of(path_);
@@ -45,15 +57,7 @@ VideoSink::VideoSink(std::string path, int width, int height, double fps, VideoS
   fed_width_ = yuv420 ? (width_ + 1) / 2 * 2 : width_;
   fed_height_ = yuv420 ? (height_ + 1) / 2 * 2 : height_;
   check_output_path(path_);
-  if (find_program("ffmpeg").empty())
-    throw FxError(ExitCode::no_video_encoder,
-                  fmt::format("{}: writing a video needs ffmpeg, which is not installed (Debian: apt-get install "
-                              "ffmpeg; scripts/fxsim installs it)", path_));
-  const ProgramOutput encoders = run_program({"ffmpeg", "-hide_banner", "-encoders"});
-  if (!encoders.ok || encoders.out.find(std::string(" ") + encoder_of(format_) + " ") == std::string::npos)
-    throw FxError(ExitCode::no_video_encoder,
-                  fmt::format("{}: this ffmpeg has no {} encoder, which {} files need", path_, encoder_of(format_),
-                              muxer_of(format_)));
+  check_video_encoder(path_, format_);
 }
 
 VideoSink::~VideoSink() {

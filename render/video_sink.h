@@ -24,6 +24,10 @@ struct VideoSettings {
   std::optional<int> crf;  // mp4 and webm: 0 (lossless) to 51 (x264) or 63 (VP9); mov and gif have none
 };
 
+// Throws FxError(no_video_encoder, 72) when ffmpeg, or the encoder the video
+// at `path` needs (its format known), is not installed.
+void check_video_encoder(const std::string& path, VideoFormat format);
+
 class VideoSink : public FrameSink {
  public:
   // Checks the path (73) and that ffmpeg and the format's encoder are

@@ -159,6 +159,13 @@ TEST(RenderVideo, WithoutFfmpegTheRenderIsRefusedBeforeAnyWork) {
                                      "' --video '" + (dir / "v.webm").string() + "'", "PATH=/nonexistent");
   EXPECT_EQ(beside.exit_code, 72) << beside.err;
   EXPECT_TRUE(fs::is_empty(dir.path()));  // not even the PNG frames
+  // validate gives render's verdict: it said ok.
+  const std::string video_scene = "validate " + kSnow + " --set '/output/path=\"" + (dir / "v.mp4").string() + "\"'";
+  const CliResult checked = run_fxsim(video_scene, "PATH=/nonexistent");
+  EXPECT_EQ(checked.exit_code, 72) << checked.out << checked.err;
+  EXPECT_NE(checked.err.find("needs ffmpeg, which is not installed"), std::string::npos) << checked.err;
+  EXPECT_EQ(run_fxsim(video_scene).exit_code, 0);  // ffmpeg on the PATH
+  EXPECT_TRUE(fs::is_empty(dir.path()));
 }
 
 TEST(RenderVideo, AnInterruptLeavesNoVideoNoTemporaryFileAndNoFfmpeg) {
