@@ -175,7 +175,12 @@ int run_compare(const CompareOptions& o) {
   for (const auto& [a, b] : pairs) {
     if (a.empty() || b.empty()) {
       const std::string name = fs::path(a.empty() ? b : a).filename().string();
-      if (!o.json) fmt::print("{}: missing from {}\nFAILURE\n", name, a.empty() ? o.a : o.b);
+      // A folder (or another non-file) of that name is there, not missing.
+      const std::string side = a.empty() ? o.a : o.b;
+      std::error_code ignored;
+      const bool other = fs::exists(fs::symlink_status(fs::path(side) / name, ignored));
+      if (!o.json)
+        fmt::print("{}: {} {}\nFAILURE\n", name, other ? "is not a regular file in" : "missing from", side);
       results.push_back({{"a", a}, {"b", b}, {"verdict", "FAILURE"}, {"missing", true}});
       worst = std::max(worst, 2);
       ++missing;

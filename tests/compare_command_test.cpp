@@ -140,6 +140,10 @@ TEST(Compare, FoldersCompareByNameAndAMissingImageFails) {
   EXPECT_EQ(compare(a.path(), b.path(), "", &out), 2);
   EXPECT_NE(out.find("f2.png: missing from"), std::string::npos) << out;
   EXPECT_EQ(compare(a.path() / "nosuch.png", b.path() / "f1.png", ""), 66);
+  // A folder of the name on the other side is there, not missing: said so.
+  fs::create_directory(b / "f2.png");
+  EXPECT_EQ(compare(a.path(), b.path(), "", &out), 2);
+  EXPECT_NE(out.find("f2.png: is not a regular file in " + b.path().string()), std::string::npos) << out;
 }
 
 TEST(Compare, FoldersWriteTheirHeatMapsIntoAFolderNewOrThereAlready) {
