@@ -62,6 +62,7 @@ nlohmann::json to_json(const std::string& a, const std::string& b, const ImageCo
     j["rms"] = c.rms;
     j["psnr"] = std::isinf(c.psnr) ? nlohmann::json(nullptr) : nlohmann::json(c.psnr);  // null: identical
     j["max"] = c.max;
+    j["bits"] = c.bits;  // the errors are fractions; a step is 1/255 (8) or 1/65535 (16)
     j["max_at"] = {{"x", c.max_x}, {"y", c.max_y}, {"channel", std::string(1, c.max_channel)}};
     j["fail_pixels"] = c.fail_pixels;
     j["fail_percent"] = c.fail_percent();

@@ -164,6 +164,7 @@ nlohmann::json results_json(const std::vector<SuiteCheck>& suites) {
         if (!f.layer.empty()) fj["layer"] = f.layer;
         if (f.comparison.pixels) {
           fj["max"] = f.comparison.max;
+          fj["bits"] = f.comparison.bits;  // a step of max: 1/255 (8) or 1/65535 (16: depth and motion layers)
           fj["mean"] = f.comparison.mean;
           fj["fail_percent"] = f.comparison.fail_percent();
         }

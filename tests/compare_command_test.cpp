@@ -98,6 +98,7 @@ TEST(Compare, WritesADifferenceImageAndJson) {
   EXPECT_EQ(json["images"][0]["verdict"], "FAILURE");
   EXPECT_EQ(json["images"][0]["fail_pixels"], 3);
   EXPECT_NEAR(json["images"][0]["max"].get<double>(), 0.2, 1e-9);
+  EXPECT_EQ(json["images"][0]["bits"], 8);
   const Image diff = read_png(d / "diff.png");
   EXPECT_EQ(diff.width, 10);
   EXPECT_GT(diff.rgba[0], diff.rgba[4 * 50]);  // the changed pixel is hot, an equal one dark
@@ -199,6 +200,8 @@ TEST(Compare, SixteenBitImagesAreComparedInTheirOwnSamples) {
   EXPECT_NE(out.find(fmt::format("Max error  = {:.6g} @ (0, 0, R)", 129 / 65535.0)), std::string::npos) << out;
   EXPECT_NE(out.find(fmt::format("Mean error = {:.6g}", 129 / 65535.0 / 4)), std::string::npos) << out;  // over 4 grey samples
   EXPECT_EQ(compare(a, b, "--fail 0.002 --warn 0.002"), 0);  // 129/65535 = 0.00197
+  ASSERT_EQ(compare(a, b, "--json", &out), 2);
+  EXPECT_EQ(nlohmann::json::parse(out)["images"][0]["bits"], 16);  // max's steps are of 65535
   EXPECT_EQ(compare(a, b, "--fail 0.0019 --warn 0.0019"), 2);
   ASSERT_EQ(compare(a, b, "--diff '" + (d / "diff.png").string() + "'"), 2);
   const Image heat = read_png(d / "diff.png");

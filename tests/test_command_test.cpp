@@ -235,6 +235,10 @@ TEST(TestCommand, TheLayersBesideEachFrameHaveGoldensToo) {
   EXPECT_NE(again.out.find("6 images"), std::string::npos) << again.out;  // 2 frames, each with a mask and motion
   const auto json = nlohmann::json::parse(read_text_file(out / "r.json"));
   EXPECT_EQ(json[0]["scenes"][0]["frames"][1]["layer"], "mask.snow0");
+  // Each max says the depth of its steps: the frame's 8 bits, the motion's 16.
+  EXPECT_EQ(json[0]["scenes"][0]["frames"][0]["bits"], 8);
+  EXPECT_EQ(json[0]["scenes"][0]["frames"][2]["layer"], "motion");
+  EXPECT_EQ(json[0]["scenes"][0]["frames"][2]["bits"], 16);
   // Every validity flag (B: KITTI's 0 or 1) cleared in a golden: as 1 of
   // 65535 steps a pixel, it passed.
   const fxsim::Samples16 motion = fxsim::read_png16(s.golden("frame_0002.motion.png"), 4);
