@@ -161,6 +161,7 @@ class Runner {
       for (const std::string& layer : layers) out.frames.push_back(check_frame(*job.suite, scene, set, dir, frame, layer));
       for (FrameCheck& stale : unwritten_layers(set, frame, layers)) out.frames.push_back(std::move(stale));
     }
+    for (FrameCheck& stale : unchecked_frames(set, scene.frames)) out.frames.push_back(std::move(stale));
     if (scene.hashes) {
       // CPU hashes are shared by every device: only the base class writes them.
       const bool may_write = scene.backend == "gpu" || device_.base == job.suite->base_class;
@@ -240,6 +241,42 @@ class Runner {
                                   "or the golden is left from one it no longer asks for (remove it{})",
                                   layer, f.golden.string(),
                                   folder == set.folder ? ", or run with --update" : "");
+        }
+        out.push_back(std::move(f));
+      }
+    }
+    return out;
+  }
+
+  // Goldens of frames the suite no longer checks (its `frames` changed, or
+  // the scene's count): never read, they stood as if still the reference.
+  // Each fails, as a layer's does; --update removes those of its own set.
+  std::vector<FrameCheck> unchecked_frames(const GoldenSet& set, const std::vector<int>& checked) {
+    std::vector<FrameCheck> out;
+    const std::set<int> frames(checked.begin(), checked.end());
+    for (const fs::path& folder : set.lookup) {
+      std::error_code error;
+      if (!fs::is_directory(folder, error)) continue;
+      std::vector<std::string> names;
+      for (const auto& entry : fs::directory_iterator(folder, error))
+        if (const auto frame = golden_frame_of(entry.path().filename().string()); frame && !frames.count(*frame))
+          names.push_back(entry.path().filename().string());
+      std::sort(names.begin(), names.end());
+      for (const std::string& name : names) {
+        FrameCheck f;
+        f.frame = *golden_frame_of(name);
+        f.golden = folder / name;
+        f.golden_set = set_name(set, folder);
+        if (options_.update && folder == set.folder) {
+          fs::remove(f.golden, error);
+          f.status = CheckStatus::updated;
+          f.message = fmt::format("removed {}: the suite no longer checks frame {}", f.golden.string(), f.frame);
+          f.golden.clear();
+        } else {
+          f.status = CheckStatus::fail;
+          f.message = fmt::format("the golden set has {}, but the suite does not check frame {}: a golden left from "
+                                  "frames it no longer lists (remove it{})",
+                                  f.golden.string(), f.frame, folder == set.folder ? ", or run with --update" : "");
         }
         out.push_back(std::move(f));
       }
@@ -379,14 +416,15 @@ std::string scene_line(const SceneCheck& s) {
   const bool updated = std::any_of(s.frames.begin(), s.frames.end(), [](const FrameCheck& f) { return f.status == CheckStatus::updated; });
   const std::string status = s.failed() ? "FAIL" : updated ? "UPDATED" : s.warned() ? "WARN" : "PASS";
   if (worst.empty()) {
-    // (A golden of a layer the render no longer writes is removed: updated, with no golden.)
+    // (A golden of a layer the render no longer writes, or of a frame no
+    // longer checked, is removed: updated, with no golden.)
     size_t written = 0, removed = 0;
     for (const FrameCheck& f : s.frames)
       if (f.status == CheckStatus::updated) ++(f.golden.empty() ? removed : written);
     const size_t images = s.frames.size() - removed;
     worst = updated ? fmt::format("{} of {} images written{}{}{}", written, images,
                                   written < images ? " (the others within the tolerance, kept)" : "",
-                                  removed ? fmt::format(", {} golden{} of a layer no longer written removed", removed,
+                                  removed ? fmt::format(", {} golden{} no longer used removed", removed,
                                                         removed == 1 ? "" : "s")
                                           : "",
                                   s.hashes ? fmt::format("; hashes: {}", s.hashes->message) : "")
@@ -473,7 +511,9 @@ int run_test(const TestOptions& o) {
   for (const Suite& s : suites) total += s.scenes.size();
   const int cores = thread_count(0);
   // llvmpipe renders on the cores: two renders at once share them; a GPU takes a few at once.
-  const int jobs = o.jobs > 0 ? o.jobs : std::clamp(software ? cores / 2 : 4, 1, int(std::max<size_t>(total, 1)));
+  // No more at once than there are scenes (--jobs 256 for one scene said
+  // "256 at once" and gave its one render a single thread).
+  const int jobs = std::clamp(o.jobs > 0 ? o.jobs : software ? cores / 2 : 4, 1, int(std::max<size_t>(total, 1)));
   const int threads_each = std::max(1, cores / jobs);
   fs::create_directories(work);
 

@@ -1,7 +1,8 @@
 #include "core/test_suite.h"
 
-#include <map>
 #include <algorithm>
+#include <map>
+#include <string_view>
 #include <fmt/format.h>
 
 #include "core/exit_codes.h"
@@ -60,6 +61,20 @@ SuiteScene resolve(const fs::path& scene_file, SuiteScene settings, const std::s
 
 std::string golden_frame_name(int frame, const std::string& layer) {
   return layer.empty() ? fmt::format("frame_{:04}.png", frame) : fmt::format("frame_{:04}.{}.png", frame, layer);
+}
+
+std::optional<int> golden_frame_of(const std::string& name) {
+  constexpr std::string_view prefix = "frame_", suffix = ".png";
+  if (name.size() < prefix.size() + 4 + suffix.size() || name.compare(0, prefix.size(), prefix) != 0 ||
+      name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
+    return std::nullopt;
+  const size_t end = name.find_first_not_of("0123456789", prefix.size());
+  const size_t digits = end - prefix.size();
+  // golden_frame_name's digits: four at least, no leading zero beyond them, within a frame's range.
+  if (digits < 4 || digits > 8 || (digits > 4 && name[prefix.size()] == '0') || name[end] != '.') return std::nullopt;
+  const int frame = std::stoi(name.substr(prefix.size(), digits));
+  if (frame < 1) return std::nullopt;
+  return frame;
 }
 
 Suite load_suite(const fs::path& path, const std::optional<std::string>& backend) {

@@ -62,5 +62,8 @@ GoldenSet golden_set(const Suite& suite, const SuiteScene& scene, const DeviceCl
 
 // "frame_0024.png", or with a ground-truth layer "frame_0024.mask.rain.png".
 std::string golden_frame_name(int frame, const std::string& layer = "");
+// The frame of a golden image's file name ("frame_0024.png" and
+// "frame_0024.depth.png": 24), or none for any other name.
+std::optional<int> golden_frame_of(const std::string& file_name);
 
 }  // namespace fxsim

@@ -269,8 +269,8 @@ TEST(TestCommand, TheLayersBesideEachFrameHaveGoldensToo) {
   const CliResult removed = run_fxsim("test " + s.path() + " --device-class llvmpipe --update");
   ASSERT_EQ(removed.exit_code, 0) << removed.out;
   // (It said "0 of 4 images written", counting the removed among the images.)
-  EXPECT_NE(removed.out.find("0 of 2 images written (the others within the tolerance, kept), 4 goldens of a layer no "
-                             "longer written removed"),
+  EXPECT_NE(removed.out.find("0 of 2 images written (the others within the tolerance, kept), 4 goldens no longer "
+                             "used removed"),
             std::string::npos)
       << removed.out;
   EXPECT_FALSE(fs::exists(s.golden("frame_0006.motion.png")));
@@ -398,4 +398,35 @@ TEST(TestCommand, UpdateLeavesUnchangedHashesAloneAndAHardLimitSaysSo) {
   const CliResult hard = run_fxsim("test " + s.path() + " --device-class llvmpipe");
   EXPECT_EQ(hard.exit_code, 1) << hard.out << hard.err;
   EXPECT_NE(hard.out.find("over the hard limit of"), std::string::npos) << hard.out;
+}
+
+TEST(TestCommand, AGoldenOfAFrameTheSuiteNoLongerChecksFailsAndUpdateRemovesIt) {
+  // The suite's frames go from 2 and 6 to 2 alone: frame 6's golden was
+  // never read again and stood in the set as if it were still the reference.
+  SuiteFolder s;
+  ASSERT_EQ(run_fxsim("test " + s.path() + " --device-class llvmpipe --update").exit_code, 0);
+  ASSERT_TRUE(fs::exists(s.golden("frame_0006.png")));
+  write_text_file(s.dir / "suite.json", R"({"fxsim_suite": 1, "defaults": {"width": 64, "height": 36, "backend": "cpu",
+      "frames": "2", "tolerance": {"fail": 0.02, "failpercent": 0.5}}, "scenes": ["flakes.json"]})");
+  const CliResult stale = run_fxsim("test " + s.path() + " --device-class llvmpipe");
+  EXPECT_EQ(stale.exit_code, 1) << stale.out;
+  EXPECT_NE(stale.out.find("frame 6: the golden set has " + s.golden("frame_0006.png").string() +
+                           ", but the suite does not check frame 6"),
+            std::string::npos)
+      << stale.out;
+  // Another device class's run names it too, but only its own set's --update would remove it.
+  const CliResult other = run_fxsim("test " + s.path() + " --device-class nvidia --update");
+  EXPECT_NE(other.out.find("but the suite does not check frame 6: a golden left from frames it no longer lists (remove it)"),
+            std::string::npos)
+      << other.out;
+  EXPECT_TRUE(fs::exists(s.golden("frame_0006.png")));
+  const CliResult removed = run_fxsim("test " + s.path() + " --device-class llvmpipe --update");
+  EXPECT_EQ(removed.exit_code, 0) << removed.out;
+  EXPECT_NE(removed.out.find("1 golden no longer used removed"), std::string::npos) << removed.out;
+  EXPECT_FALSE(fs::exists(s.golden("frame_0006.png")));
+  EXPECT_TRUE(fs::exists(s.golden("frame_0002.png")));
+  const CliResult passed = run_fxsim("test " + s.path() + " --device-class llvmpipe --jobs 256");
+  EXPECT_EQ(passed.exit_code, 0) << passed.out;
+  EXPECT_NE(passed.out.find("1 scene on llvmpipe"), std::string::npos) << passed.out;
+  EXPECT_NE(passed.out.find(", 1 at once"), std::string::npos) << passed.out;  // not "256 at once" for one scene
 }

@@ -3,6 +3,7 @@
 
 #include "core/image_compare.h"
 #include "core/test_results.h"
+#include "core/test_suite.h"
 
 using namespace fxsim;
 
@@ -42,4 +43,14 @@ TEST(TestResults, ARenderThatFailedIsAJUnitErrorAndAFrameThatDiffersAFailure) {
   EXPECT_NE(xml.find("<error type=\"render\" message=\"fxsim render exited with 70: &lt;GL lost&gt;\">"), std::string::npos)
       << xml;
   EXPECT_NE(xml.find("<failure type=\"image\" message=\"FAIL: max 9/255\">"), std::string::npos) << xml;
+}
+
+TEST(GoldenNames, TheFrameOfAGoldensFileNameIsReadBack) {
+  // Goldens of frames a suite no longer checks are found by their names.
+  for (const int frame : {1, 24, 9999, 10000, 123456})
+    for (const std::string layer : {"", "depth", "mask.rain", "motion"})
+      EXPECT_EQ(fxsim::golden_frame_of(fxsim::golden_frame_name(frame, layer)), frame) << frame << layer;
+  for (const char* other : {"frame_24.png", "frame_0000.png", "frame_00024.png", "frame_0024.exr", "frame_0024png",
+                            "diff_frame_0024.png", "frame_abcd.png", "state-hashes.txt", "frame_0024_.png"})
+    EXPECT_FALSE(fxsim::golden_frame_of(other)) << other;
 }
