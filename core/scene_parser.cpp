@@ -349,6 +349,18 @@ class Parser {
             l.error(l.child("outer_cone"), fmt::format("expected an angle larger than inner_cone ({}°), got {}°",
                                                        light.inner_cone, light.outer_cone));
         }
+        // Another type's keys, named as such ("unknown key" read as a typo).
+        const char* kind = light.type == LightType::directional ? "directional"
+                           : light.type == LightType::point     ? "point"
+                                                                : "spot";
+        const auto elsewhere = [&](const char* key, const char* which) {
+          l.not_for(key, fmt::format("a {} light has no \"{}\" ({} lights have one)", kind, key, which));
+        };
+        if (light.type == LightType::directional)
+          for (const char* key : {"position", "range", "size"}) elsewhere(key, "point and spot");
+        if (light.type == LightType::point) elsewhere("direction", "directional and spot");
+        if (light.type != LightType::spot)
+          for (const char* key : {"inner_cone", "outer_cone"}) elsewhere(key, "spot");
         l.finish();
         lighting.lights.push_back(light);
       }
@@ -371,7 +383,11 @@ class Parser {
       if (params) e.params = *params;
       else r.error(r.child("type"), "expected one of " + types + ", " + describe_json(*type));
     }
-    e.name = r.string("name", fmt::format("{}{}", e.type_name(), index));
+    // (Its length is in bytes, 64 at most: a schema counts characters, so it
+    // says 64 characters, which no longer name passes.)
+    e.name = r.string("name", fmt::format("{}{}", e.type_name(), index),
+                      Json{{"type", "string"}, {"minLength", 1}, {"maxLength", 64},
+                           {"pattern", R"(^[^/\\\x00-\x1f\x7f]*$)"}, {"not", Json{{"enum", {".", ".."}}}}});
     // It names files (a mask layer's PNG beside each frame): nothing that
     // could lead out of the folder or into another one.
     const bool safe_name = !e.name.empty() && e.name.size() <= 64 && e.name != "." && e.name != ".." &&
@@ -474,14 +490,18 @@ class Parser {
   void parse_common(ObjectReader& r, EmitterSettings& e, const CommonDefaults& d) {
     e.max_particles = r.integer("max_particles", d.max_particles, IntRange{0, 0x7FFFFFFF});
     e.start = r.number("start", 0, kTime);
-    r.accepts("duration", Json{{"type", "null"}});
+    if (d.endless) r.accepts("duration", Json{{"type", "null"}});  // (an explosion's null is refused by its parser)
     if (const Json* duration = r.raw("duration"); !duration || !duration->is_null())
       e.duration = r.optional_number("duration", kDuration);  // (absent: none)
     e.color = r.color("color", *parse_hex_color(d.color));
     e.opacity = float(r.number("opacity", d.opacity, kUnit));
     e.size = float(d.size);
     if (d.sprite_size) e.size = float(r.number("size", d.size, kSpriteSize));
-    e.size_variation = float(r.number("size_variation", 0, kUnit));
+    if (d.size_varies)
+      e.size_variation = float(r.number("size_variation", 0, kUnit));
+    else
+      r.not_for("size_variation", fmt::format("{} emitters have no \"size_variation\" (their {} vary in size on their own)",
+                                              e.type_name(), d.secondaries));
     e.blend = r.choice("blend", d.blend, {{"alpha", BlendMode::alpha}, {"additive", BlendMode::additive}});
     e.billboard = r.choice("billboard", d.billboard,
                            {{"screen", BillboardMode::screen}, {"viewpoint", BillboardMode::viewpoint},

@@ -192,8 +192,8 @@ bool ObjectReader::boolean(const std::string& key, bool fallback) {
   return value->get<bool>();
 }
 
-std::string ObjectReader::string(const std::string& key, std::string fallback) {
-  describe(key, Json{{"type", "string"}});
+std::string ObjectReader::string(const std::string& key, std::string fallback, Json schema) {
+  describe(key, std::move(schema));
   const Json* value = raw(key);
   if (!value) return fallback;
   if (!value->is_string()) {
@@ -272,6 +272,12 @@ const Json* ObjectReader::array(const std::string& key) {
     return nullptr;
   }
   return value;
+}
+
+void ObjectReader::not_for(const std::string& key, const std::string& message) {
+  if (!node_ || !node_->contains(key)) return;
+  accepted_.push_back(key);  // (not raw(): the schema would list it as this object's)
+  error(child(key), message, true);
 }
 
 void ObjectReader::finish() {

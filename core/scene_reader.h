@@ -63,7 +63,9 @@ class ObjectReader {
   // its range are the caller's to refuse, with its own message.
   int64_t integer_of(const std::string& key, int64_t fallback, const std::vector<int64_t>& values);
   bool boolean(const std::string& key, bool fallback);
-  std::string string(const std::string& key, std::string fallback);
+  // `schema`: what the format allows, where it says more than "a string"
+  // (the rest of it the caller's to check).
+  std::string string(const std::string& key, std::string fallback, Json schema = Json{{"type", "string"}});
   // Every component in `component`; `rule`/`ok` add a condition on the whole vector.
   glm::vec3 vector(const std::string& key, glm::vec3 fallback, Range component, const char* rule = nullptr,
                    std::function<bool(glm::vec3)> ok = {});
@@ -103,6 +105,12 @@ class ObjectReader {
   // fragment (one alternative: {"type": "null"}), for the scene format's
   // schema (SchemaRecorder); the typed getters describe their own.
   void accepts(const std::string& key, Json fragment);
+
+  // A key of the format that does not apply to this object (a spot light's
+  // cone on a point light): reported, where present, with `message` (for
+  // example what has it) rather than as an unknown key; not part of this
+  // object's schema.
+  void not_for(const std::string& key, const std::string& message);
 
   // Reports every key present but never asked for.
   void finish();

@@ -16,17 +16,26 @@
 namespace fxsim {
 
 namespace {
-// Where an emitter's keys are kept apart by type: "/emitters/3/region" of a
-// snow emitter is "/emitters/<snow>/region"; other array indices are "*".
+// The arrays whose items have keys by their "type": emitters and lights.
+const Json* typed_items(const std::vector<std::string>& tokens, size_t i, const Json& root) {
+  if (i == 1 && tokens[0] == "emitters") return &root["emitters"];
+  if (i == 2 && tokens[0] == "environment" && tokens[1] == "lights") return &root["environment"]["lights"];
+  return nullptr;
+}
+
+// Where an emitter's or a light's keys are kept apart by type:
+// "/emitters/3/region" of a snow emitter is "/emitters/<snow>/region",
+// "/environment/lights/0/inner_cone" of a spot light
+// "/environment/lights/<spot>/inner_cone"; other array indices are "*".
 std::string schema_pattern(const std::string& pointer, const Json& root) {
   std::string out;
   const std::vector<std::string> tokens = json_pointer_tokens(pointer);
   for (size_t i = 0; i < tokens.size(); ++i) {
     const std::string& token = tokens[i];
     const bool index = !token.empty() && token.find_first_not_of("0123456789") == std::string::npos;
-    if (index && i == 1 && tokens[0] == "emitters") {
-      const Json& emitter = root["emitters"][std::stoul(token)];
-      out += fmt::format("/<{}>", emitter.value("type", std::string()));
+    const Json* typed = index ? typed_items(tokens, i, root) : nullptr;
+    if (typed) {
+      out += fmt::format("/<{}>", (*typed)[std::stoul(token)].value("type", std::string()));
     } else {
       out += fmt::format("/{}", index ? std::string("*") : json_pointer_token(token));
     }
@@ -73,7 +82,8 @@ bool has_items(const Records& r, const std::string& pattern) {
 // The manual's words for the key at `pattern`, and its default. An emitter's
 // key may be documented for its type, for every emitter ("<>"), or, for rain,
 // as snow's ("Same keys as `snow`"): the first meaning and the first default
-// along that chain.
+// along that chain. A light's keys are documented in one table for every type
+// ("*").
 void describe(const Records& r, const std::string& pattern, Json& property) {
   std::vector<std::string> chain = {pattern};
   static const std::string emitters = "/emitters/<";
@@ -83,6 +93,8 @@ void describe(const Records& r, const std::string& pattern, Json& property) {
     if (type == "rain") chain.push_back(emitters + "snow>" + rest);
     chain.push_back(emitters + ">" + rest);
   }
+  static const std::string lights = "/environment/lights/<";
+  if (pattern.rfind(lights, 0) == 0) chain.push_back("/environment/lights/*" + pattern.substr(pattern.find('>') + 1));
   std::string meaning;
   std::optional<Json> value;
   for (const std::string& p : chain) {
@@ -118,7 +130,7 @@ Json object_schema(const Records& r, const std::string& pattern, Json base) {
   return base;
 }
 
-// An array's items: one schema ("*"), or one per emitter type, told apart by "type".
+// An array's items: one schema ("*"), or one per emitter or light type, told apart by "type".
 Json items_schema(const Records& r, const std::string& pattern) {
   const auto it = r.children.find(pattern);
   if (it == r.children.end()) return Json::object();

@@ -73,6 +73,25 @@ std::vector<Hostile> hostile_scenes() {
          for (int i = 0; i < 3000; ++i) list += std::string(i ? "," : "") + "{\"type\": \"snow\", \"size\": -1}";
          return with_emitter(list);
        }, "3000 problems"},
+      // Keys of another light or emitter type, and rules of one key, that the schema let pass.
+      {"directional_position", [] { return with_emitter(R"({"type": "snow"})", R"("environment": {"lights": [{"type": "directional", "position": [0, 5, 0]}]}, )"); },
+       "/environment/lights/0/position: a directional light has no \"position\" (point and spot lights have one)"},
+      {"point_cone", [] { return with_emitter(R"({"type": "snow"})", R"("environment": {"lights": [{"type": "point", "inner_cone": 10}]}, )"); },
+       "/environment/lights/0/inner_cone: a point light has no \"inner_cone\" (spot lights have one)"},
+      {"point_direction", [] { return with_emitter(R"({"type": "snow"})", R"("environment": {"lights": [{"type": "point", "direction": [0, -1, 0]}]}, )"); },
+       "a point light has no \"direction\" (directional and spot lights have one)"},
+      {"explosion_duration_null", [] { return with_emitter(R"({"type": "explosion", "duration": null})"); },
+       "/emitters/0/duration: expected a finite duration in seconds (> 0) for an explosion, got null"},
+      {"explosion_size_variation", [] { return with_emitter(R"({"type": "explosion", "size_variation": 1})"); },
+       "/emitters/0/size_variation: explosion emitters have no \"size_variation\" (their debris vary in size on their own)"},
+      {"fire_size_variation", [] { return with_emitter(R"({"type": "fire", "size_variation": 0.5})"); },
+       "fire emitters have no \"size_variation\" (their embers vary in size on their own)"},
+      {"nozzles_empty", [] { return with_emitter(R"({"type": "fountain", "nozzles": []})"); }, "expected at least one nozzle"},
+      {"name_empty", [] { return with_emitter(R"({"type": "snow", "name": ""})"); }, "/emitters/0/name"},
+      {"name_dot_dot", [] { return with_emitter(R"({"type": "snow", "name": ".."})"); }, "/emitters/0/name"},
+      {"name_slash", [] { return with_emitter(R"({"type": "snow", "name": "a/b"})"); }, "/emitters/0/name"},
+      {"name_tab", [] { return with_emitter(R"({"type": "snow", "name": "a\tb"})"); }, "/emitters/0/name"},
+      {"name_65", [] { return with_emitter(R"({"type": "snow", "name": ")" + std::string(65, 'a') + R"("})"); }, "/emitters/0/name"},
   };
 }
 

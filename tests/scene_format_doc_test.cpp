@@ -129,16 +129,19 @@ TEST(SceneFormatDoc, KeysAreReadFromTheTablesUnderTheirHeadings) {
 }
 
 namespace {
-// The schemas a pattern names: "*" an array's items, "<snow>" an emitter
-// type's case ("<>": every type's), a key in an object or in an object among
-// a key's alternatives.
+// The schemas a pattern names: "*" an array's items (every type's case, for
+// items with cases by type: lights), "<snow>" an emitter type's case ("<>":
+// every type's), a key in an object or in an object among a key's alternatives.
 std::vector<const Json*> schemas_at(const Json& schema, const std::string& pattern) {
   std::vector<const Json*> nodes = {&schema};
   for (const std::string& token : json_pointer_tokens(pattern)) {
     std::vector<const Json*> next;
     for (const Json* node : nodes) {
       if (token == "*") {
-        if (node->contains("items")) next.push_back(&(*node)["items"]);
+        if (node->contains("items") && (*node)["items"].contains("allOf"))
+          for (const Json& c : (*node)["items"]["allOf"]) next.push_back(&c["then"]);
+        else if (node->contains("items"))
+          next.push_back(&(*node)["items"]);
       } else if (token.front() == '<') {
         const std::string type = token.substr(1, token.size() - 2);
         if (!node->contains("items") || !(*node)["items"].contains("allOf")) continue;

@@ -32,6 +32,10 @@ struct CommonDefaults {
   BlendMode blend;
   BillboardMode billboard;
   bool sprite_size = true;  // false: `size` is the effect's own key (a fire's [width, height])
+  // false: no `size_variation` (the particles it would vary, `secondaries`, vary on their own)
+  bool size_varies = true;
+  const char* secondaries = "";
+  bool endless = true;  // `duration` may be null (forever); false: it must be a number
 };
 
 // The particle slots an emitter takes: its own, and each pool of secondary

@@ -25,6 +25,7 @@ struct ExplosionParams {
   int debris = 0;                      // sparks thrown out at `start`
 };
 
-FXSIM_EFFECT(ExplosionParams, "explosion", {0, "#ffffff", 1.0, 0.04, BlendMode::alpha, BillboardMode::viewpoint});
+FXSIM_EFFECT(ExplosionParams, "explosion", {0, "#ffffff", 1.0, 0.04, BlendMode::alpha, BillboardMode::viewpoint, true,
+                                            false, "debris", false});
 
 }  // namespace fxsim

@@ -25,6 +25,7 @@ struct FireParams {
   double embers = 0;            // sparks per second
 };
 
-FXSIM_EFFECT(FireParams, "fire", {4000, "#ffffff", 1.0, 0.03, BlendMode::additive, BillboardMode::screen, false});
+FXSIM_EFFECT(FireParams, "fire", {4000, "#ffffff", 1.0, 0.03, BlendMode::additive, BillboardMode::screen, false, false,
+                                  "embers"});
 
 }  // namespace fxsim

@@ -21,6 +21,7 @@ void Effect<FountainParams>::parse(ObjectReader& r, EmitterSettings&, FountainPa
     nozzle.spread = float(n.number("spread", nozzle.spread, Range{0, 90}));
     nozzle.rate = n.number("rate", nozzle.rate, kRate);
   };
+  r.accepts("nozzles", Json{{"type", "array"}, {"minItems", 1}});
   if (const Json* list = r.array("nozzles")) {
     if (list->empty()) r.error(r.child("nozzles"), "expected at least one nozzle, got an empty array");
     for (size_t i = 0; i < list->size(); ++i) {
