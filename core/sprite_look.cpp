@@ -53,7 +53,10 @@ void streak_corners(const SpriteCamera& cam, vec3 head, vec3 tail, float width, 
     wa += ka;
     wb += kb;
   }
-  if (cam.shutter) alpha *= wb / (wb + len);
+  // The light spread along the travel: over the quad as drawn, at least
+  // min_pixels wide (over the drop's own width, a streak thinner than that
+  // gave up to 2.7 times a sharp flake's light).
+  if (cam.shutter) alpha *= wb / (std::max(wb, cam.min_pixels) + len);
   if (wb < cam.min_pixels) alpha *= wb / cam.min_pixels;
   wa = std::max(wa, cam.min_pixels);
   wb = std::max(wb, cam.min_pixels);

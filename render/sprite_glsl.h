@@ -83,8 +83,9 @@ SpriteVertex streak_vertex(vec3 head, vec3 tail, float width, float alpha, vec2 
   wb += kb;
 #endif
 #if FXSIM_SHUTTER
-  // The shutter: the sprite's light spread along its travel (the streak's length over its width).
-  alpha *= wb / (wb + len);
+  // The shutter: the sprite's light spread along its travel (the streak's
+  // length over its width), over the quad as drawn, at least u_min_pixels wide.
+  alpha *= wb / (max(wb, u_min_pixels) + len);
 #endif
   if (wb < u_min_pixels) alpha *= wb / u_min_pixels;
   wa = max(wa, u_min_pixels);

@@ -45,15 +45,17 @@ struct FlakeScene {
   std::string background = "transparent";
   std::string ground = "null";
   std::string eye = "[0, 2, 10]";
+  int count = 1;                     // flakes, spread over `region`
+  std::string region = "[0.001, 0.001, 0.001]";
   std::string text() const {
     return fmt::format(R"({{"fxsim": 1, "seed": 3,
       "output": {{"width": 320, "height": 180, "frames": 2, "background": "{}"{}}},
       "camera": {{"position": {}, "target": [0, 2, 0], "fov": 50{}}},
       "environment": {{"ground": {}{}}},
-      "emitters": [{{"name": "flake", "type": "snow", "max_particles": 1, "size": {}, "color": "#ffffff",
+      "emitters": [{{"name": "flake", "type": "snow", "max_particles": {}, "size": {}, "color": "#ffffff",
         "opacity": 1, "motion": "constant", "velocity": {}, "velocity_variation": [0, 0, 0], "sway": null,
-        "shapes": 1, "region": {{"center": [0, 2, 0], "size": [0.001, 0.001, 0.001]}}}}]}})",
-                       background, output, eye, camera, ground, environment, size, velocity);
+        "shapes": 1, "region": {{"center": [0, 2, 0], "size": {}}}}}]}})",
+                       background, output, eye, camera, ground, environment, count, size, velocity, region);
   }
 };
 
@@ -143,6 +145,19 @@ TEST(RenderLook, AStreakIsTheTravelOverTheShutterAndKeepsTheLight) {
     EXPECT_NEAR(width * (e.x / e.y - 1.0f), expected, 0.1f * expected) << backend;
     EXPECT_NEAR(e.y, spread(a.channels.at("A"), 320).y, 0.1f * e.y) << backend;
     EXPECT_NEAR(sum(b.channels.at("A")) / sum(a.channels.at("A")), 1.0, 0.05) << backend;
+    // Flakes thinner than the 1.5 pixels sprites are drawn at least, streaked
+    // over about as much: their light was taken over their own width, not the
+    // quad's, and came out 1.5 times a sharp flake's (2.7 for thinner).
+    FlakeScene thin;
+    thin.size = 0.025f;  // 0.48 pixels
+    thin.velocity = "[4, 0, 0]";  // 1.6 pixels over 0.5 / 24 s
+    thin.count = 400;
+    thin.region = "[6, 3, 0.001]";
+    FlakeScene thin_streaked = thin;
+    thin_streaked.camera = R"(, "shutter": 0.5)";
+    const double thin_sharp = sum(render_exr(dir, thin, backend, "thin-sharp").channels.at("A"));
+    EXPECT_NEAR(sum(render_exr(dir, thin_streaked, backend, "thin-streak").channels.at("A")) / thin_sharp, 1.0, 0.1)
+        << backend;
   }
 }
 
