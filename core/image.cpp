@@ -11,6 +11,7 @@
 #include <stb_image_resize.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "core/color.h"
 #include "core/exit_codes.h"
@@ -76,6 +77,28 @@ std::optional<Ihdr> ihdr_of(const uint8_t* bytes, size_t size) {
   return Ihdr{be32(16), be32(20), size > 24 ? int(bytes[24]) : 0};
 }
 
+// The first critical chunk (IHDR, PLTE, IDAT, IEND: a capital first letter)
+// whose CRC does not match its bytes, as libpng refuses them (stb does not
+// look: a damaged file decoded, and compare judged its pixels); "" when none.
+// Ancillary chunks are passed over, as libpng does; a chunk cut short is left
+// for the decoder to call truncated.
+std::string damaged_chunk(const std::vector<uint8_t>& bytes) {
+  const auto be32 = [&](size_t at) {
+    return uint32_t(bytes[at]) << 24 | uint32_t(bytes[at + 1]) << 16 | uint32_t(bytes[at + 2]) << 8 | bytes[at + 3];
+  };
+  for (size_t at = 8; at + 12 <= bytes.size();) {
+    const uint64_t length = be32(at);
+    if (length > bytes.size() - at - 12) break;
+    const uint8_t* type = bytes.data() + at + 4;
+    const bool critical = type[0] >= 'A' && type[0] <= 'Z';
+    if (critical && uLong(crc32(0L, type, uInt(4 + length))) != be32(at + 8 + size_t(length)))
+      return std::string(reinterpret_cast<const char*>(type), 4);
+    if (std::memcmp(type, "IEND", 4) == 0) break;
+    at += 12 + size_t(length);
+  }
+  return {};
+}
+
 // A file's IHDR from its first bytes alone, nothing decoded.
 std::optional<Ihdr> file_ihdr(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -103,6 +126,8 @@ Decoded decode(const std::filesystem::path& path, PngUse use, int sixteen_channe
   if (header_w < 1 || header_h < 1 || header_w > uint32_t(most_side) || header_h > uint32_t(most_side))
     return failed(fmt::format("it is {}×{} pixels; {} may be at most {}×{}", header_w, header_h,
                               frame ? "a frame or plate" : "a texture", most_side, most_side));
+  if (const std::string chunk = damaged_chunk(bytes); !chunk.empty())
+    return failed(fmt::format("its {} chunk is damaged: its CRC does not match its bytes", chunk));
   int w = 0, h = 0, channels = 0;
   if (!stbi_info_from_memory(bytes.data(), int(bytes.size()), &w, &h, &channels))
     return failed(fmt::format("its header cannot be read ({})", stbi_failure_reason()));

@@ -3,10 +3,12 @@
 // goldens) decode to the pixels the new one writes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <unistd.h>
 
+#include "core/exit_codes.h"
 #include "core/image.h"
 #include "core/png_writer.h"
 
@@ -72,4 +74,38 @@ TEST(PngWriter, AFrameOfThePreviousEncoderComesBackIdentical) {
 TEST(PngWriter, RefusesAnImageWhosePixelsDoNotMatchItsSize) {
   Image image{4, 4, std::vector<uint8_t>(10)};
   EXPECT_ANY_THROW(encode_png(image));
+}
+
+TEST(PngReader, ACriticalChunkWhoseCrcDoesNotMatchIsRefused) {
+  // stb decodes without looking at CRCs: a PNG damaged inside its image data
+  // was compared by its pixels, as libpng (OpenImageIO's idiff) would refuse it.
+  const std::vector<uint8_t> png = encode_png(test_image(32, 16, true));
+  const auto find = [&](const char* type) {
+    const auto it = std::search(png.begin(), png.end(), type, type + 4);
+    EXPECT_NE(it, png.end()) << type;
+    return size_t(it - png.begin());
+  };
+  const auto path = std::filesystem::temp_directory_path() / ("fxsim_crc_test_" + std::to_string(getpid()) + ".png");
+  const auto read_back = [&](const std::vector<uint8_t>& bytes) -> std::string {
+    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+    try {
+      read_png(path, PngUse::frame);
+      return "";
+    } catch (const FxError& e) {
+      return e.what();
+    }
+  };
+  EXPECT_EQ(read_back(png), "");
+  std::vector<uint8_t> damaged = png;
+  damaged[find("IDAT") + 4 + 20] ^= 0x01;  // one bit of the image data
+  EXPECT_NE(read_back(damaged).find("its IDAT chunk is damaged: its CRC does not match its bytes"), std::string::npos)
+      << read_back(damaged);
+  damaged = png;
+  damaged[find("IHDR") + 4 + 13] ^= 0x01;  // IHDR's CRC itself
+  EXPECT_NE(read_back(damaged).find("its IHDR chunk is damaged"), std::string::npos) << read_back(damaged);
+  // An ancillary chunk's CRC (sRGB) is passed over, as libpng does.
+  damaged = png;
+  damaged[find("sRGB") + 4] ^= 0x01;  // its rendering intent, 0 to 1
+  EXPECT_EQ(read_back(damaged), "");
+  std::filesystem::remove(path);
 }
