@@ -383,8 +383,9 @@ class Parser {
       if (params) e.params = *params;
       else r.error(r.child("type"), "expected one of " + types + ", " + describe_json(*type));
     }
-    // (Its length is in bytes, 64 at most: a schema counts characters, so it
-    // says 64 characters, which no longer name passes.)
+    // (Its length is counted in bytes here, at most 64; a schema counts
+    // characters, so it says at most 64 characters, a bound no longer name
+    // passes either way.)
     e.name = r.string("name", fmt::format("{}{}", e.type_name(), index),
                       Json{{"type", "string"}, {"minLength", 1}, {"maxLength", 64},
                            {"pattern", R"(^[^/\\\x00-\x1f\x7f]*$)"}, {"not", Json{{"enum", {".", ".."}}}}});
