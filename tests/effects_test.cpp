@@ -84,13 +84,17 @@ TEST(FlameTexture, BurnsYellowToWhiteAtTheBaseAndBreaksIntoTonguesAbove) {
   ASSERT_EQ(t.width, 128);  // 128 texels across, as tall as the plane's shape
   ASSERT_EQ(t.height, 192);
   ASSERT_EQ(t.texels.size(), size_t(128 * 192 * 4));
-  // The base's middle is opaque and yellow to white (red and green full); the
-  // corners and the top row are empty.
-  const glm::vec4 base = texel(t, 4, 64);
+  // Just above the base the middle is opaque and yellow to white (red and
+  // green full); the corners and the top row are empty.
+  const glm::vec4 base = texel(t, 24, 64);
   EXPECT_GT(base.a, 0.95f);
   EXPECT_GT(base.r, 0.95f);
   EXPECT_GT(base.g, 0.9f);
-  for (int column : {0, 127}) EXPECT_EQ(texel(t, 4, column).a, 0.0f) << column;
+  for (int column : {0, 127}) EXPECT_EQ(texel(t, 24, column).a, 0.0f) << column;
+  // The base fades in from the bottom row, sooner in the middle than at the
+  // sides: cut square, the hottest row drew a glowing straight edge.
+  for (int column = 0; column < 128; ++column) EXPECT_LT(texel(t, 0, column).a, 0.2f) << column;
+  EXPECT_GT(texel(t, 10, 64).a, texel(t, 10, 30).a);
   for (int column = 0; column < 128; ++column) EXPECT_EQ(texel(t, 191, column).a, 0.0f) << column;
   // Not a rigid cone: over a second its tip rises and falls, and its two sides differ.
   int lowest_tip = t.height, highest_tip = 0;
@@ -144,7 +148,7 @@ TEST(FlameTexture, ItsSizeFollowsThePlaneAndTheGrid) {
   least.set(0, 1, 200.0f);
   const FlameTexture small = flame_texture(least, fire, 1.0, 1);
   EXPECT_EQ(small.width, 128);
-  EXPECT_GT(texel(small, 2, 64).a, 0.9f);
+  EXPECT_GT(texel(small, 24, 64).a, 0.9f);
   fire.rows = 1024, fire.columns = 1024;
   EXPECT_EQ(flame_texture(FireGrid(1024, 1024, 0.667f), fire, 0, 1).texels.size(), size_t(1024) * 1024 * 4);
   // An empty grid draws nothing.
@@ -192,10 +196,17 @@ TEST(FireballFlipbook, ABallThatBurnsWhiteEarlyAndCoolsIntoRedAndSmoke) {
   EXPECT_GT(middle[3], 230);  // opaque and near white in the middle at first
   EXPECT_GT(middle[1], 200);
   EXPECT_GT(middle[2], 120);
-  EXPECT_GT(covered(first), 0.15);  // a ball filling much of its square, not a spark in it
+  // A ball filling its square's circle, not a spark in it (0.15 read as a
+  // blast 0.6 its size), within that circle (no straight edges).
+  for (const Image& image : book) {
+    EXPECT_GT(covered(image), 0.35);
+    for (int y = 0; y < 96; ++y)
+      for (int x = 0; x < 96; ++x)
+        if (std::hypot(x + 0.5 - 48, y + 0.5 - 48) > 48) EXPECT_EQ(image.rgba[(size_t(y) * 96 + size_t(x)) * 4 + 3], 0);
+  }
   EXPECT_GT(mean_green(first), 0.6);
   EXPECT_LT(mean_green(book.back()), 0.35);  // cooled into red and smoke
-  EXPECT_GT(covered(book.back()), 0.1);      // still there: the sprite's opacity fades it
+  EXPECT_GT(covered(book.back()), 0.35);     // still there: the sprite's opacity fades it
 }
 
 TEST(Fire, UpdatesAtItsOwnRateWhateverTheFrameRate) {

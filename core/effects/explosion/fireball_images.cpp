@@ -31,9 +31,10 @@ std::vector<Image> fireball_flipbook(int frames, int size, uint64_t seed) {
   for (int f = 0; f < frames; ++f) {
     const float p = (float(f) + 0.5f) / float(frames);  // progress through the explosion
     Image image{size, size, std::vector<uint8_t>(size_t(size) * size_t(size) * 4)};
-    // The ball fills most of its square from the start (the sprite's own
-    // diameter grows with the explosion) and billows out a little more.
-    const float radius = 0.6f + 0.3f * p;
+    // The ball fills its square's circle from the start (the sprite's own
+    // diameter, `scale` at the end, grows with the explosion) and billows out
+    // a little more: at 0.6 of the square it read as a blast 0.6 its size.
+    const float radius = 0.8f + 0.12f * p;
     for (int y = 0; y < size; ++y)
       for (int x = 0; x < size; ++x) {
         const float u = (float(x) + 0.5f) / float(size) * 2.0f - 1.0f;
@@ -44,12 +45,21 @@ std::vector<Image> fireball_flipbook(int frames, int size, uint64_t seed) {
         for (int octave = 0; octave < 4; ++octave, amplitude *= 0.5f, frequency *= 2.0f)
           n += amplitude * std::fabs(gradient_noise_3d(s + uint32_t(octave), glm::vec3(u, -v, p * 1.5f) * frequency).value);
         n = n * 2.0f - 0.5f;
-        const float edge = r + 0.5f * n;
-        const float density = smoothstep(radius, radius * 0.6f, edge);
+        // The billows roughen the rim; inside, where they cut holes the
+        // background showed through, they only colour.
+        const float edge = r + 0.5f * n * r * r;
+        // (Within the circle the square holds: billows past it were cut straight.)
+        const float density = smoothstep(radius, radius * 0.7f, edge) * smoothstep(1.0f, 0.88f, r);
         // Hot in the middle and early, cooling outward (slowly, then fast
         // towards the edge) and with time, the billowy noise roughening both.
         const float e = std::max(edge / radius, 0.0f);
-        const float heat = (1.0f - e * e) * 1.2f + 0.7f * n + 0.3f - 1.2f * p;
+        // (Cooling as p², and flat across most of the ball: cooled as p from
+        // the start, the flames shrank to the middle half by mid-life, a
+        // blast reading as half its size against the night.)
+        // Inside the ball no colder than dark red while it burns: the noise's
+        // troughs drew grey smoke there, dark holes in a bright ball.
+        const float heat = std::max((1.0f - e * e * e * e) * 0.85f + 0.8f * n + 0.25f - 1.1f * p * p,
+                                    (1.0f - e * e) * 0.45f * (1.0f - p));
         const glm::vec3 color = heat_color(heat);
         const float alpha = std::clamp(density * (0.8f + 0.2f * smoothstep(0.1f, 0.4f, heat)), 0.0f, 1.0f);
         uint8_t* px = &image.rgba[(size_t(y) * size_t(size) + size_t(x)) * 4];

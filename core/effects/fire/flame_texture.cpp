@@ -16,6 +16,9 @@ constexpr float kCooling = 0.4f;      // drawn intensity lost from base to top
 constexpr float kTongues = 1.2f;      // how unevenly
 constexpr float kSideCooling = 1.5f;  // per unit of |u − 0.5|, at the top
 constexpr float kThreshold = 0.1f;    // below which nothing is drawn
+constexpr float kBase = 0.1f;         // of the height: the base fades in over this
+constexpr float kBaseRound = 0.06f;   // the fade starts this much higher at the sides
+constexpr float kBaseRagged = 0.02f;  // and wavers by this much
 // The grid's intensity at (u across, v up), both 0..1, bilinear between cell
 // centres, the bottom row (the seeds) left out.
 float heat_at(const FireGrid& grid, float u, float v) {
@@ -58,7 +61,11 @@ FlameTexture flame_texture(const FireGrid& grid, const FireParams& fire, double 
       // yellow to white there, inside the outline, swayed more the higher it
       // is; cooled with height (unevenly: the top breaks into tongues) and
       // towards the sides.
-      const float drawn = std::min(kGain * heat, 1.2f) * flame_mask(u + kSway * v * sway, v) -
+      // The base fades in, rounded at the corners and ragged: cut square, the
+      // grid's hottest row drew a glowing straight edge under every fire.
+      const float side = 2.0f * std::fabs(u - 0.5f);
+      const float base = std::clamp((v - kBaseRound * side * side + kBaseRagged * tongues) / kBase, 0.0f, 1.0f);
+      const float drawn = std::min(kGain * heat, 1.2f) * flame_mask(u + kSway * v * sway, v) * base * base * (3.0f - 2.0f * base) -
                           kCooling * v * (1.0f + kTongues * tongues) - kSideCooling * std::fabs(u - 0.5f) * v -
                           kThreshold;
       glm::vec4 c = fire_color(std::max(drawn, 0.0f) * fire.max_intensity, fire.max_intensity);
