@@ -9,6 +9,11 @@
 namespace fxsim {
 
 namespace {
+// Across, at the least. Each pixel shades the disc at its centre: at 3 or 4
+// pixels across, the few pixels it covers summed its light 0.72-1.22 times
+// by where it fell; at 5, within a tenth (tests/render_look_test.cpp).
+constexpr float kMinSourcePixels = 5.0f;
+
 constexpr const char* kVertexShader = R"(#version 330 core
 uniform mat4 u_view_projection;
 uniform vec3 u_center;
@@ -39,9 +44,10 @@ LightSourcePass::LightSourcePass() {
   vao_ = GlVertexArray(gl_gen(glGenVertexArrays));
 }
 
-void LightSourcePass::draw(const Lighting& lighting, const CameraPose& camera, float aspect,
+void LightSourcePass::draw(const Lighting& lighting, const CameraPose& camera, float aspect, int height,
                            const std::optional<Fog>& fog) {
-  const glm::mat4 view_projection = camera.projection(aspect) * camera.view();
+  const glm::mat4 projection = camera.projection(aspect), view = camera.view();
+  const glm::mat4 view_projection = projection * view;
   const glm::mat3 basis = camera.basis();
   glUseProgram(program_.get());
   glUniformMatrix4fv(uniform(program_, "u_view_projection"), 1, GL_FALSE, glm::value_ptr(view_projection));
@@ -52,9 +58,18 @@ void LightSourcePass::draw(const Lighting& lighting, const CameraPose& camera, f
   glBlendFuncSeparate(GL_ONE, GL_ONE, GL_ZERO, GL_ONE);  // light added, coverage kept
   glBindVertexArray(vao_.get());
   for (const Light& light : lighting.lights) {
-    const glm::vec3 radiance = source_radiance(light, camera.position);
+    glm::vec3 radiance = source_radiance(light, camera.position);
     if (radiance == glm::vec3(0)) continue;
-    const float r = 0.5f * light.size;
+    float r = 0.5f * light.size;
+    // A far lamp under kMinSourcePixels across is drawn that wide, as dim as
+    // keeps its light: a disc of a pixel or two lit a pixel or none as it
+    // moved across them (1-3 pixel squares that sparkle).
+    const float depth = -(view * glm::vec4(light.position, 1.0f)).z;
+    const float pixels = light.size * projection[1][1] * 0.5f * float(height) / std::max(depth, 1e-6f);
+    if (depth > camera.near_plane && pixels < kMinSourcePixels) {
+      radiance *= (pixels / kMinSourcePixels) * (pixels / kMinSourcePixels);
+      r *= kMinSourcePixels / pixels;
+    }
     glUniform3fv(uniform(program_, "u_center"), 1, glm::value_ptr(light.position));
     glUniform3fv(uniform(program_, "u_right"), 1, glm::value_ptr(basis[0] * r));
     glUniform3fv(uniform(program_, "u_up"), 1, glm::value_ptr(basis[1] * r));

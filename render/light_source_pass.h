@@ -14,8 +14,10 @@ namespace fxsim {
 class LightSourcePass {
  public:
   LightSourcePass();
-  // `lighting`: the lights where they are this frame (lighting_at).
-  void draw(const Lighting& lighting, const CameraPose& camera, float aspect, const std::optional<Fog>& fog);
+  // `lighting`: the lights where they are this frame (lighting_at); `height`:
+  // the frame's, in pixels (a far lamp is drawn at least a few pixels wide).
+  void draw(const Lighting& lighting, const CameraPose& camera, float aspect, int height,
+            const std::optional<Fog>& fog);
 
  private:
   GlProgram program_;

@@ -95,7 +95,7 @@ void Renderer::draw(Simulation& simulation) {
     }
   }
   for (size_t i = 0; i < batches.size(); ++i) sprites_.draw(batches[i], scene_.emitters[batches[i].emitter], *textures[i]);
-  if (lighting) light_sources_.draw(*lighting, camera, aspect, environment.fog);
+  if (lighting) light_sources_.draw(*lighting, camera, aspect, target_.height(), environment.fog);
   check_gl(fmt::format("drawing frame {}", simulation.frame()));
   target_.start_read();
   if (layer_target_) pending_layers_.push_back(draw_layers(batches, textures, camera, simulation.previous_camera()));

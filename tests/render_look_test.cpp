@@ -194,6 +194,37 @@ TEST(RenderLook, ADefocusedFlakeIsADiscAsWideAsTheCircleOfConfusionWithItsLightK
   }
 }
 
+TEST(RenderLook, AFarLampsGlowingDiscKeepsItsLightWhereverItFallsOnThePixels) {
+  // A lamp's disc sends intensity / (π r²) over π r²: the same light whatever
+  // its size. Under a pixel or two across it lit a pixel or none, by where
+  // it fell on them (far street lamps sparkled as 1-3 pixel squares); it is
+  // drawn at least 3 pixels wide now, as dim as keeps its light.
+  TempDir dir("look-lamp");
+  const auto glow = [&](const char* backend, float size, float x, const std::string& name) {
+    FlakeScene scene;
+    scene.size = 0.001f;
+    scene.background = "#000000";
+    scene.output = R"(, "samples": 4)";
+    const auto lamp = [&](float s) {
+      return fmt::format(R"("lights": [{{"type": "point", "position": [{}, 2, -30], "intensity": 20, "range": 100, "size": {}}}])", x, s);
+    };
+    scene.environment = ", " + lamp(size);
+    const double lit = sum(render_exr(dir, scene, backend, name).channels.at("R"));
+    scene.environment = ", " + lamp(0);  // no disc: the rest of the frame
+    return lit - sum(render_exr(dir, scene, backend, name + "-none").channels.at("R"));
+  };
+  for (const char* backend : kBackends) {
+    const double large = glow(backend, 1.5f, 0, "large");  // 7 pixels across at 40 m
+    ASSERT_GT(large, 0.0);
+    // 0.2 and 0.06 pixels across, at two places a fraction of a pixel apart.
+    for (const float size : {0.04f, 0.013f})
+      for (const float x : {0.0f, 0.037f}) {
+        const double small = glow(backend, size, x, fmt::format("small-{}-{}", size, x));
+        EXPECT_NEAR(small / large, 1.0, 0.1) << backend << " size " << size << " at x " << x;
+      }
+  }
+}
+
 TEST(RenderLook, TheExrKeepsLightAboveOneWhileThePngIsToneMapped) {
   TempDir dir("look-tone");
   for (const char* backend : kBackends) {
