@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <fmt/format.h>
 #include <string>
@@ -13,6 +14,7 @@
 #include "cli_runner.h"
 #include "core/image.h"
 #include "core/png_writer.h"
+#include "core/sha256.h"
 #include "hostile_scenes.h"
 
 using namespace fxsim::test;
@@ -170,6 +172,50 @@ TEST(HostileMemory, AnAddressSpaceLimitIsCountedBeforeTheGlNeedsIt) {
   EXPECT_EQ(r.exit_code, 65) << r.err;
   EXPECT_NE(r.err.find("the address-space limit (ulimit -v)"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(dir / "out"));
+}
+
+TEST(HostileMemory, ACheckpointClaimingMoreStateThanTheScenesIsPassedOverBeforeItIsAllocated) {
+  // A 4 MB file whose header and table claim 4 GiB of state, in pieces of
+  // 16 MiB from the 16 KB each that deflate could give them: the state was
+  // allocated before it was found not to fit the scene (out of memory under
+  // this limit, 70). It cannot be this scene's: passed over at once.
+  if (kAddressSanitized) GTEST_SKIP() << "AddressSanitizer reserves terabytes of address space: no ulimit -v lets it start";
+  TempDir dir("ulimit_checkpoint");
+  const std::string scene = FXSIM_SOURCE_DIR "/scenes/rain.json", ck = (dir / "ck").string();
+  ASSERT_EQ(run_fxsim("render " + scene + " --frames 2 --simulate-only --checkpoint-every 2 --checkpoints '" + ck + "' -q").exit_code, 0);
+  const fs::path file = dir / "ck" / "checkpoint_000002.fxck";
+  const std::string written = read_text_file(file);
+  uint32_t header_bytes = 0;
+  std::memcpy(&header_bytes, written.data() + 12, 4);
+  std::string header = written.substr(16, header_bytes);
+  const size_t at = header.find("\"state_bytes\":");
+  ASSERT_NE(at, std::string::npos) << header;
+  constexpr uint32_t kPieces = 256;
+  constexpr uint64_t kPiece = uint64_t(16) << 20, kPacked = kPiece / 1032 + 1;
+  header = header.substr(0, at) + fmt::format("\"state_bytes\":{}", kPieces * kPiece) +
+           header.substr(header.find_first_of(",}", at));
+  const uint32_t length = uint32_t(header.size());
+  std::string bytes = written.substr(0, 12) + std::string(reinterpret_cast<const char*>(&length), 4) + header;
+  bytes.append(reinterpret_cast<const char*>(&kPieces), 4);
+  for (uint32_t i = 0; i < kPieces; ++i) {
+    bytes.append(reinterpret_cast<const char*>(&kPiece), 8);
+    bytes.append(reinterpret_cast<const char*>(&kPacked), 8);
+  }
+  bytes.append(size_t(kPieces * kPacked), '\0');
+  fxsim::Sha256 digest;
+  digest.add(bytes.data(), bytes.size());
+  const std::vector<uint8_t> sum = digest.digest();
+  bytes.append(sum.begin(), sum.end());
+  write_text_file(file, bytes);
+  const CliResult r = run_fxsim("render " + scene + " --frames 3 --width 64 --height 36 --checkpoints '" + ck + "' -o '" +
+                                    (dir / "out/f_#.png").string() + "'",
+                                "ulimit -v 2500000 && timeout -s KILL 60");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find(fmt::format("its header claims a state of {} bytes, more than this scene's state can take",
+                                   kPieces * kPiece)),
+            std::string::npos)
+      << r.err;
+  EXPECT_TRUE(fs::exists(dir / "out/f_3.png"));
 }
 
 TEST(HostileMemory, TexturesAndLayersAreCountedToo) {
