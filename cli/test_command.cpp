@@ -8,6 +8,7 @@
 #include <atomic>
 #include <chrono>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <fmt/format.h>
 #include <optional>
@@ -214,6 +215,29 @@ class Runner {
     return folder == set.lookup.back() ? "base set" : folder.filename().string();
   }
 
+  // A golden nothing reads any more, found in `folder` of the set: --update
+  // removes it from the set it writes (`removed` says why); otherwise its
+  // frame fails (`failed` says why, then how to mend it).
+  FrameCheck stale_golden(const GoldenSet& set, const fs::path& folder, int frame, const std::string& layer,
+                          const fs::path& golden, const std::string& removed, const std::string& failed) {
+    FrameCheck f;
+    f.frame = frame;
+    f.layer = layer;
+    f.golden = golden;
+    f.golden_set = set_name(set, folder);
+    if (options_.update && folder == set.folder) {
+      std::error_code error;
+      fs::remove(f.golden, error);
+      f.status = CheckStatus::updated;
+      f.message = fmt::format("removed {}: {}", f.golden.string(), removed);
+      f.golden.clear();
+    } else {
+      f.status = CheckStatus::fail;
+      f.message = fmt::format("{} (remove it{})", failed, folder == set.folder ? ", or run with --update" : "");
+    }
+    return f;
+  }
+
   // Goldens of layers the render no longer writes beside frame `frame` (a
   // scene whose depth or motion stopped coming out passed, its goldens
   // unread): each fails, and --update removes those of its own set.
@@ -225,24 +249,11 @@ class Runner {
       if (!fs::is_directory(folder, error)) continue;
       for (const std::string& layer : layers_written(folder, frame)) {
         if (!seen.insert(layer).second) continue;
-        FrameCheck f;
-        f.frame = frame;
-        f.layer = layer;
-        f.golden = folder / golden_frame_name(frame, layer);
-        f.golden_set = set_name(set, folder);
-        if (options_.update && folder == set.folder) {
-          fs::remove(f.golden, error);
-          f.status = CheckStatus::updated;
-          f.message = fmt::format("removed {}: the render writes no {} layer", f.golden.string(), layer);
-          f.golden.clear();
-        } else {
-          f.status = CheckStatus::fail;
-          f.message = fmt::format("the render wrote no {} layer, but the golden set has {}: the scene lost an output, "
-                                  "or the golden is left from one it no longer asks for (remove it{})",
-                                  layer, f.golden.string(),
-                                  folder == set.folder ? ", or run with --update" : "");
-        }
-        out.push_back(std::move(f));
+        const fs::path golden = folder / golden_frame_name(frame, layer);
+        out.push_back(stale_golden(set, folder, frame, layer, golden, fmt::format("the render writes no {} layer", layer),
+                                   fmt::format("the render wrote no {} layer, but the golden set has {}: the scene lost "
+                                               "an output, or the golden is left from one it no longer asks for",
+                                               layer, golden.string())));
       }
     }
     return out;
@@ -257,29 +268,16 @@ class Runner {
     for (const fs::path& folder : set.lookup) {
       std::error_code error;
       if (!fs::is_directory(folder, error)) continue;
-      std::vector<std::string> names;
+      std::map<std::string, int> unchecked;  // file name -> its frame, in name order
       for (const auto& entry : fs::directory_iterator(folder, error))
         if (const auto frame = golden_frame_of(entry.path().filename().string()); frame && !frames.count(*frame))
-          names.push_back(entry.path().filename().string());
-      std::sort(names.begin(), names.end());
-      for (const std::string& name : names) {
-        FrameCheck f;
-        f.frame = *golden_frame_of(name);
-        f.golden = folder / name;
-        f.golden_set = set_name(set, folder);
-        if (options_.update && folder == set.folder) {
-          fs::remove(f.golden, error);
-          f.status = CheckStatus::updated;
-          f.message = fmt::format("removed {}: the suite no longer checks frame {}", f.golden.string(), f.frame);
-          f.golden.clear();
-        } else {
-          f.status = CheckStatus::fail;
-          f.message = fmt::format("the golden set has {}, but the suite does not check frame {}: a golden left from "
-                                  "frames it no longer lists (remove it{})",
-                                  f.golden.string(), f.frame, folder == set.folder ? ", or run with --update" : "");
-        }
-        out.push_back(std::move(f));
-      }
+          unchecked.emplace(entry.path().filename().string(), *frame);
+      for (const auto& [name, frame] : unchecked)
+        out.push_back(stale_golden(set, folder, frame, "", folder / name,
+                                   fmt::format("the suite no longer checks frame {}", frame),
+                                   fmt::format("the golden set has {}, but the suite does not check frame {}: a golden "
+                                               "left from frames it no longer lists",
+                                               (folder / name).string(), frame)));
     }
     return out;
   }

@@ -63,6 +63,9 @@ Decoded failed(std::string why) {
   return d;
 }
 
+// A PNG's 32-bit big-endian number (a chunk's length, CRC, IHDR's size) at `p`.
+uint32_t be32(const uint8_t* p) { return uint32_t(p[0]) << 24 | uint32_t(p[1]) << 16 | uint32_t(p[2]) << 8 | p[3]; }
+
 // The IHDR chunk, which must come first after the signature: the size and
 // the bit depth (0 where the bytes end before it).
 struct Ihdr {
@@ -71,10 +74,7 @@ struct Ihdr {
 };
 std::optional<Ihdr> ihdr_of(const uint8_t* bytes, size_t size) {
   if (size < 24 || std::memcmp(bytes + 12, "IHDR", 4) != 0) return std::nullopt;
-  const auto be32 = [&](size_t at) {
-    return uint32_t(bytes[at]) << 24 | uint32_t(bytes[at + 1]) << 16 | uint32_t(bytes[at + 2]) << 8 | bytes[at + 3];
-  };
-  return Ihdr{be32(16), be32(20), size > 24 ? int(bytes[24]) : 0};
+  return Ihdr{be32(bytes + 16), be32(bytes + 20), size > 24 ? int(bytes[24]) : 0};
 }
 
 // The first critical chunk (IHDR, PLTE, IDAT, IEND: a capital first letter)
@@ -83,15 +83,12 @@ std::optional<Ihdr> ihdr_of(const uint8_t* bytes, size_t size) {
 // Ancillary chunks are passed over, as libpng does; a chunk cut short is left
 // for the decoder to call truncated.
 std::string damaged_chunk(const std::vector<uint8_t>& bytes) {
-  const auto be32 = [&](size_t at) {
-    return uint32_t(bytes[at]) << 24 | uint32_t(bytes[at + 1]) << 16 | uint32_t(bytes[at + 2]) << 8 | bytes[at + 3];
-  };
   for (size_t at = 8; at + 12 <= bytes.size();) {
-    const uint64_t length = be32(at);
+    const uint64_t length = be32(bytes.data() + at);
     if (length > bytes.size() - at - 12) break;
     const uint8_t* type = bytes.data() + at + 4;
     const bool critical = type[0] >= 'A' && type[0] <= 'Z';
-    if (critical && uLong(crc32(0L, type, uInt(4 + length))) != be32(at + 8 + size_t(length)))
+    if (critical && uLong(crc32(0L, type, uInt(4 + length))) != be32(type + 4 + size_t(length)))
       return std::string(reinterpret_cast<const char*>(type), 4);
     if (std::memcmp(type, "IEND", 4) == 0) break;
     at += 12 + size_t(length);
