@@ -165,7 +165,8 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, kMaxShards));
   render_cmd->add_flag("--skip-existing", render.skip_existing,
                        "leave frames whose files exist, decode at the right size and, where the manifest records them, "
-                       "have the recorded size and SHA-256, as they are (resume a run)");
+                       "have the recorded size and SHA-256 and were drawn by this scene, look, fxsim version and backend, as they are "
+                       "(resume a run)");
   // (A callback, not a "!" flag: CLI11's help showed that one as "--no-manifest-hashes{false}".)
   render_cmd->add_flag_callback("--no-manifest-hashes", [&render] { render.manifest_hashes = false; },
                        "leave the state hash out of the manifest's frame lines (it copies the whole simulation state "

@@ -498,8 +498,23 @@ int run_render(const RenderOptions& options) {
   if (options.skip_existing && (video_only || options.video))
     throw FxError(ExitCode::usage, "--skip-existing resumes image sequences; a video is written whole");
   std::vector<int> to_write = wanted;
+  // The GL starts here where --skip-existing must know the backend (what
+  // `auto` picks, the device's class) to keep frames; else further on.
+  std::optional<GlSession> gl_started;
+  const auto start_gl = [&]() -> GlSession& {
+    if (!gl_started) gl_started.emplace(options.device, parse_backend_choice(options.backend));
+    return *gl_started;
+  };
+  std::optional<std::string> backend_asked;  // what frames_to_write learnt
+  const auto this_backend = [&] {
+    const GlSession& session = start_gl();
+    const GlInfo& info = session.context().info();
+    backend_asked = session.backend() == Backend::gpu ? "gpu on " + device_class(info.vendor, info.renderer).exact
+                                                      : std::string("cpu");
+    return *backend_asked;
+  };
   if (options.skip_existing && !options.simulate_only) {
-    to_write = frames_to_write(scene, scene.output.path, output_folder(scene.output.path), wanted);
+    to_write = frames_to_write(scene, scene.output.path, output_folder(scene.output.path), wanted, this_backend);
     if (!options.quiet && to_write.size() < wanted.size())
       note(fmt::format("--skip-existing: {} of {} frames are already written; {} to go", wanted.size() - to_write.size(),
                        wanted.size(), to_write.size()));
@@ -527,7 +542,9 @@ int run_render(const RenderOptions& options) {
       note(fmt::format("nothing to render ({})", wanted.empty() ? "this shard has no frames" : "every frame is written"));
     if (!adopted.empty()) {
       ManifestWriter writer(output_folder(scene.output.path));
-      writer.add(manifest_run(scene, options.scene, run_id, wanted));
+      ManifestRun run = manifest_run(scene, options.scene, run_id, wanted);
+      if (backend_asked) run.backend = *backend_asked;
+      writer.add(run);
       for (const ManifestFrame& f : adopted) writer.add(f);
     }
     return 0;
@@ -581,13 +598,11 @@ int run_render(const RenderOptions& options) {
 
   stop_cleanly_on_interrupt(options);
   const auto started = std::chrono::steady_clock::now();
-  GlSession gl(options.device, parse_backend_choice(options.backend));
+  const std::string backend = this_backend();
+  GlSession& gl = *gl_started;
   check_memory(scene, gl.backend(), gl.context().software());
   Simulation simulation(scene, cores, gl.system_factory());
   const GlInfo& gl_info = gl.context().info();
-  const std::string backend = gl.backend() == Backend::gpu
-                                  ? "gpu on " + device_class(gl_info.vendor, gl_info.renderer).exact
-                                  : std::string("cpu");
   const std::filesystem::path checkpoint_dir = checkpoint_folder(options, scene.output.path);
   Checkpoints checkpoints(checkpoint_dir, {scene.simulation_key, FXSIM_VERSION, backend}, options.checkpoint_every,
                           cores, options.quiet);

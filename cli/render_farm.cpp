@@ -1,5 +1,6 @@
 #include "cli/render_farm.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <fmt/format.h>
@@ -72,7 +73,7 @@ bool whole(const fs::path& file, int width, int height) {
 }  // namespace
 
 std::vector<int> frames_to_write(const Scene& scene, const std::string& pattern, const fs::path& folder,
-                                 const std::vector<int>& frames) {
+                                 const std::vector<int>& frames, const std::function<std::string()>& this_backend) {
   // Each file's latest record (a frame drawn again is recorded again), and
   // the simulation and look keys and the fxsim version of the run that wrote
   // it: a frame of another scene or look (a seed, an exposure or an override
@@ -80,7 +81,13 @@ std::vector<int> frames_to_write(const Scene& scene, const std::string& pattern,
   // is drawn again, not kept beside this one's.
   struct Record {
     ManifestFile file;
-    std::string scene_hash, look_hash, version;
+    std::string scene_hash, look_hash, version, backend;
+  };
+  std::optional<std::string> ours_backend;  // asked for once, when first needed
+  const auto backend_differs = [&](const std::string& backend) {
+    if (backend.empty()) return false;  // a manifest from before runs recorded it
+    if (!ours_backend) ours_backend = this_backend();
+    return backend != *ours_backend;
   };
   std::map<std::string, Record> recorded;
   // A frame written but not recorded (its run killed between the two) was
@@ -90,6 +97,7 @@ std::vector<int> frames_to_write(const Scene& scene, const std::string& pattern,
   // verify passed the mixed folder); a file no run line accounts for (a
   // manifest removed, a file copied in) is drawn again.
   std::map<std::string, bool> planned_here;  // image file -> every run that was to write it is of this scene and look
+  std::map<std::string, std::set<std::string>> planned_backends;  // image file -> the backends of those runs
   std::error_code error;
   if (fs::exists(folder / kManifestName, error)) {
     const Manifest manifest = read_manifest(folder / kManifestName);
@@ -101,6 +109,7 @@ std::vector<int> frames_to_write(const Scene& scene, const std::string& pattern,
       for (const int frame : run.frames) {
         const auto [at, added] = planned_here.emplace(frame_path(run.output, frame), ours);
         if (!added) at->second = at->second && ours;
+        planned_backends[at->first].insert(run.backend);
       }
     }
     for (const ManifestFrame& f : manifest.frames) {
@@ -108,18 +117,23 @@ std::vector<int> frames_to_write(const Scene& scene, const std::string& pattern,
       for (const ManifestFile& file : f.files)
         recorded[file.file] = {file, run == runs.end() ? "" : run->second->scene_hash,
                                run == runs.end() ? "" : run->second->look_hash,
-                               run == runs.end() ? "" : run->second->fxsim_version};
+                               run == runs.end() ? "" : run->second->fxsim_version,
+                               run == runs.end() ? "" : run->second->backend};
     }
   }
   const auto as_recorded = [&](const fs::path& file, const fs::path& image) {
     const auto record = recorded.find(file.lexically_relative(folder).string());
     if (record == recorded.end()) {  // written and not recorded (a run stopped between): kept, then recorded, if ours
-      const auto planned = planned_here.find(image.lexically_relative(folder).string());
-      return planned != planned_here.end() && planned->second;
+      const std::string name = image.lexically_relative(folder).string();
+      const auto planned = planned_here.find(name);
+      if (planned == planned_here.end() || !planned->second) return false;
+      const std::set<std::string>& backends = planned_backends[name];
+      return std::none_of(backends.begin(), backends.end(), backend_differs);
     }
     if (!record->second.scene_hash.empty() && record->second.scene_hash != scene.simulation_key) return false;
     if (!record->second.look_hash.empty() && record->second.look_hash != scene.look_key) return false;
     if (!record->second.version.empty() && record->second.version != FXSIM_VERSION) return false;
+    if (backend_differs(record->second.backend)) return false;
     uint64_t bytes = 0;
     const std::string sha = sha256_of_file(file, bytes);
     return bytes == record->second.file.bytes && sha == record->second.file.sha256;

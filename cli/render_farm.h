@@ -3,6 +3,7 @@
 // this process renders, which frames are already whole on disk, where
 // checkpoints go, and one child process per device for --devices.
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,8 +30,13 @@ std::filesystem::path checkpoint_folder(const RenderOptions& options, const std:
 // no line records is kept only where every run line that was to write it is
 // of this scene's simulation and look (a run killed between writing and
 // recording it); else, or where no run line was to write it, it is drawn again.
+// A frame drawn by another backend or device class (the run line's
+// "backend", against `this_backend()`: "cpu" or "gpu on <class>") is drawn
+// again too: the backends' frames differ within the golden tolerance, not
+// to the byte. `this_backend` is called only if some file could be kept (it
+// may start the GL to learn what `auto` picks).
 std::vector<int> frames_to_write(const Scene& scene, const std::string& pattern, const std::filesystem::path& folder,
-                                 const std::vector<int>& frames);
+                                 const std::vector<int>& frames, const std::function<std::string()>& this_backend);
 
 // Records for the frames in `kept` (left alone by --skip-existing) that no
 // line of the manifest in `folder` records: a run stopped between writing a

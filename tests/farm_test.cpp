@@ -724,6 +724,29 @@ TEST(Farm, VerifyNamesAFolderOfFramesFromTwoBackends) {
   EXPECT_EQ(run_fxsim("verify " + q(dir.path())).exit_code, 0);
 }
 
+TEST(Farm, SkipExistingDrawsAgainTheFramesOfAnotherBackend) {
+  // A render resumed on another backend (a CPU node after a GPU one, or
+  // --backend auto on another machine) kept the frames the first drew:
+  // the folder mixed two backends' frames and only verify said so.
+  TempDir dir("resume_backend");
+  const std::string render = "render " + kScene + " --width 48 --height 27 -q -o " + q(dir / "f_####.png");
+  ASSERT_EQ(run_fxsim(render + " --frames 1-2 --backend gpu").exit_code, 0);
+  const CliResult resumed = run_fxsim(render + " --frames 1-3 --backend cpu --skip-existing --progress none");
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  const std::string after = read_text_file(dir / "fxsim-manifest.jsonl");
+  for (const char* frame : {"f_0001.png", "f_0002.png"}) {  // recorded twice: drawn again
+    const size_t first = after.find(std::string("\"") + frame);
+    ASSERT_NE(first, std::string::npos) << frame;
+    EXPECT_NE(after.find(std::string("\"") + frame, first + 1), std::string::npos) << frame << " was kept";
+  }
+  const CliResult whole = run_fxsim("verify " + q(dir.path()));
+  EXPECT_EQ(whole.exit_code, 0) << whole.out << whole.err;
+  // On the same backend they are kept: nothing is drawn again.
+  const CliResult same = run_fxsim(render + " --frames 1-3 --backend cpu --skip-existing --progress none");
+  ASSERT_EQ(same.exit_code, 0) << same.err;
+  EXPECT_EQ(read_text_file(dir / "fxsim-manifest.jsonl"), after) << "frames of the same backend drawn again";
+}
+
 TEST(Farm, FramesOfAnotherFxsimVersionAreDrawnAgainAndVerifyNamesTheMix) {
   // A render resumed with --skip-existing after an upgrade kept the frames
   // the older fxsim drew (0.2.0 draws fire differently), and verify called
