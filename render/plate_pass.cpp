@@ -49,13 +49,27 @@ std::filesystem::path plate_file(const std::filesystem::path& pattern, int frame
   return frame_path(pattern.string(), frame);
 }
 
-// A plate's colour as linear float RGBA (the GL upload keeps PNG's sRGB for the sampler to decode).
+// A plate's colour as linear float RGBA. PNGs are decoded here, not by an
+// sRGB texture: the GL's decode may be approximate (llvmpipe's put an 8-bit
+// plate up to 77/65535 off in 16-bit frames) and has 8 bits only (a 16-bit
+// plate, cut to 8 by truncation, came out a level darker than itself).
 struct PlateImage {
   int width = 0, height = 0;
-  bool srgb = true;
-  std::vector<uint8_t> bytes;  // srgb: 8-bit RGBA
-  std::vector<float> floats;   // else: linear RGBA
+  std::vector<float> floats;  // linear RGBA, rows top to bottom
 };
+
+// The sRGB curve for every 16-bit sample (an 8-bit one is v × 257), in double.
+const std::vector<float>& srgb16_to_linear() {
+  static const std::vector<float> table = [] {
+    std::vector<float> t(65536);
+    for (size_t i = 0; i < t.size(); ++i) {
+      const double c = double(i) / 65535.0;
+      t[i] = float(c <= 0.04045 ? c / 12.92 : std::pow((c + 0.055) / 1.055, 2.4));
+    }
+    return t;
+  }();
+  return table;
+}
 
 // A plate that is there but cannot be used (not an image, cut short, without
 // the channels wanted) is an invalid scene, as a texture is (65); one that is
@@ -76,7 +90,7 @@ PlateImage load_plate(const std::filesystem::path& file) {
   PlateImage p;
   if (image_format_of(file.string()) == ImageFormat::exr) {
     const ExrChannels exr = read_plate_exr(file);
-    p.width = exr.width, p.height = exr.height, p.srgb = false;
+    p.width = exr.width, p.height = exr.height;
     p.floats.assign(size_t(p.width) * size_t(p.height) * 4, 1.0f);
     for (int c = 0; c < 3; ++c) {
       const auto it = exr.channels.find(std::string(1, "RGB"[c]));
@@ -86,14 +100,24 @@ PlateImage load_plate(const std::filesystem::path& file) {
     }
     return p;
   }
-  Image image;
+  Samples16 image;
   try {
-    image = read_png(file, PngUse::frame);
+    if (png_bit_depth(file) == 16) {
+      image = read_png16(file, 4, PngUse::frame);
+    } else {
+      const Image bytes = read_png(file, PngUse::frame);
+      image.width = bytes.width, image.height = bytes.height;
+      image.samples.resize(bytes.rgba.size());
+      for (size_t i = 0; i < bytes.rgba.size(); ++i) image.samples[i] = uint16_t(bytes.rgba[i] * 257u);
+    }
   } catch (const FxError& e) {
     throw FxError(problem_code(file), e.what());
   }
   p.width = image.width, p.height = image.height;
-  p.bytes = image.rgba;
+  const std::vector<float>& linear = srgb16_to_linear();
+  p.floats.resize(image.samples.size());
+  for (size_t i = 0; i < image.samples.size(); ++i)
+    p.floats[i] = i % 4 == 3 ? float(image.samples[i]) / 65535.0f : linear[image.samples[i]];
   return p;
 }
 
@@ -188,10 +212,7 @@ void PlatePass::load(const OutputSettings& output, int frame) {
   glActiveTexture(GL_TEXTURE0);
   glBindTexture(GL_TEXTURE_2D, color_.get());
   glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
-  if (plate.srgb)
-    glTexImage2D(GL_TEXTURE_2D, 0, GL_SRGB8_ALPHA8, plate.width, plate.height, 0, GL_RGBA, GL_UNSIGNED_BYTE, plate.bytes.data());
-  else
-    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA32F, plate.width, plate.height, 0, GL_RGBA, GL_FLOAT, plate.floats.data());
+  glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA32F, plate.width, plate.height, 0, GL_RGBA, GL_FLOAT, plate.floats.data());
   for (const GLenum p : {GL_TEXTURE_MIN_FILTER, GL_TEXTURE_MAG_FILTER}) glTexParameteri(GL_TEXTURE_2D, p, GL_NEAREST);
   has_depth_ = !output.plate_depth.empty();
   if (has_depth_) {

@@ -306,6 +306,56 @@ TEST(RenderPlates, ThePlatesDepthHidesParticlesBehindIt) {
   EXPECT_EQ(read_text_file(dir / "c_2.plate.png"), read_text_file(dir / "plate.png"));
 }
 
+TEST(RenderPlates, APlateComesOutAsItsOwnSamplesAtEitherBitDepth) {
+  // Where nothing covers it the frame is the plate. An 8-bit plate went
+  // through the GL's sRGB texture, whose decode llvmpipe approximates (up to
+  // 77/65535 off in 16-bit frames), and a 16-bit plate was cut to 8 bits by
+  // truncation (a level darker in 8-bit frames).
+  TempDir dir("plate-depths");
+  constexpr int kW = 96, kH = 54;
+  std::vector<uint16_t> samples(size_t(kW) * kH * 3);
+  LinearImage deep{kW, kH, std::vector<float>(size_t(kW) * kH * 4, 1.0f)};
+  for (size_t i = 0; i < samples.size(); ++i) {
+    samples[i] = uint16_t((i * 2654435761u) >> 16);  // every level, in no order
+    deep.rgba[i / 3 * 4 + i % 3] = float(samples[i]) / 65535.0f;
+  }
+  PngSettings as_they_are;
+  as_they_are.srgb = false;
+  const auto plate16 = encode_png16(deep, as_they_are);
+  write_text_file(dir / "plate16.png", std::string(plate16.begin(), plate16.end()));
+  ASSERT_EQ(read_png16(dir / "plate16.png", 3).samples, samples);
+  Image shallow{kW, kH, std::vector<uint8_t>(size_t(kW) * kH * 4, 255)};
+  for (size_t i = 0; i < samples.size(); ++i) shallow.rgba[i / 3 * 4 + i % 3] = uint8_t(samples[i] >> 8);
+  const auto plate8 = encode_png(shallow);
+  write_text_file(dir / "plate8.png", std::string(plate8.begin(), plate8.end()));
+  std::string scene = kTwoEmitters;
+  scene.replace(scene.find("\"layers\""), 0, R"("plate": "plate16.png", )");
+  write_text_file(dir / "scene.json", scene);
+  const std::string render = "render '" + (dir / "scene.json").string() +
+                             "' --frames 1 -q --set /emitters/0/max_particles=0 --set /emitters/1/max_particles=0 "
+                             "--set '/output/layers=[]' ";
+  const auto frame = [&](const std::string& plate, int bits) {
+    const std::string out = (dir / fmt::format("{}_{}_#.png", plate, bits)).string();
+    const CliResult r = run_fxsim(render + "--set /output/plate=" + plate + ".png --set /output/bit_depth=" +
+                                  std::to_string(bits) + " -o '" + out + "'");
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return frame_path(out, 1);
+  };
+  EXPECT_EQ(read_png16(frame("plate16", 16), 3).samples, samples);
+  const Image eight = read_png(frame("plate16", 8));
+  const std::vector<uint16_t> sixteen_of_eight = read_png16(frame("plate8", 16), 3).samples;
+  size_t far = 0, off = 0;
+  for (size_t i = 0; i < samples.size(); ++i) {
+    // The GL's sRGB encode of an 8-bit frame may round a sample within 0.15
+    // of half a level either way (llvmpipe's is approximate: up to 0.64 off
+    // here); truncation put a quarter of the samples 0.75-1 off.
+    far += std::fabs(double(eight.rgba[i / 3 * 4 + i % 3]) - samples[i] / 257.0) > 0.7;
+    off += sixteen_of_eight[i] != (samples[i] >> 8) * 257u;
+  }
+  EXPECT_EQ(far, 0u) << "of " << samples.size() << " samples of the 16-bit plate in an 8-bit frame";
+  EXPECT_EQ(off, 0u) << "of " << samples.size() << " samples of the 8-bit plate in a 16-bit frame";
+}
+
 TEST(RenderPlates, APlateWithATransparentBackgroundIsRefusedAndItsLayerWithGradingWarned) {
   TempDir dir("plate-transparent");
   write_plates(dir);
