@@ -352,8 +352,8 @@ int main(int argc, char** argv) {
                  dashes ? " (options go before --)" : "");
     return int(ExitCode::usage);
   } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);
-    return code == 0 ? 0 : int(ExitCode::usage);
+    const int code = app.exit(e);  // --help and --version print and give 0
+    return code == 0 ? delivered(0) : int(ExitCode::usage);
   }
 
   try {
