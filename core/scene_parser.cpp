@@ -176,8 +176,10 @@ class Parser {
         }
         k.require("time", "the key's time in seconds");
         CameraKey key;
+        const size_t problems_before = problems_.size();
         key.time = k.number("time", previous.time, kTime);
-        if (i > 0 && key.time <= previous.time && k.present("time"))
+        // (A time out of range is its problem already, and stands as the previous key's.)
+        if (i > 0 && key.time <= previous.time && k.present("time") && problems_.size() == problems_before)
           k.error(k.child("time"), fmt::format("expected a time later than the previous key's {}, got {}",
                                                previous.time, key.time));
         key.position = k.vector("position", previous.position, kCoordinate);

@@ -89,6 +89,14 @@ TEST(SceneParser, ReportsEveryProblemWithLineColumnAndPointer) {
   EXPECT_EQ(lines[2], "s.json:5:43: /emitters/0/sise: unknown key \"sise\" (did you mean \"size\"?)");
 }
 
+TEST(SceneParser, AKeysTimeOutOfRangeIsOneProblem) {
+  // It stood as the previous key's time and was reported a second time, as
+  // "later than the previous key's 0, got 0".
+  const auto lines = problems(R"({"fxsim": 1, "camera": {"keys": [{"time": 0}, {"time": -1}]}, "emitters": [{"type": "snow"}]})");
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_NE(lines[0].find("/camera/keys/1/time: expected a number in 0..10000000, got -1"), std::string::npos) << lines[0];
+}
+
 TEST(SceneParser, PointsAtTheSyntaxError) {
   const auto lines = problems("{\n  \"fxsim\": 1,\n  \"emitters\": [}\n}");
   ASSERT_EQ(lines.size(), 1u);
