@@ -46,14 +46,18 @@ std::optional<std::vector<int>> frames_of(const std::string& text, int scene_fra
   return selection->frames();
 }
 
+Diagnostic bad_frames(const std::string& pointer, const std::string& frames_text) {
+  return Diagnostic{pointer, fmt::format("expected \"first,middle,last\" or frames such as \"1,24,48\" or \"1-48:8\", got \"{}\"",
+                                         frames_text), false, {}};
+}
+
 SuiteScene resolve(const fs::path& scene_file, SuiteScene settings, const std::string& frames_text,
                    std::vector<Diagnostic>& problems, const std::string& pointer) {
   settings.scene = scene_file;
   settings.name = scene_file.stem().string();
   const Scene scene = parse_scene_file(scene_file);  // a broken scene stops the suite (65)
   const auto frames = frames_of(frames_text, scene.output.frames);
-  if (!frames) problems.push_back(Diagnostic{pointer, fmt::format("expected \"first,middle,last\" or frames such as \"1,24,48\" "
-                                                        "or \"1-48:8\", got \"{}\"", frames_text), false, {}});
+  if (!frames) problems.push_back(bad_frames(pointer, frames_text));
   else settings.frames = *frames;
   return settings;
 }
@@ -119,6 +123,12 @@ Suite load_suite(const fs::path& path, const std::optional<std::string>& backend
   if (const Json* d = top.object("defaults")) {
     ObjectReader dr(d, "/defaults", problems);
     read_settings(dr, defaults, default_frames);
+    // Said once, where it is written (it was said at each scene's own
+    // /scenes/N/frames, a key none of them had); the scenes take the default.
+    if (!frames_of(default_frames, 1)) {
+      problems.push_back(bad_frames("/defaults/frames", default_frames));
+      default_frames = "first,middle,last";
+    }
     dr.finish();
   }
   if (backend) defaults.backend = *backend;

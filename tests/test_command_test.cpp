@@ -218,6 +218,16 @@ TEST(TestCommand, BadSuitesAreRefusedWithTheirExitCodes) {
   const CliResult twice = run_fxsim("test " + s.path() + " --device-class llvmpipe");
   EXPECT_EQ(twice.exit_code, 65) << twice.err;
   EXPECT_NE(twice.err.find("/scenes/1: a second scene named flakes (as at /scenes/0)"), std::string::npos) << twice.err;
+  // A default's frames are named where they are written, once (they were
+  // named at each scene's /scenes/N/frames, which none of them had).
+  fs::copy_file(s.dir / "flakes.json", s.dir / "other.json");
+  write_text_file(s.dir / "suite.json", R"({"fxsim_suite": 1, "scenes": ["flakes.json", {"scene": "other.json",
+    "frames": "x"}], "defaults": {"frames": "0"}})");
+  const CliResult frames = run_fxsim("test " + s.path() + " --device-class llvmpipe");
+  EXPECT_EQ(frames.exit_code, 65) << frames.err;
+  EXPECT_NE(frames.err.find("/defaults/frames: expected \"first,middle,last\""), std::string::npos) << frames.err;
+  EXPECT_NE(frames.err.find("/scenes/1/frames: expected"), std::string::npos) << frames.err;
+  EXPECT_EQ(frames.err.find("/scenes/0/frames"), std::string::npos) << frames.err;
 }
 
 TEST(TestCommand, TheLayersBesideEachFrameHaveGoldensToo) {
