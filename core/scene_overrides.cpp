@@ -1,5 +1,6 @@
 #include "core/scene_overrides.h"
 
+#include <cstring>
 #include <fmt/format.h>
 
 #include "core/exit_codes.h"
@@ -20,7 +21,20 @@ SceneOverride parse_set_override(const std::string& text) {
   }
   const std::string value = text.substr(equals + 1);
   o.value = nlohmann::json::parse(value, nullptr, false);
-  if (o.value.is_discarded()) o.value = value;  // not JSON: a string
+  const JsonLocations scan(value);
+  o.value_problems = scan.duplicate_keys();
+  if (!o.value.is_discarded()) return o;
+  // JSON but for numbers beyond a double (each read as 0, it parses)? Else not JSON: a string.
+  std::string zeroed = value;
+  for (const JsonScanProblem& n : scan.out_of_range_numbers())
+    for (size_t i = n.offset; i < zeroed.size() && std::strchr("+-.0123456789eE", zeroed[i]) && zeroed[i]; ++i)
+      zeroed[i] = i == n.offset ? '0' : ' ';
+  if (!scan.out_of_range_numbers().empty() && !nlohmann::json::parse(zeroed, nullptr, false).is_discarded()) {
+    for (const JsonScanProblem& n : scan.out_of_range_numbers()) o.value_problems.push_back(n);
+    o.value = nullptr;  // refused before it is used
+  } else {
+    o.value = value;
+  }
   return o;
 }
 

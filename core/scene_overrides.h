@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/json_locations.h"
+
 namespace fxsim {
 
 struct SceneOverride {
@@ -15,10 +17,14 @@ struct SceneOverride {
   std::string pointer;  // JSON pointer of the value it sets (or removes)
   nlohmann::json value;
   bool remove = false;  // --unset: the key goes, so the scene's default applies
+  // What the scene file's reading refuses in VALUE too: numbers beyond a
+  // double (1e400 is JSON, not a string), keys given twice; pointers within VALUE.
+  std::vector<JsonScanProblem> value_problems;
 };
 
 // "/json/pointer=VALUE": VALUE is read as JSON (2, true, [0,1,0], "x"), and
-// when it is not JSON, as a string (out/frame_####.png). Throws FxError(usage)
+// when it is not JSON, as a string (out/frame_####.png); JSON but for a
+// number beyond a double is JSON with a value problem. Throws FxError(usage)
 // naming the override when it is malformed.
 SceneOverride parse_set_override(const std::string& text);
 

@@ -568,6 +568,15 @@ Scene parse_scene_text(std::string_view text, std::string_view label, const std:
   const JsonLocations where(text);
   Json root = parse_located_json(text, label, where);
   const Json file = overrides.empty() ? Json() : root;  // as written, to tell the overrides' problems from the file's
+  // An override's value refused as a file's would be (--set /camera/fov=1e400 became the string "1e400").
+  std::vector<std::string> value_problems;
+  for (const SceneOverride& o : overrides)
+    for (const JsonScanProblem& p : o.value_problems)
+      value_problems.push_back(fmt::format("{}: {}{}: {}", o.label, o.pointer, p.pointer, p.message));
+  if (!value_problems.empty()) {
+    const size_t count = value_problems.size();
+    throw SceneError(std::move(value_problems), count);
+  }
   // Not into what is no scene ([] or "text"): the parser says what it is
   // (an override there gave a garbled usage error).
   if (root.is_object()) apply_overrides(root, overrides);

@@ -74,6 +74,21 @@ TEST(SceneOverrides, AnOverriddenValueIsValidatedAndTheErrorNamesTheOverride) {
   }
 }
 
+TEST(SceneOverrides, AValueTheFileWouldRefuseIsRefusedAsAnOverrides) {
+  // 1e400 is JSON: it became the string "1e400" ("expected a number …, got
+  // \"1e400\""), and a key given twice in a value took the last.
+  try {
+    parse_with({"/output/fps=1e400", "/environment={\"fog\": {}, \"fog\": null}"});
+    FAIL() << "accepted";
+  } catch (const SceneError& e) {
+    ASSERT_EQ(e.lines().size(), 2u);
+    EXPECT_EQ(e.lines()[0], "--set /output/fps=1e400: /output/fps: expected a number within the range of a double "
+                            "(about ±1.8e308), got 1e400");
+    EXPECT_NE(e.lines()[1].find("/environment/fog: duplicate key"), std::string::npos) << e.lines()[1];
+  }
+  EXPECT_EQ(parse_with({"/output/path=1e400_#.png"}).output.path, "1e400_#.png");  // not JSON: a string
+}
+
 TEST(SceneOverrides, MalformedOverridesAreUsageErrors) {
   EXPECT_EQ(usage_error({"output/fps=3"}), int(ExitCode::usage));     // not a pointer
   EXPECT_EQ(usage_error({"/output/fps"}), int(ExitCode::usage));      // no value
