@@ -111,8 +111,8 @@ size_t available_ram_bytes() {
   return size_t(sysconf(_SC_PHYS_PAGES)) * size_t(sysconf(_SC_PAGE_SIZE));
 }
 
-std::string memory_refusal(const Scene& scene, const std::string& message) {
-  return locate_scene_problem(scene, memory_pointer(scene), message);
+SceneError memory_refusal(const Scene& scene, const std::string& message) {
+  return SceneError({locate_scene_problem(scene, memory_pointer(scene), message)}, 1);
 }
 
 void check_ram(const Scene& scene, size_t needed, const std::string& hint) {
@@ -124,20 +124,18 @@ void check_ram(const Scene& scene, size_t needed, const std::string& hint) {
   if (rlimit limit{}; ::getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
     const size_t room = limit.rlim_cur > kDriverAndThreads ? size_t(limit.rlim_cur) - kDriverAndThreads : 0;
     if (needed > room)
-      throw FxError(ExitCode::invalid_scene,
-                    memory_refusal(scene, fmt::format("the render needs about {} of memory (particles, images and textures), but "
+      throw memory_refusal(scene, fmt::format("the render needs about {} of memory (particles, images and textures), but "
                                                       "the address-space limit (ulimit -v) of {} leaves {} once the "
                                                       "GL driver and the threads have about {} (raise the limit, or "
                                                       "lower max_particles or the image size)",
                                                       format_bytes(double(needed)), format_bytes(double(limit.rlim_cur)),
-                                                      format_bytes(double(room)), format_bytes(double(kDriverAndThreads)))));
+                                                      format_bytes(double(room)), format_bytes(double(kDriverAndThreads))));
   }
   const size_t available = available_ram_bytes();
   if (double(needed) <= 0.9 * double(available)) return;
-  throw FxError(ExitCode::invalid_scene,
-                memory_refusal(scene, fmt::format("the render needs about {} of memory (particles, images and textures), but "
+  throw memory_refusal(scene, fmt::format("the render needs about {} of memory (particles, images and textures), but "
                                                   "only {} is available (lower max_particles or the image size{})",
-                                                  format_bytes(double(needed)), format_bytes(double(available)), hint)));
+                                                  format_bytes(double(needed)), format_bytes(double(available)), hint));
 }
 
 std::string format_bytes(double bytes) {

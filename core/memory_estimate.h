@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <string>
 
+#include "core/diagnostics.h"
 #include "core/scene.h"
 
 namespace fxsim {
@@ -35,7 +36,8 @@ size_t available_ram_bytes();
 // emitter with the most particle slots, or the output's width where its
 // images outweigh every emitter's particles ("file: /pointer: message"
 // where the file cannot be read again: standard input).
-std::string memory_refusal(const Scene& scene, const std::string& message);
+// A scene problem (exit 65), reported as every other: with the count of problems.
+SceneError memory_refusal(const Scene& scene, const std::string& message);
 
 // Throws FxError(invalid_scene) when `needed` bytes of RAM are
 // more than 90 % of what is available, with `hint` appended to the advice.

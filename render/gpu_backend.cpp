@@ -101,11 +101,10 @@ void check_memory(const Scene& scene, Backend backend, bool software_gl) {
             backend == Backend::cpu ? ", or render with --backend gpu on a GPU" : "");
   if (software_gl) return;
   if (const auto free = gpu_free_memory_bytes(); free && double(need.gpu) > 0.95 * double(*free))
-    throw FxError(ExitCode::invalid_scene,
-                  memory_refusal(scene, fmt::format("the render needs about {} of GPU memory (particles and images), "
+    throw memory_refusal(scene, fmt::format("the render needs about {} of GPU memory (particles and images), "
                                                     "but the GPU has {} free of {} (lower max_particles or the image size)",
                                                     format_bytes(double(need.gpu)), format_bytes(double(*free)),
-                                                    format_bytes(double(gpu_memory_bytes().value_or(0))))));
+                                                    format_bytes(double(gpu_memory_bytes().value_or(0)))));
 }
 
 }  // namespace fxsim

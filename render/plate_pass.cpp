@@ -195,7 +195,8 @@ void check_plates(const Scene& scene, const std::vector<int>& frames) {
       check_size(depth, frame, w, h, output);
     }
   } catch (const FxError& e) {
-    throw FxError(e.code(), locate_scene_problem(scene, pointer, e.what()));
+    // A scene problem as the parser's are: located, counted; 66 for a missing file.
+    throw SceneError({locate_scene_problem(scene, pointer, e.what())}, 1, e.code() == ExitCode::input_missing);
   }
 }
 

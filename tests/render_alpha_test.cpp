@@ -399,6 +399,9 @@ TEST(RenderPlates, AWrongSizeOrMissingPlateIsRefusedBeforeRendering) {
   // Located as a scene's problems are: file:line:col and the pointer of the value naming it.
   EXPECT_NE(wrong.err.find("scene.json:"), std::string::npos) << wrong.err;
   EXPECT_NE(wrong.err.find(": /output/plate: "), std::string::npos) << wrong.err;
+  // and counted as they are, with no "fxsim:" before the line.
+  EXPECT_EQ(wrong.err.rfind((dir / "scene.json:").string(), 0), 0u) << wrong.err;
+  EXPECT_NE(wrong.err.find("scene.json: 1 problem"), std::string::npos) << wrong.err;
   EXPECT_FALSE(fs::exists(dir / "out"));
   // validate gives render's verdict (it checked no plate before).
   const CliResult judged = run_fxsim("validate '" + (dir / "scene.json").string() + "'");
