@@ -299,7 +299,8 @@ class Runner {
     // the tolerance keeps the golden it matched (no churn in the goldens).
     const auto write_golden = [&] {
       const fs::path target = set.folder / name;
-      fs::create_directories(set.folder);
+      // (write_all makes the folder under the lock an interrupt waits for:
+      // made here before it, an interrupt between the two left it empty.)
       write_all(target, read_all(f.actual));
       f.status = CheckStatus::updated;
       f.golden = target;
