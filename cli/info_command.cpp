@@ -10,6 +10,20 @@
 
 namespace fxsim {
 
+namespace {
+std::string auto_rasteriser_rule(bool software, bool compute) {
+  if (software)
+    return fmt::format("`--rasteriser auto` draws batches of small sprites (quads of {:g} pixels or less on average) "
+                       "with the CPU rasteriser, the rest with GL",
+                       kCpuRasteriserMaxMeanPixels);
+  if (compute)
+    return fmt::format("`--rasteriser auto` draws batches of {} sprites or more with the compute rasteriser, the rest "
+                       "with GL",
+                       kComputeRasteriserMinSprites);
+  return "drawn by GL (the compute rasteriser needs OpenGL 4.3)";
+}
+}  // namespace
+
 int run_info(std::optional<int> device, bool json) {
   const auto devices = EglContext::list_devices();
   if (json) {
@@ -35,7 +49,12 @@ int run_info(std::optional<int> device, bool json) {
                        {"device_class_exact", dc.exact},
                        {"gpu_backend", limits.compute},
                        {"auto_backend", session.backend() == Backend::gpu ? "gpu" : "cpu"},
-                       {"auto_rasteriser", session.context().software() ? "cpu" : limits.compute ? "compute" : "gl"},
+                       // What `--rasteriser auto` picks from, and by what rule (the text's "sprites:" line):
+                       // "cpu" alone said it drew every batch on the CPU.
+                       {"auto_rasterisers", session.context().software() ? nlohmann::json{"cpu", "gl"}
+                                            : limits.compute             ? nlohmann::json{"compute", "gl"}
+                                                                         : nlohmann::json{"gl"}},
+                       {"auto_rasteriser_rule", auto_rasteriser_rule(session.context().software(), limits.compute)},
                        {"max_image_side", limits.max_image_side},
                        {"devices", nlohmann::json::array()}};
     for (const auto& d : devices)
@@ -69,15 +88,7 @@ int run_info(std::optional<int> device, bool json) {
   fmt::print("GPU backend: {}\n", !limits.compute                          ? "not available (needs OpenGL 4.3)"
                                   : session.backend() == Backend::gpu      ? "available (`auto` picks it)"
                                                                            : "available (software GL: `auto` picks cpu)");
-  fmt::print("sprites:     {}\n",
-             session.context().software()
-                 ? fmt::format("`--rasteriser auto` draws batches of small sprites (quads of {:g} pixels or less on "
-                               "average) with the CPU rasteriser, the rest with GL",
-                               kCpuRasteriserMaxMeanPixels)
-             : limits.compute ? fmt::format("`--rasteriser auto` draws batches of {} sprites or more with the compute "
-                                            "rasteriser, the rest with GL",
-                                            kComputeRasteriserMinSprites)
-                              : std::string("drawn by GL (the compute rasteriser needs OpenGL 4.3)"));
+  fmt::print("sprites:     {}\n", auto_rasteriser_rule(session.context().software(), limits.compute));
   fmt::print("images:      at most {} pixels a side\n", limits.max_image_side);
   if (limits.compute)
     fmt::print("limits:      storage block {}, {} work groups\n", format_bytes(double(limits.storage_block_bytes)),

@@ -8,6 +8,7 @@
 // the CPU's for small sprites on a software GL, and the switch refuses what
 // it does not know.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <fmt/format.h>
@@ -240,7 +241,9 @@ TEST(CpuRasteriser, AutoDrawsSmallSpritesOnTheCpuOfASoftwareGlAndLargeOnesWithGl
   TempDir dir("cpu-auto");
   const CliResult info = run_fxsim("info --json");
   ASSERT_EQ(info.exit_code, 0) << info.err;
-  const bool software = info.out.find("\"auto_rasteriser\": \"cpu\"") != std::string::npos;
+  const nlohmann::json said = nlohmann::json::parse(info.out);
+  const bool software = said.at("auto_rasterisers") == nlohmann::json{"cpu", "gl"};
+  EXPECT_NE(said.at("auto_rasteriser_rule").get<std::string>().find("`--rasteriser auto` draws"), std::string::npos);
   // Snow's flakes are a few pixels each; a flake 2 m wide 4 m away is about 28 pixels wide.
   std::string large = kNearScene;
   large.replace(large.find(R"("billboard": "axial",)"), 21, "");
