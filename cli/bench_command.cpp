@@ -129,6 +129,7 @@ int run_bench(const BenchOptions& o) {
     throw FxError(ExitCode::usage, fmt::format("--device {}: a CPU step with --frames 0 uses no GL device; draw frames "
                                                "(--frames N) or step on the GPU (--backend gpu), or drop --device",
                                                *o.device));
+  refuse_idle_compute_options(o.rasteriser, o.tile_lists, o.part_sprites);
   std::optional<GlSession> gl;
   if (gpu || o.frames > 0) gl.emplace(o.device, gpu ? BackendChoice::gpu : BackendChoice::cpu);
   if (gpu) check_memory(scene, Backend::gpu, gl->context().software());

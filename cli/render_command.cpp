@@ -566,6 +566,7 @@ int run_render(const RenderOptions& options) {
   std::vector<std::unique_ptr<FrameSink>> sinks;
   const VideoSettings video{options.video_crf};
   refuse_idle_crf(options, scene.output.path, video_only);
+  refuse_idle_compute_options(options.rasteriser, options.tile_lists, options.part_sprites);
   warn_about_videos(options, scene.output.path, video_only, frames.frames(), scene.output.fps);
   std::optional<ManifestWriter> manifest;
   if (!options.simulate_only && video_only)

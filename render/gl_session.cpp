@@ -54,6 +54,16 @@ RasteriserChoice sprite_rasteriser(const std::string& name, const EglContext& co
   return choice;
 }
 
+void refuse_idle_compute_options(const std::string& rasteriser, const std::string& tile_lists, int part_sprites) {
+  if (rasteriser != "gl" && rasteriser != "cpu") return;
+  if (tile_lists != "auto")
+    throw FxError(ExitCode::usage, fmt::format("--tile-lists {}: only the compute rasteriser has tile lists, and "
+                                               "--rasteriser {} draws without it", tile_lists, rasteriser));
+  if (part_sprites != 0)
+    throw FxError(ExitCode::usage, fmt::format("--part-sprites {}: only the compute rasteriser draws in parts, and "
+                                               "--rasteriser {} draws without it", part_sprites, rasteriser));
+}
+
 Backend choose_backend(BackendChoice requested, const EglContext& context) {
   if (requested == BackendChoice::gpu) return Backend::gpu;
   if (requested == BackendChoice::automatic && !context.software() && has_compute(context)) return Backend::gpu;

@@ -35,6 +35,10 @@ Backend choose_backend(BackendChoice requested, const EglContext& context);
 RasteriserChoice sprite_rasteriser(const std::string& name, const EglContext& context,
                                    const std::string& fill = "auto", int threads = 0,
                                    const std::string& tile_lists = "auto", size_t part_sprites = 0);
+// --tile-lists or --part-sprites with --rasteriser gl or cpu, which draw no
+// tile lists: refused (exit 64) before any work, as --video-crf is where it
+// would change nothing, rather than ignored.
+void refuse_idle_compute_options(const std::string& rasteriser, const std::string& tile_lists, int part_sprites);
 
 class GlSession {
  public:

@@ -84,6 +84,20 @@ TEST(Render, AMissingDeviceExitsWith69AndWritesNothing) {
   EXPECT_TRUE(fs::is_empty(dir.path()));
 }
 
+TEST(Render, OptionsOfTheComputeRasteriserAreRefusedWithAnotherOne) {
+  // They were accepted and ignored with --rasteriser gl or cpu.
+  TempDir dir("idle-options");
+  for (const std::string& options : {"--rasteriser gl --tile-lists records", "--rasteriser cpu --part-sprites 64"}) {
+    const CliResult r = run_fxsim("render '" FXSIM_SOURCE_DIR "/scenes/snow.json' --frames 1 --quiet " + options +
+                                  " -o '" + (dir / "f_####.png").string() + "'");
+    EXPECT_EQ(r.exit_code, 64) << options << r.err;
+    EXPECT_NE(r.err.find("only the compute rasteriser"), std::string::npos) << r.err;
+    const CliResult bench = run_fxsim("bench --particles 100 --frames 1 " + options);
+    EXPECT_EQ(bench.exit_code, 64) << options << bench.err;
+  }
+  EXPECT_TRUE(fs::is_empty(dir.path()));
+}
+
 TEST(Render, AScenePastTheMachinesMemoryIsRefusedWith65) {
   // 2^31 - 1 flakes in each of 8 emitters: far more than any machine's RAM on the CPU backend.
   TempDir dir("memory");
