@@ -478,13 +478,16 @@ void SpritePass::set_uniforms(const GlProgram& program, const SpriteBatch& batch
   static const float kDiscMean = disc_mean();
   glUniform1f(uniform(program, "u_disc_mean"), kDiscMean);
   glUniform3f(uniform(program, "u_soft"), soft_.x, soft_.y, 0.0f);
-  if (plate_soft_ > 0) {
+  // The plate's depth: for its soft edge, and for the compute rasteriser
+  // its occluder (bound only with plate_soft before: without it the compute
+  // rasteriser drew what the plate's geometry hides).
+  if (plate_depth_ != 0) {
     glActiveTexture(GL_TEXTURE2);
     glBindTexture(GL_TEXTURE_2D, plate_depth_);
     glActiveTexture(GL_TEXTURE0);
     glUniform1i(uniform(program, "u_plate_depth"), 2);
-    glUniform1f(uniform(program, "u_plate_soft"), plate_soft_);
   }
+  if (plate_soft_ > 0) glUniform1f(uniform(program, "u_plate_soft"), plate_soft_);
   const bool additive = batch.blend.value_or(emitter.blend) == BlendMode::additive;
   glUniform1i(uniform(program, "u_fog_mode"), output != SpriteOutput::colour || !fog_ ? 0 : additive ? 2 : 1);
   set_fog_uniforms(program, fog_, camera_.position);

@@ -296,6 +296,24 @@ TEST(RenderPlates, ThePlatesDepthHidesParticlesBehindIt) {
   for (const float v : exr.channels.at("mask.right")) right += v;
   EXPECT_EQ(left, 0.0);
   EXPECT_GT(right, 1.0);
+  // In the frame too, whatever draws it: the compute rasteriser drew "left"
+  // over the plate unless the scene had a plate_soft (the depth was bound for it alone).
+  for (const std::string rasteriser : {"gl", "cpu", "compute"}) {
+    const std::string out = (dir / (rasteriser + "_#.exr")).string();
+    const CliResult drawn = run_fxsim("render '" + (dir / "scene.json").string() + "' --frames 2 -q --rasteriser " +
+                                      rasteriser + " -o '" + out + "'");
+    ASSERT_EQ(drawn.exit_code, 0) << rasteriser << drawn.err;
+    const ExrChannels frame = read_exr(frame_path(out, 2));
+    size_t over = 0, right_drawn = 0;
+    for (int y = 0; y < frame.height; ++y)
+      for (int x = 0; x < frame.width; ++x) {
+        const float red = frame.channels.at("R")[size_t(y * frame.width + x)];
+        const bool plate = std::fabs(red - srgb_to_linear(90 / 255.0f)) < 2e-3f;
+        (x < frame.width / 2 ? over : right_drawn) += !plate;
+      }
+    EXPECT_EQ(over, 0u) << rasteriser << ": pixels of the left half not the plate's";
+    EXPECT_GT(right_drawn, 0u) << rasteriser;
+  }
   // The plate shows where no particle draws: its grey (90 in sRGB) in linear light.
   EXPECT_NEAR(exr.channels.at("R")[0], srgb_to_linear(90 / 255.0f), 2e-3);
   // The "plate" layer copies the clean plate beside the frame.
