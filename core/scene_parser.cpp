@@ -106,7 +106,6 @@ class Parser {
         r.error(r.child(key), fmt::format("expected a .png or .exr image (a run of '#' for a sequence), got \"{}\"", written));
       (std::string(key) == "plate" ? o.plate : o.plate_depth) = resolved;
     }
-    if (!o.plate_depth.empty() && o.plate.empty()) r.error(r.child("plate_depth"), "a plate depth needs a plate");
     // Drawn opaque behind the particles: the frames would be opaque, without a word.
     if (!o.plate.empty() && o.transparent())
       r.error(r.child("plate"), "a plate hides a transparent background: give one or the other");

@@ -168,7 +168,7 @@ void require_file(const std::filesystem::path& file, int frame, const char* what
 
 void check_plates(const Scene& scene, const std::vector<int>& frames) {
   const OutputSettings& output = scene.output;
-  if (output.plate.empty()) return;
+  if (output.plate.empty() && output.plate_depth.empty()) return;
   // A problem is located at the value that names the file, as a scene's are.
   const char* pointer = "/output/plate";
   try {
@@ -177,17 +177,19 @@ void check_plates(const Scene& scene, const std::vector<int>& frames) {
       const auto file = plate_file(output.plate, frame);
       const auto depth = plate_file(output.plate_depth, frame);
       if (!checked.insert(file.string() + "\n" + depth.string()).second) continue;
-      pointer = "/output/plate";
-      require_file(file, frame, "plate");
       int w = 0, h = 0;
-      if (image_format_of(file.string()) == ImageFormat::png) {
-        if (const std::string problem = png_problem(file, &w, &h, PngUse::frame); !problem.empty())
-          throw FxError(problem_code(file), fmt::format("{}: the plate of frame {}: {}", file.string(), frame, problem));
-      } else {
-        const PlateImage p = load_plate(file);
-        w = p.width, h = p.height;
+      if (!output.plate.empty()) {
+        pointer = "/output/plate";
+        require_file(file, frame, "plate");
+        if (image_format_of(file.string()) == ImageFormat::png) {
+          if (const std::string problem = png_problem(file, &w, &h, PngUse::frame); !problem.empty())
+            throw FxError(problem_code(file), fmt::format("{}: the plate of frame {}: {}", file.string(), frame, problem));
+        } else {
+          const PlateImage p = load_plate(file);
+          w = p.width, h = p.height;
+        }
+        check_size(file, frame, w, h, output);
       }
-      check_size(file, frame, w, h, output);
       if (output.plate_depth.empty()) continue;
       pointer = "/output/plate_depth";
       require_file(depth, frame, "depth plate");
@@ -203,18 +205,21 @@ void check_plates(const Scene& scene, const std::vector<int>& frames) {
 PlatePass::PlatePass() : program_(link_program(kVertexShader, kFragmentShader)), vao_(gl_gen(glGenVertexArrays)) {}
 
 void PlatePass::load(const OutputSettings& output, int frame) {
-  const auto file = plate_file(output.plate, frame);
+  const std::filesystem::path file = output.plate.empty() ? "" : plate_file(output.plate, frame);
   // A still plate (no '#') is decoded and uploaded once, not every frame.
   const std::filesystem::path depth_file = output.plate_depth.empty() ? "" : plate_file(output.plate_depth, frame);
-  if (color_.get() && file == loaded_ && depth_file == loaded_depth_) return;
-  const PlateImage plate = load_plate(file);
-  check_size(file, frame, plate.width, plate.height, output);
-  if (!color_.get()) color_ = GlTexture(gl_gen(glGenTextures));
-  glActiveTexture(GL_TEXTURE0);
-  glBindTexture(GL_TEXTURE_2D, color_.get());
+  if (loaded_once_ && file == loaded_ && depth_file == loaded_depth_) return;
+  has_colour_ = !output.plate.empty();
   glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
-  glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA32F, plate.width, plate.height, 0, GL_RGBA, GL_FLOAT, plate.floats.data());
-  for (const GLenum p : {GL_TEXTURE_MIN_FILTER, GL_TEXTURE_MAG_FILTER}) glTexParameteri(GL_TEXTURE_2D, p, GL_NEAREST);
+  if (has_colour_) {
+    const PlateImage plate = load_plate(file);
+    check_size(file, frame, plate.width, plate.height, output);
+    if (!color_.get()) color_ = GlTexture(gl_gen(glGenTextures));
+    glActiveTexture(GL_TEXTURE0);
+    glBindTexture(GL_TEXTURE_2D, color_.get());
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA32F, plate.width, plate.height, 0, GL_RGBA, GL_FLOAT, plate.floats.data());
+    for (const GLenum p : {GL_TEXTURE_MIN_FILTER, GL_TEXTURE_MAG_FILTER}) glTexParameteri(GL_TEXTURE_2D, p, GL_NEAREST);
+  }
   has_depth_ = !output.plate_depth.empty();
   if (has_depth_) {
     int w = 0, h = 0;
@@ -230,6 +235,7 @@ void PlatePass::load(const OutputSettings& output, int frame) {
   check_gl(fmt::format("loading the plate of frame {}", frame));
   loaded_ = file;
   loaded_depth_ = depth_file;
+  loaded_once_ = true;
 }
 
 void PlatePass::draw(const CameraPose& camera, float aspect) {
@@ -244,12 +250,14 @@ void PlatePass::draw(const CameraPose& camera, float aspect) {
   glUniform1i(uniform(program_, "u_has_depth"), has_depth_);
   glUniform1f(uniform(program_, "u_p22"), projection[2][2]);
   glUniform1f(uniform(program_, "u_p32"), projection[3][2]);
+  if (!has_colour_) glColorMask(GL_FALSE, GL_FALSE, GL_FALSE, GL_FALSE);  // a depth alone: a holdout
   glEnable(GL_DEPTH_TEST);
   glDepthFunc(GL_ALWAYS);  // the plate sets the depth; it is drawn first
   glDepthMask(GL_TRUE);
   glBindVertexArray(vao_.get());
   glDrawArrays(GL_TRIANGLES, 0, 3);
   glBindVertexArray(0);
+  if (!has_colour_) glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
   glDepthFunc(GL_LESS);
   glActiveTexture(GL_TEXTURE0);
 }

@@ -23,9 +23,10 @@ void check_plates(const Scene& scene, const std::vector<int>& frames);
 class PlatePass {
  public:
   PlatePass();
-  // Loads frame `frame`'s plate (and depth) into textures.
+  // Loads frame `frame`'s plate and depth, either of which may be absent, into textures.
   void load(const OutputSettings& output, int frame);
-  // Draws the loaded plate over the whole image, setting the depth buffer.
+  // Draws the loaded plate over the whole image (its colour, where there is
+  // one: a depth alone is a holdout), setting the depth buffer.
   void draw(const CameraPose& camera, float aspect);
   // The loaded depth (metres along the view, GL_R32F, rows top to bottom), 0 if none.
   GLuint depth_texture() const { return has_depth_ ? depth_.get() : 0; }
@@ -34,7 +35,8 @@ class PlatePass {
   GlProgram program_;
   GlVertexArray vao_;
   GlTexture color_, depth_;
-  bool has_depth_ = false;
+  bool has_colour_ = false, has_depth_ = false;  // a depth alone (no plate) hides without drawing
+  bool loaded_once_ = false;
   std::filesystem::path loaded_, loaded_depth_;  // the files the textures hold
 };
 

@@ -324,6 +324,44 @@ TEST(RenderPlates, ThePlatesDepthHidesParticlesBehindIt) {
   EXPECT_EQ(read_text_file(dir / "c_2.plate.png"), read_text_file(dir / "plate.png"));
 }
 
+TEST(RenderPlates, ADepthAloneHidesParticlesBehindItOverATransparentBackground) {
+  // A holdout: the rain of a real shot as an element to composite over its
+  // footage, hidden by the footage's depth. plate_depth needed a plate,
+  // which a transparent background refuses.
+  TempDir dir("holdout");
+  write_plates(dir);
+  std::string scene = kTwoEmitters;
+  scene.replace(scene.find(R"("background": "#000000")"), 23, R"("background": "transparent")");
+  scene.replace(scene.find("\"layers\""), 0, R"("plate_depth": "plate.depth.png", )");
+  write_text_file(dir / "scene.json", scene);
+  for (const std::string rasteriser : {"gl", "cpu", "compute"}) {
+    const std::string out = (dir / (rasteriser + "_#.exr")).string();
+    const CliResult r = run_fxsim("render '" + (dir / "scene.json").string() + "' --frames 2 -q --rasteriser " +
+                                  rasteriser + " -o '" + out + "'");
+    ASSERT_EQ(r.exit_code, 0) << rasteriser << r.err;
+    const ExrChannels exr = read_exr(frame_path(out, 2));
+    double left = 0, right = 0, alpha_left = 0, alpha_right = 0;
+    const auto& alpha = exr.channels.at("A");
+    for (int y = 0; y < exr.height; ++y)
+      for (int x = 0; x < exr.width; ++x) {
+        const size_t p = size_t(y * exr.width + x);
+        (x < exr.width / 2 ? alpha_left : alpha_right) += alpha[p];
+      }
+    for (const float v : exr.channels.at("mask.left")) left += v;
+    for (const float v : exr.channels.at("mask.right")) right += v;
+    // "left" is 10 m away, behind the depth's 1 m on the left half: hidden
+    // in the frame and its mask; "right" shows over the transparent background.
+    EXPECT_EQ(left, 0.0) << rasteriser;
+    EXPECT_EQ(alpha_left, 0.0) << rasteriser;
+    EXPECT_GT(right, 1.0) << rasteriser;
+    EXPECT_GT(alpha_right, 1.0) << rasteriser;
+    EXPECT_EQ(alpha[0], 0.0f) << rasteriser;  // the background stays transparent
+  }
+  // validate checks the depth plate's frames without a plate.
+  fs::remove(dir / "plate.depth.png");
+  EXPECT_EQ(run_fxsim("validate '" + (dir / "scene.json").string() + "'").exit_code, 66);
+}
+
 TEST(RenderPlates, APlateComesOutAsItsOwnSamplesAtEitherBitDepth) {
   // Where nothing covers it the frame is the plate. An 8-bit plate went
   // through the GL's sRGB texture, whose decode llvmpipe approximates (up to
