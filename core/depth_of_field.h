@@ -16,6 +16,9 @@ struct ThinLens {
 
 inline constexpr float kSensorHeight = 0.024f;  // m (a full-frame sensor's 24 mm)
 
+// The focal length, metres, of a vertical field of view on that sensor.
+float focal_length(float fov_degrees);
+
 ThinLens thin_lens(float fov_degrees, float f_number, float focus_distance, int image_height);
 
 }  // namespace fxsim

@@ -18,6 +18,7 @@
 #include <glm/trigonometric.hpp>
 
 #include "core/camera_path.h"
+#include "core/depth_of_field.h"
 #include "core/frame_output.h"
 #include "core/image.h"
 #include "core/json_locations.h"
@@ -192,6 +193,14 @@ class Parser {
     c.shutter = optional_float(r, "shutter", Range{0, 1});
     c.aperture = optional_float(r, "aperture", Range{0.5, 128});
     c.focus_distance = optional_float(r, "focus_distance", Range{1e-3, 1e6});
+    // Nearer than the focal length a lens focuses nothing: every particle
+    // was spread over a disc the size of the frame, and the frames came out
+    // empty, without a word.
+    if (const float f = focal_length(c.fov); c.focus_distance && *c.focus_distance <= f)
+      r.error(r.child("focus_distance"),
+              fmt::format("expected a distance beyond the lens's focal length, {:.4g} m (a 24 mm sensor at fov {:g}), "
+                          "got {:g}: nearer, the lens focuses nothing",
+                          f, c.fov, *c.focus_distance));
     c.exposure = float(r.number("exposure", c.exposure, Range{-20, 20}));
     if (c.keys.empty()) check_view(r, c.position, c.target, c.up);
     else if (problems_.empty()) check_path(r);

@@ -97,6 +97,18 @@ TEST(SceneParser, AKeysTimeOutOfRangeIsOneProblem) {
   EXPECT_NE(lines[0].find("/camera/keys/1/time: expected a number in 0..10000000, got -1"), std::string::npos) << lines[0];
 }
 
+TEST(SceneParser, AFocusNearerThanTheFocalLengthIsRefused) {
+  // The lens focuses nothing there: every flake was spread over the frame
+  // and the frames came out empty, exit 0.
+  const auto near = problems(R"({"fxsim": 1, "camera": {"fov": 55, "aperture": 2, "focus_distance": 0.02},
+    "emitters": [{"type": "snow"}]})");
+  ASSERT_EQ(near.size(), 1u);
+  EXPECT_NE(near[0].find("/camera/focus_distance: expected a distance beyond the lens's focal length, 0.02305 m"),
+            std::string::npos) << near[0];
+  EXPECT_TRUE(problems(R"({"fxsim": 1, "camera": {"fov": 55, "aperture": 2, "focus_distance": 0.03},
+    "emitters": [{"type": "snow"}]})").empty());
+}
+
 TEST(SceneParser, PointsAtTheSyntaxError) {
   const auto lines = problems("{\n  \"fxsim\": 1,\n  \"emitters\": [}\n}");
   ASSERT_EQ(lines.size(), 1u);
