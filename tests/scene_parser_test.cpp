@@ -109,6 +109,16 @@ TEST(SceneParser, AFocusNearerThanTheFocalLengthIsRefused) {
     "emitters": [{"type": "snow"}]})").empty());
 }
 
+TEST(SceneParser, AFiresIntensityScaleTooSmallForAnyFlameIsRefused) {
+  // 1..15 passed and drew a black fire (each row's truncating mean put out
+  // a flame of so few units within a row or two).
+  const auto small = problems(R"({"fxsim": 1, "emitters": [{"type": "fire", "max_intensity": 15}]})");
+  ASSERT_EQ(small.size(), 1u);
+  EXPECT_NE(small[0].find("/emitters/0/max_intensity: expected a number in 16..1000000, got 15"), std::string::npos)
+      << small[0];
+  EXPECT_TRUE(problems(R"({"fxsim": 1, "emitters": [{"type": "fire", "max_intensity": 16}]})").empty());
+}
+
 TEST(SceneParser, PointsAtTheSyntaxError) {
   const auto lines = problems("{\n  \"fxsim\": 1,\n  \"emitters\": [}\n}");
   ASSERT_EQ(lines.size(), 1u);

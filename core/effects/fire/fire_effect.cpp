@@ -41,7 +41,9 @@ void Effect<FireParams>::parse(ObjectReader& r, EmitterSettings&, FireParams& f,
                                    describe_json(*grid));
     }
   }
-  f.max_intensity = float(r.number("max_intensity", f.max_intensity, Range{1, 1e6}));
+  // The truncating mean loses up to a unit a row, so MAX sets how far a
+  // flame rises: under 16 none shows (1..15 gave a black fire, exit 0).
+  f.max_intensity = float(r.number("max_intensity", f.max_intensity, Range{16, 1e6}));
   f.seed_fraction = float(r.number("seed_fraction", f.seed_fraction, kUnit));
   f.update_rate = r.number("update_rate", f.update_rate, Range{1e-3, 1000});
   f.embers = r.number("embers", f.embers, kRate);
