@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <memory>
 #include <set>
 #include <string>
@@ -673,7 +674,14 @@ int run_render(const RenderOptions& options) {
   ProgressReport progress(style, frames.last(), count, scene.output.path);
   FrameLoopOptions loop;
   loop.encoders = options.encoders ? size_t(*options.encoders) : default_encoder_threads(cores, gl.backend());
-  loop.on_committed = [&](const FrameRecord& frame) { progress.committed(frame); };
+  // Frames in which nothing shows, said at the end: an exposure of -20, a
+  // fog that hides everything, an emitter with nothing to draw gave such
+  // frames with exit 0 and no word.
+  std::vector<int> one_colour_frames;
+  loop.on_committed = [&](const FrameRecord& frame) {
+    progress.committed(frame);
+    if (frame.linear ? one_colour(*frame.linear) : one_colour(frame.image)) one_colour_frames.push_back(frame.frame);
+  };
   loop.on_skipped = [&](int frame) { progress.skipped(frame); };
   loop.on_simulated = [&](int frame) { checkpoints.reached(simulation, frame); };
   loop.include_current = true;
@@ -682,6 +690,16 @@ int run_render(const RenderOptions& options) {
   for (const auto& sink : sinks) outputs.push_back(sink.get());
   const FrameLoopReport report = run_frame_loop(simulation, renderer, frames, outputs, loop);
   progress.finish();
+  if (const std::vector<int>& f = one_colour_frames; !f.empty()) {
+    const std::string which = f.size() == 1 ? fmt::format("frame {} is", f[0])
+                              : f.back() - f.front() + 1 == int(f.size())
+                                  ? fmt::format("frames {}-{} are", f.front(), f.back())
+                              : f.size() <= 4 ? fmt::format("frames {} are", fmt::join(f, ", "))
+                                              : fmt::format("frames {}, {}, {} … {} are", f[0], f[1], f[2], f.back());
+    warn(fmt::format("{} of the {} frames drawn: {} one colour throughout, nothing shows (no particle there yet, or "
+                     "the exposure, fog, opacity or emitters hide them all)",
+                     f.size(), report.frames, which));
+  }
 
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   // Standard output may carry the statistics or hashes: the summary then goes

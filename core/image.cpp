@@ -184,6 +184,19 @@ std::string png_problem(const std::filesystem::path& path, int* width, int* heig
   return d.problem;
 }
 
+namespace {
+template <class Sample>
+bool every_pixel_the_first(const std::vector<Sample>& rgba) {
+  if (rgba.size() < 4) return false;
+  for (size_t i = 4; i < rgba.size(); i += 4)
+    if (std::memcmp(&rgba[i], rgba.data(), 4 * sizeof(Sample)) != 0) return false;
+  return true;
+}
+}  // namespace
+
+bool one_colour(const Image& image) { return every_pixel_the_first(image.rgba); }
+bool one_colour(const LinearImage& image) { return every_pixel_the_first(image.rgba); }
+
 Image resize_image(const Image& image, int width, int height) {
   if (image.width == width && image.height == height) return image;
   Image out{width, height, std::vector<uint8_t>(size_t(width) * size_t(height) * 4)};

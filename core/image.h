@@ -24,6 +24,11 @@ struct LinearImage {
   std::vector<float> rgba;  // rows top to bottom, 4 floats per pixel
 };
 
+// Whether every pixel has the first one's value: a frame in which nothing
+// shows (false for an empty image).
+bool one_colour(const Image& image);
+bool one_colour(const LinearImage& image);
+
 // One premultiplied linear channel as straight (divided by the coverage
 // `alpha`, itself clamped to 0..1), clamped to 0..1; 0 where nothing covers.
 float straight_channel(float premultiplied, float alpha);

@@ -98,6 +98,20 @@ TEST(Render, OptionsOfTheComputeRasteriserAreRefusedWithAnotherOne) {
   EXPECT_TRUE(fs::is_empty(dir.path()));
 }
 
+TEST(Render, FramesInWhichNothingShowsAreSaid) {
+  // An exposure of -20 gave black frames with exit 0 and no word.
+  TempDir dir("one-colour");
+  const std::string render = "render '" FXSIM_SOURCE_DIR "/scenes/snow-streetlamp.json' --frames 1-3 --width 64 "
+                             "--height 36 -q -o '" + (dir / "f_####.png").string() + "'";
+  const CliResult black = run_fxsim(render + " --set /camera/exposure=-20");
+  EXPECT_EQ(black.exit_code, 0) << black.err;
+  EXPECT_NE(black.err.find("warning: 3 of the 3 frames drawn: frames 1-3 are one colour throughout, nothing shows"),
+            std::string::npos) << black.err;
+  const CliResult seen = run_fxsim(render);
+  EXPECT_EQ(seen.exit_code, 0) << seen.err;
+  EXPECT_EQ(seen.err.find("one colour"), std::string::npos) << seen.err;
+}
+
 TEST(Render, AScenePastTheMachinesMemoryIsRefusedWith65) {
   // 2^31 - 1 flakes in each of 8 emitters: far more than any machine's RAM on the CPU backend.
   TempDir dir("memory");
