@@ -83,7 +83,7 @@ void birth(uint slot, bool top) {
     }
   }
   precise vec3 v = velocity + vec3(signed_draw(lo, hi, kStreamBirth, kFlakeVelX), signed_draw(lo, hi, kStreamBirth, kFlakeVelY), signed_draw(lo, hi, kStreamBirth, kFlakeVelZ)) * u_variation;
-  if (u_constant_motion) {
+  {  // born moving with the air (PrecipitationSystem::birth)
     vec3 w = u_birth_wind;
     if (u_turbulence_strength > 0.0) { precise vec3 a = w + turbulence_at_birth(p); w = a; }
     precise vec3 nv = v + w;

@@ -211,7 +211,11 @@ void PrecipitationSystem::birth(size_t slot, double t, const Frame& frame, Birth
   }
   glm::vec3 v = velocity + glm::vec3(r.signed_unit(kFlakeVelX), r.signed_unit(kFlakeVelY), r.signed_unit(kFlakeVelZ)) *
                                snow_.velocity_variation;
-  if (snow_.motion == Motion::constant) v += wind_.at(p, t);  // paper 000: fixed for life
+  // Born moving with the air: a drop or flake entering the box has long
+  // fallen in that wind (born still, the rain of a windy scene fell upright
+  // for its first second). With motion "constant" (paper 000) this is its
+  // velocity for life; with "wind", drag then follows the air as it changes.
+  v += wind_.at(p, t);
   store_.set_position(slot, p);
   store_.set_velocity(slot, v);
   store_.size[slot] = size;
