@@ -51,6 +51,15 @@ std::string read_all(const fs::path& p) {
 // so that what it leaves is whole.
 std::recursive_mutex g_writing;
 
+// Folders in the scratch folder (and itself) are made under the same lock:
+// an interrupt's waiter removes the scratch folder holding it and exits, so
+// none can be made after (an interrupt during start-up left an empty
+// /tmp/fxsim-test-PID, the scratch folder made just after its removal).
+void make_scratch_folder(const fs::path& p) {
+  const std::lock_guard lock(g_writing);
+  fs::create_directories(p);
+}
+
 void write_all(const fs::path& p, const std::string& text) {
   const std::lock_guard lock(g_writing);
   if (!p.parent_path().empty()) fs::create_directories(p.parent_path());
@@ -79,8 +88,7 @@ class StopCleanlyOnInterrupt {
       const std::lock_guard lock(g_writing);
       stop_child_processes(signal);
       std::error_code ignored;
-      fs::remove_all(scratch_, ignored);
-      fs::remove_all(scratch_, ignored);  // (a worker may have made a folder in it meanwhile)
+      fs::remove_all(scratch_, ignored);  // (nothing is made in it while the lock is held: make_scratch_folder)
       fmt::print(stderr, "\nfxsim test: {}: stopped; every golden and report file on disk is whole\n",
                  signal == SIGINT ? "interrupted (SIGINT)" : signal == SIGTERM ? "terminated (SIGTERM)" : "hung up (SIGHUP)");
       std::fflush(stdout);
@@ -137,7 +145,7 @@ class Runner {
     out.backend = scene.backend;
     out.tolerance = scene.tolerance;
     const fs::path dir = work_ / fmt::format("{}-{}-{}", job.suite_index + 1, job.suite->name, scene.name);
-    fs::create_directories(dir);
+    make_scratch_folder(dir);
     std::string frames;
     for (const int f : scene.frames) frames += (frames.empty() ? "" : ",") + std::to_string(f);
     std::vector<std::string> argv = {self_.string(), "render", scene.scene.string(), "--width", std::to_string(scene.width),
@@ -172,7 +180,7 @@ class Runner {
         SuiteScene on_cpu = scene;
         on_cpu.backend = "cpu";
         const fs::path cpu_dir = dir / "cpu";
-        fs::create_directories(cpu_dir);
+        make_scratch_folder(cpu_dir);
         // Only the last frame is drawn (at the suite's size: plates must match it); every frame is hashed.
         ChildProcess cpu_render({self_.string(), "render", scene.scene.string(), "--width", std::to_string(scene.width),
                                  "--height", std::to_string(scene.height),
@@ -514,7 +522,7 @@ int run_test(const TestOptions& o) {
   // "256 at once" and gave its one render a single thread).
   const int jobs = std::clamp(o.jobs > 0 ? o.jobs : software ? cores / 2 : 4, 1, int(std::max<size_t>(total, 1)));
   const int threads_each = std::max(1, cores / jobs);
-  fs::create_directories(work);
+  make_scratch_folder(work);
 
   std::vector<SuiteCheck> results(suites.size());
   std::vector<Job> queue;
