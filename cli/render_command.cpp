@@ -267,6 +267,12 @@ ManifestRun manifest_run(const Scene& scene, const std::string& scene_file, cons
   return run;
 }
 
+// A run's backend as the manifest and checkpoints name it: "cpu", "gpu on <device class>".
+std::string backend_name(const GlSession& gl) {
+  const GlInfo& info = gl.context().info();
+  return gl.backend() == Backend::gpu ? "gpu on " + device_class(info.vendor, info.renderer).exact : std::string("cpu");
+}
+
 // "frames 1-12 (12)", "frames 3, 7 and 9 (3)"
 std::string describe_frames(const std::vector<int>& frames) {
   if (frames.empty()) return "no frames";
@@ -502,17 +508,9 @@ int run_render(const RenderOptions& options) {
   // The GL starts here where --skip-existing must know the backend (what
   // `auto` picks, the device's class) to keep frames; else further on.
   std::optional<GlSession> gl_started;
-  const auto start_gl = [&]() -> GlSession& {
-    if (!gl_started) gl_started.emplace(options.device, parse_backend_choice(options.backend));
-    return *gl_started;
-  };
-  std::optional<std::string> backend_asked;  // what frames_to_write learnt
   const auto this_backend = [&] {
-    const GlSession& session = start_gl();
-    const GlInfo& info = session.context().info();
-    backend_asked = session.backend() == Backend::gpu ? "gpu on " + device_class(info.vendor, info.renderer).exact
-                                                      : std::string("cpu");
-    return *backend_asked;
+    if (!gl_started) gl_started.emplace(options.device, parse_backend_choice(options.backend));
+    return backend_name(*gl_started);
   };
   if (options.skip_existing && !options.simulate_only) {
     to_write = frames_to_write(scene, scene.output.path, output_folder(scene.output.path), wanted, this_backend);
@@ -544,7 +542,7 @@ int run_render(const RenderOptions& options) {
     if (!adopted.empty()) {
       ManifestWriter writer(output_folder(scene.output.path));
       ManifestRun run = manifest_run(scene, options.scene, run_id, wanted);
-      if (backend_asked) run.backend = *backend_asked;
+      if (gl_started) run.backend = backend_name(*gl_started);  // (known where frames_to_write asked)
       writer.add(run);
       for (const ManifestFrame& f : adopted) writer.add(f);
     }

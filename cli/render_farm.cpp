@@ -96,8 +96,11 @@ std::vector<int> frames_to_write(const Scene& scene, const std::string& pattern,
   // seed or the exposure that made it (a seed changed since was kept, and
   // verify passed the mixed folder); a file no run line accounts for (a
   // manifest removed, a file copied in) is drawn again.
-  std::map<std::string, bool> planned_here;  // image file -> every run that was to write it is of this scene and look
-  std::map<std::string, std::set<std::string>> planned_backends;  // image file -> the backends of those runs
+  struct Planned {
+    bool ours = true;                  // every run that was to write it is of this scene and look
+    std::set<std::string> backends;    // and of these backends
+  };
+  std::map<std::string, Planned> planned_here;  // image file -> the runs that were to write it
   std::error_code error;
   if (fs::exists(folder / kManifestName, error)) {
     const Manifest manifest = read_manifest(folder / kManifestName);
@@ -107,9 +110,9 @@ std::vector<int> frames_to_write(const Scene& scene, const std::string& pattern,
       const bool ours = run.scene_hash == scene.simulation_key && run.look_hash == scene.look_key &&
                         run.fxsim_version == FXSIM_VERSION;
       for (const int frame : run.frames) {
-        const auto [at, added] = planned_here.emplace(frame_path(run.output, frame), ours);
-        if (!added) at->second = at->second && ours;
-        planned_backends[at->first].insert(run.backend);
+        Planned& planned = planned_here[frame_path(run.output, frame)];
+        planned.ours = planned.ours && ours;
+        planned.backends.insert(run.backend);
       }
     }
     for (const ManifestFrame& f : manifest.frames) {
@@ -124,10 +127,9 @@ std::vector<int> frames_to_write(const Scene& scene, const std::string& pattern,
   const auto as_recorded = [&](const fs::path& file, const fs::path& image) {
     const auto record = recorded.find(file.lexically_relative(folder).string());
     if (record == recorded.end()) {  // written and not recorded (a run stopped between): kept, then recorded, if ours
-      const std::string name = image.lexically_relative(folder).string();
-      const auto planned = planned_here.find(name);
-      if (planned == planned_here.end() || !planned->second) return false;
-      const std::set<std::string>& backends = planned_backends[name];
+      const auto planned = planned_here.find(image.lexically_relative(folder).string());
+      if (planned == planned_here.end() || !planned->second.ours) return false;
+      const std::set<std::string>& backends = planned->second.backends;
       return std::none_of(backends.begin(), backends.end(), backend_differs);
     }
     if (!record->second.scene_hash.empty() && record->second.scene_hash != scene.simulation_key) return false;

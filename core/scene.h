@@ -38,6 +38,8 @@ struct OutputSettings {
   // the plate's geometry. Resolved against the scene file's folder.
   std::filesystem::path plate, plate_depth;
   float plate_soft = 0;  // m: sprites fade out over this distance in front of the plate's depth (soft particles)
+  // A plate, or its depth alone (a holdout): the plate pass runs.
+  bool has_plate_pass() const { return !plate.empty() || !plate_depth.empty(); }
   // Display: `filmic` maps light above 1 smoothly into the frame (core/tone.h);
   // `clip` cuts it off. Bloom spreads light above `threshold` around it.
   enum class Tone { clip, filmic } tone = Tone::clip;

@@ -168,7 +168,7 @@ void require_file(const std::filesystem::path& file, int frame, const char* what
 
 void check_plates(const Scene& scene, const std::vector<int>& frames) {
   const OutputSettings& output = scene.output;
-  if (output.plate.empty() && output.plate_depth.empty()) return;
+  if (!output.has_plate_pass()) return;
   // A problem is located at the value that names the file, as a scene's are.
   const char* pointer = "/output/plate";
   try {
@@ -208,7 +208,8 @@ void PlatePass::load(const OutputSettings& output, int frame) {
   const std::filesystem::path file = output.plate.empty() ? "" : plate_file(output.plate, frame);
   // A still plate (no '#') is decoded and uploaded once, not every frame.
   const std::filesystem::path depth_file = output.plate_depth.empty() ? "" : plate_file(output.plate_depth, frame);
-  if (loaded_once_ && file == loaded_ && depth_file == loaded_depth_) return;
+  // (Called only with a plate or a depth: the first call never matches the empty paths.)
+  if (file == loaded_ && depth_file == loaded_depth_) return;
   has_colour_ = !output.plate.empty();
   glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
   if (has_colour_) {
@@ -235,7 +236,6 @@ void PlatePass::load(const OutputSettings& output, int frame) {
   check_gl(fmt::format("loading the plate of frame {}", frame));
   loaded_ = file;
   loaded_depth_ = depth_file;
-  loaded_once_ = true;
 }
 
 void PlatePass::draw(const CameraPose& camera, float aspect) {

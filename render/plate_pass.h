@@ -36,7 +36,6 @@ class PlatePass {
   GlVertexArray vao_;
   GlTexture color_, depth_;
   bool has_colour_ = false, has_depth_ = false;  // a depth alone (no plate) hides without drawing
-  bool loaded_once_ = false;
   std::filesystem::path loaded_, loaded_depth_;  // the files the textures hold
 };
 

@@ -70,7 +70,7 @@ void Renderer::draw(Simulation& simulation) {
   target_.clear(glm::vec4(glm::vec3(background) * background.a, background.a));
   const Environment& environment = scene_.environment;
   if (environment.sky) sky_.draw(*environment.sky, camera, aspect, environment.fog);
-  if (!scene_.output.plate.empty() || !scene_.output.plate_depth.empty()) {
+  if (scene_.output.has_plate_pass()) {
     plate_.load(scene_.output, simulation.frame());
     plate_.draw(camera, aspect);
   }
@@ -109,7 +109,7 @@ FrameLayers Renderer::draw_layers(const std::vector<SpriteBatch>& batches, const
   // as in the frame: drawn into depth only.
   const auto ground_depth = [&] {
     glColorMask(GL_FALSE, GL_FALSE, GL_FALSE, GL_FALSE);
-    if (!scene_.output.plate.empty() || !scene_.output.plate_depth.empty()) plate_.draw(camera, aspect);
+    if (scene_.output.has_plate_pass()) plate_.draw(camera, aspect);
     if (scene_.environment.ground) ground_.draw(*scene_.environment.ground, scene_.output.background, camera, aspect);
     glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
   };
