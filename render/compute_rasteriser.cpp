@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cmath>
 #include <vector>
 
 #include "core/exit_codes.h"
@@ -106,13 +107,28 @@ ivec4 tile_box(Prepared p) {
 // rain's streaks), blocks 2 wide and 16 high: a streak fills more of the
 // lanes of fewer subgroups (blend, 3 December 2026: rain 10 M 26.1 -> 23.4
 // ms, 100 M 100.6 -> 90.3, 1 000 M 1013 -> 909; but snow 100 M 42.3 -> 48.3
-// and fountain 5 M 21.1 -> 21.9 had they been drawn so).
+// and fountain 5 M 21.1 -> 21.9 had they been drawn so). Those blocks lean
+// as the part's streaks do on average (u_shear: sixteenths of a pixel
+// across a row, the setup's mean), each row's pixels turned round the tile
+// by its share of the lean, so that a slanted streak, too, stays in few
+// blocks. Which invocation draws a pixel changes nothing it draws.
 // The blend and the merge share it, compiled alike: the partial slots are
 // indexed by invocation.
+// How far row `row` of a tile is turned round for a lean of `shear`:
+// floor(row * shear / 16), the shift's operand kept positive.
+int row_lean(int row, int shear) { return ((row * shear + 256) >> 4) - 16; }
+#ifdef FXSIM_TALL
+uniform int u_shear;  // -8..8
+// The column of the leaning blocks an invocation draws in (its pixel's
+// column turned back by its row's lean): the tile boxes' columns, where the
+// blocks lean (ranges_source).
+int leaning_column(uint index) { return int((index / 32u) * 2u + index % 2u); }
+#endif
 ivec2 tile_pixel(uint index) {
   uint block = index / 32u, lane = index % 32u;
 #ifdef FXSIM_TALL
-  return ivec2(block * 2u + lane % 2u, lane / 2u);
+  int row = int(lane / 2u);
+  return ivec2((leaning_column(index) + row_lean(row, u_shear)) & 15, row);
 #else
   return ivec2((block % 4u) * 4u + lane % 4u, (block / 4u) * 8u + lane / 4u);
 #endif
@@ -201,20 +217,32 @@ layout(std430, binding = 2) writeonly buffer Counts { uint counts[]; };
 layout(std430, binding = 3) writeonly buffer Near { uint near[]; };  // 1: crossing the near plane
 layout(std430, binding = 4) writeonly buffer Jumps { uint jumps[]; };  // 1: far on screen from the sprite before
 layout(std430, binding = 8) writeonly buffer Bounds { vec4 bounds[]; };  // the quad's pixels: lo.xy, hi.xy
-// How many sprites are drawn, and how many of them are more than twice as
-// tall as wide on screen (the blend's choice of tile_pixel's blocks): summed
-// per work group, then added.
-layout(std430, binding = 5) buffer Shapes { uint drawn_total, tall_total; };
+// How many sprites are drawn, how many of them are more than twice as tall
+// as wide on screen, and those ones' lean, summed (the blend's choice of
+// tile_pixel's blocks): summed per work group, then added.
+layout(std430, binding = 5) buffer Shapes { uint drawn_total, tall_total; int lean_total; };
 shared uint s_drawn, s_tall;
+shared int s_lean;
+// A tall sprite's lean: how far its axis (the middle of its first edge to
+// that of its last) moves across for a row up, in sixteenths of a pixel
+// (-8..8: a tall sprite leans less than half a pixel a row).
+int lean(Prepared p) {
+  vec2 axis = p.xy23.xy + p.xy23.zw - p.xy01.xy - p.xy01.zw;
+  return axis.y != 0.0 ? int(clamp(round(16.0 * axis.x / axis.y), -8.0, 8.0)) : 0;
+}
 // The tile a sprite's centre falls in (far off when behind the eye).
 vec2 centre_tile(vec3 centre) {
   vec4 clip = u_projection * (u_view * vec4(centre, 1.0));
   return clip.w > 0.0 ? floor(to_pixels(clip) / float(FXSIM_TILE)) : vec2(-1.0e9);
 }
 void main() {
-  if (gl_LocalInvocationIndex == 0u) s_drawn = s_tall = 0u;
+  if (gl_LocalInvocationIndex == 0u) {
+    s_drawn = s_tall = 0u;
+    s_lean = 0;
+  }
   barrier();
   uint drawn_here = 0u, tall_here = 0u;
+  int lean_here = 0;
   uint stride = gl_NumWorkGroups.x * 256u;
   for (uint i = gl_GlobalInvocationID.x; i < u_count; i += stride) {
     vec4 a = instances[3u * i], b = instances[3u * i + 1u], c = instances[3u * i + 2u];
@@ -267,15 +295,20 @@ void main() {
     counts[i] = tiles;
     if (tiles > 0u) {
       ++drawn_here;
-      if (bound.w - bound.y > 2.0 * (bound.z - bound.x)) ++tall_here;
+      if (bound.w - bound.y > 2.0 * (bound.z - bound.x)) {
+        ++tall_here;
+        lean_here += lean(p);
+      }
     }
   }
   if (drawn_here > 0u) atomicAdd(s_drawn, drawn_here);
   if (tall_here > 0u) atomicAdd(s_tall, tall_here);
+  if (lean_here != 0) atomicAdd(s_lean, lean_here);
   barrier();
   if (gl_LocalInvocationIndex == 0u && s_drawn > 0u) {
     atomicAdd(drawn_total, s_drawn);
     atomicAdd(tall_total, s_tall);
+    if (s_lean != 0) atomicAdd(lean_total, s_lean);
   }
 }
 )";
@@ -360,18 +393,62 @@ void main() {
 // H200, 1080p, blend: rain 100 M 1122 -> 917 ms, fountain 5 M 36.5 -> 32.4,
 // rain 1 M 5.2 -> 4.4, snow 10 M 44 either way; rain 10 M 64 -> 78 ms (not
 // understood: the frames are the same bytes and the walk reads less).
+// Where the blend's blocks lean (u_shear), the box's columns are those of
+// the leaning blocks that the sprite reaches, row by row, so that a streak
+// leaning with them is tested by the few blocks it crosses.
 std::string ranges_source(const std::string& defines) {
   return kernel_header(defines) + R"(
 layout(local_size_x = 256) in;
 layout(std430, binding = 3) readonly buffer Keys { uint keys[]; };
 #ifdef FXSIM_RECORDS
 layout(std430, binding = 4) readonly buffer Records { Prepared records[]; };
+Prepared sprite_of(uint j) { return records[j]; }
 #else
 layout(std430, binding = 4) readonly buffer Values { uint values[]; };
 layout(std430, binding = 8) readonly buffer Bounds { vec4 bounds[]; };
+layout(std430, binding = 1) readonly buffer Sprites { Prepared sprites[]; };
+Prepared sprite_of(uint j) { return sprites[values[j]]; }
 #endif
 layout(std430, binding = 5) buffer Ranges { uvec2 ranges[]; };
 layout(std430, binding = 2) writeonly buffer Boxes { uint boxes[]; };
+uniform int u_shear;  // the blend's blocks' lean (tile_pixel); 0: they stand upright
+// Edge (a, b) within the rows y0..y1 widens the x-extent [lo, hi] found there.
+void widen(vec2 a, vec2 b, float y0, float y1, inout vec2 extent) {
+  float bottom = max(min(a.y, b.y), y0), top = min(max(a.y, b.y), y1);
+  if (bottom > top) return;
+  float dy = b.y - a.y;
+  float t0 = dy != 0.0 ? clamp((bottom - a.y) / dy, 0.0, 1.0) : 0.0;
+  float t1 = dy != 0.0 ? clamp((top - a.y) / dy, 0.0, 1.0) : 1.0;
+  float x0 = a.x + (b.x - a.x) * t0, x1 = a.x + (b.x - a.x) * t1;
+  extent = vec2(min(extent.x, min(x0, x1)), max(extent.y, max(x0, x1)));
+}
+// The columns of the leaning blocks that sprite p reaches in rows first..last
+// of the tile at `origin`: row by row, the pixels its two triangles' edges
+// span there (as the box's, with a margin for the rounding of far corners),
+// turned back by the row's lean.
+uint leaning_columns(Prepared p, vec2 origin, int first, int last) {
+  vec2 v0 = p.xy01.xy, v1 = p.xy01.zw, v2 = p.xy23.xy, v3 = p.xy23.zw;
+  vec4 far = max(abs(p.xy01), abs(p.xy23));
+  float margin = 1.0 / 64.0 + 1e-5 * max(max(far.x, far.y), max(far.z, far.w));
+  uint columns = 0u;
+  for (int row = first; row <= last; ++row) {
+    float y0 = origin.y + float(row);
+    vec2 extent = vec2(3.0e38, -3.0e38);
+    widen(v0, v1, y0, y0 + 1.0, extent);
+    widen(v1, v2, y0, y0 + 1.0, extent);
+    widen(v2, v0, y0, y0 + 1.0, extent);
+    widen(v1, v3, y0, y0 + 1.0, extent);
+    widen(v3, v2, y0, y0 + 1.0, extent);
+    if (extent.x > extent.y) continue;
+    int from = int(clamp(ceil(extent.x - margin) - 1.0 - origin.x, 0.0, 16.0));
+    int to = int(clamp(floor(extent.y + margin) - origin.x, -1.0, 15.0));
+    if (to < from) continue;
+    uint run = (2u << uint(to)) - (1u << uint(from));
+    uint turn = uint(row_lean(row, u_shear) & 15);
+    columns |= ((run >> turn) | (run << (16u - turn))) & 0xFFFFu;
+  }
+  return columns;
+}
 void main() {
   uint stride = gl_NumWorkGroups.x * 256u;
   for (uint j = gl_GlobalInvocationID.x; j < u_count; j += stride) {
@@ -395,6 +472,7 @@ void main() {
     ivec2 last = ivec2(clamp(floor(b.zw) - origin, vec2(-1.0), vec2(side - 1.0)));
     uint columns = last.x >= first.x ? (2u << last.x) - (1u << first.x) : 0u;
     uint rows = last.y >= first.y ? (2u << last.y) - (1u << first.y) : 0u;
+    if (u_shear != 0 && columns != 0u && rows != 0u) columns = leaning_columns(sprite_of(j), origin, first.y, last.y);
     boxes[j] = columns | (rows << 16);
   }
 }
@@ -682,7 +760,11 @@ void main() {
   uvec4 s = segments[segment];
   ivec2 local = tile_pixel(gl_LocalInvocationIndex);
   ivec2 pixel = tile_origin(s.x) + local;
+#ifdef FXSIM_TALL
+  uint mine = (1u << leaning_column(gl_LocalInvocationIndex)) | (1u << (16 + local.y));  // as ranges_source's boxes
+#else
   uint mine = (1u << local.x) | (1u << (16 + local.y));
+#endif
   clear_samples();
   bool inside = pixel.x < int(u_viewport.x) && pixel.y < int(u_viewport.y);
   float carried = u_carrying && inside ? 1.0 - imageLoad(u_carry, pixel).a : 1.0;
@@ -765,6 +847,14 @@ class StageClock {
 };
 
 int key_bits(size_t tiles) { return std::max(1, int(std::bit_width(tiles - 1))); }
+
+// The tall sprites' mean lean (the setup's sum over their count), rounded
+// to the nearest sixteenth, in -8..8.
+int mean_lean(int32_t sum, uint32_t tall) {
+  if (tall == 0) return 0;
+  const double mean = double(sum) / double(tall);
+  return std::clamp(int(std::lround(mean)), -8, 8);
+}
 }  // namespace
 
 ComputeRasteriser::ComputeRasteriser(const std::string& defines, bool limited_loops)
@@ -933,7 +1023,7 @@ std::optional<size_t> ComputeRasteriser::draw_part(const DeviceBuffer& instances
   setup_.bind(4, jumps_);
   bounds_.reserve_growing(count * 16, DeviceBuffer::Use::kernels, "the compute rasteriser's sprite bounds");
   setup_.bind(8, bounds_);
-  shapes_.reserve(8, DeviceBuffer::Use::kernels, "the compute rasteriser's sprite shapes");
+  shapes_.reserve(12, DeviceBuffer::Use::kernels, "the compute rasteriser's sprite shapes");
   shapes_.fill(0);
   setup_.bind(5, shapes_);
   setup_.dispatch(count);
@@ -941,19 +1031,20 @@ std::optional<size_t> ComputeRasteriser::draw_part(const DeviceBuffer& instances
   scan_.exclusive(near_places_, count + 1);
   scan_.exclusive(jumps_, count + 1);
   // The pairs', the near sprites', the jumps', the drawn and the tall
-  // sprites' totals, read through a buffer made for reading (H200, 5 M
-  // fountain slots: 2.8 ms a batch read straight from the scanned counts,
-  // 0.04 ms so).
-  counts_read_.reserve(20, DeviceBuffer::Use::host_reads, "the compute rasteriser's totals");
+  // sprites' totals and the tall ones' lean, read through a buffer made for
+  // reading (H200, 5 M fountain slots: 2.8 ms a batch read straight from the
+  // scanned counts, 0.04 ms so).
+  counts_read_.reserve(24, DeviceBuffer::Use::host_reads, "the compute rasteriser's totals");
   counts_read_.copy_from(offsets_, 4, count * 4, 0);
   counts_read_.copy_from(near_places_, 4, count * 4, 4);
   counts_read_.copy_from(jumps_, 4, count * 4, 8);
-  counts_read_.copy_from(shapes_, 8, 0, 12);
-  uint32_t totals[5];
-  counts_read_.download(totals, 20);
+  counts_read_.copy_from(shapes_, 12, 0, 12);
+  uint32_t totals[6];
+  counts_read_.download(totals, 24);
   pairs = totals[0];
   near = totals[1];
   const bool tall = totals[4] * 2u > totals[3];
+  const int shear = tall ? mean_lean(int32_t(totals[5]), totals[4]) : 0;
   records = tile_lists_ == TileLists::automatic ? count >= kRecordsFrom && size_t(totals[2]) * 2 >= count
                                                : tile_lists_ == TileLists::records;
   clock.mark(1);
@@ -998,6 +1089,8 @@ std::optional<size_t> ComputeRasteriser::draw_part(const DeviceBuffer& instances
   tile_ranges_.fill(0, 0, tile_count * 8);
   ComputeKernel& ranges = records ? ranges_records_ : ranges_;
   ranges.set_params(1, tiles);
+  glProgramUniform1i(ranges.program().get(), glGetUniformLocation(ranges.program().get(), "u_shear"), shear);
+  if (!records) ranges.bind(1, prepared_);
   ranges.bind(3, keys_);
   ranges.bind(4, entries);
   ranges.bind(5, tile_ranges_);
@@ -1051,6 +1144,7 @@ std::optional<size_t> ComputeRasteriser::draw_part(const DeviceBuffer& instances
   const GLuint program = blend.program().get();
   set_look(blend.program());
   glUseProgram(program);
+  if (tall) glUniform1i(glGetUniformLocation(program, "u_shear"), shear);
   glUniform2fv(glGetUniformLocation(program, "u_sample_positions"), samples, glm::value_ptr(frame.positions[0]));
   glUniform1i(glGetUniformLocation(program, "u_additive"), additive);
   glUniform1i(glGetUniformLocation(program, "u_clamp"), frame.clamped);
@@ -1078,6 +1172,7 @@ std::optional<size_t> ComputeRasteriser::draw_part(const DeviceBuffer& instances
   const GLuint merging = merge.program().get();
   glUseProgram(merging);
   glUniform2f(glGetUniformLocation(merging, "u_viewport"), float(width), float(height));
+  if (tall) glUniform1i(glGetUniformLocation(merging, "u_shear"), shear);
   glBindImageTexture(0, layer, 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RGBA32F);
   merge.set_params(1, tiles);
   merge.bind(5, split_tiles_);

@@ -108,16 +108,17 @@ namespace {
 // draws them as GL does; returns its frame. `falling`: each 0.05 m across,
 // falling at 20 m/s under a shutter open the whole frame, so that they are
 // streaks several times taller than wide (the blend's blocks for tall
-// sprites); else 0.4 m still flakes.
-Image expect_deep_tiles_drawn(const std::string& name, double opacity, bool falling = false) {
+// sprites), and moving `across` m/s to the right as they fall (the blocks
+// then lean as the streaks do); else 0.4 m still flakes.
+Image expect_deep_tiles_drawn(const std::string& name, double opacity, bool falling = false, double across = 0) {
   TempDir dir(name);
   write_text_file(dir / "deep.json", fmt::format(R"({{"fxsim": 1, "seed": 5, "output": {{"width": 32, "height": 32, "frames": 1, "background": "#000000"}},
     "camera": {{"position": [0, 2, 10], "target": [0, 2, 0], "fov": 30{}}},
     "environment": {{"ground": null}},
     "emitters": [{{"type": "snow", "max_particles": 4000, "size": {}, "opacity": {}, "color": "#ffffff",
-      "motion": "constant", "velocity": [0, {}, 0], "velocity_variation": [0, 0, 0], "sway": null,
+      "motion": "constant", "velocity": [{}, {}, 0], "velocity_variation": [0, 0, 0], "sway": null,
       "region": {{"center": [0, 2, 0], "size": [1, 1, 1]}}}}]}})", falling ? ", \"shutter\": 1" : "",
-                                                 falling ? 0.05 : 0.4, opacity, falling ? -20 : 0));
+                                                 falling ? 0.05 : 0.4, opacity, across, falling ? -20 : 0));
   const Image gl = render_with(dir, dir / "deep.json", "gl", 1, "");
   const Image compute = render_with(dir, dir / "deep.json", "compute", 1, "");
   const ImageComparison c = compare_images(gl, compute, kGoldenTolerance);
@@ -137,6 +138,17 @@ TEST(ComputeRasteriser, TilesListingMoreTallStreaksThanAPassAreDrawnWhole) {
   // flakes above); the merge of the tiles' segments must place them alike.
   const Image compute = expect_deep_tiles_drawn("compute-deep-tall", 0.05, true);
   EXPECT_GT(compute.rgba[(16 * 32 + 16) * 4], 40);  // 55 when written
+}
+
+TEST(ComputeRasteriser, TilesListingMoreLeaningStreaksThanAPassAreDrawnWhole) {
+  // Streaks leaning a quarter and a third of a pixel a row, right and left:
+  // the blocks lean with them (each row's pixels turned round the tile), in
+  // the blend and in the merge alike.
+  for (double across : {5.0, -7.0}) {
+    SCOPED_TRACE(across);
+    const Image compute = expect_deep_tiles_drawn(fmt::format("compute-deep-lean{}", across), 0.05, true, across);
+    EXPECT_GT(compute.rgba[(16 * 32 + 16) * 4], 40);
+  }
 }
 
 TEST(ComputeRasteriser, TilesWhoseFrontTurnsOpaqueAreDrawnWhole) {
