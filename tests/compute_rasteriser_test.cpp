@@ -109,8 +109,10 @@ namespace {
 // falling at 20 m/s under a shutter open the whole frame, so that they are
 // streaks several times taller than wide (the blend's blocks for tall
 // sprites), and moving `across` m/s to the right as they fall (the blocks
-// then lean as the streaks do); else 0.4 m still flakes.
-Image expect_deep_tiles_drawn(const std::string& name, double opacity, bool falling = false, double across = 0) {
+// then lean as the streaks do); else 0.4 m still flakes. `size`, where
+// given, in place of those.
+Image expect_deep_tiles_drawn(const std::string& name, double opacity, bool falling = false, double across = 0,
+                              double size = 0) {
   TempDir dir(name);
   write_text_file(dir / "deep.json", fmt::format(R"({{"fxsim": 1, "seed": 5, "output": {{"width": 32, "height": 32, "frames": 1, "background": "#000000"}},
     "camera": {{"position": [0, 2, 10], "target": [0, 2, 0], "fov": 30{}}},
@@ -118,7 +120,8 @@ Image expect_deep_tiles_drawn(const std::string& name, double opacity, bool fall
     "emitters": [{{"type": "snow", "max_particles": 4000, "size": {}, "opacity": {}, "color": "#ffffff",
       "motion": "constant", "velocity": [{}, {}, 0], "velocity_variation": [0, 0, 0], "sway": null,
       "region": {{"center": [0, 2, 0], "size": [1, 1, 1]}}}}]}})", falling ? ", \"shutter\": 1" : "",
-                                                 falling ? 0.05 : 0.4, opacity, across, falling ? -20 : 0));
+                                                 size > 0 ? size : falling ? 0.05 : 0.4, opacity, across,
+                                                 falling ? -20 : 0));
   const Image gl = render_with(dir, dir / "deep.json", "gl", 1, "");
   const Image compute = render_with(dir, dir / "deep.json", "compute", 1, "");
   const ImageComparison c = compare_images(gl, compute, kGoldenTolerance);
@@ -156,6 +159,15 @@ TEST(ComputeRasteriser, TilesWhoseFrontTurnsOpaqueAreDrawnWhole) {
   // segment; what the segments behind it hold adds (almost) nothing there.
   const Image compute = expect_deep_tiles_drawn("compute-opaque", 0.5);
   EXPECT_GT(compute.rgba[(16 * 32 + 16) * 4], 200);  // (GL: 218; a flake is soft at its rim)
+}
+
+TEST(ComputeRasteriser, TilesOfLeaningStreaksWhoseFrontTurnsOpaqueAreDrawnWhole) {
+  // The blend walks tall sprites' lists in chunks, each block drawing the
+  // entries marked for it: newest first, each pixel stopping where it turns
+  // opaque, and the streaks' own order still deciding what shows. Streaks
+  // 0.25 m wide and opaque: the middle pixels stop within the first chunks.
+  const Image compute = expect_deep_tiles_drawn("compute-opaque-lean", 1.0, true, 5.0, 0.25);
+  EXPECT_GT(compute.rgba[(16 * 32 + 16) * 4], 200);  // 213 when written (lit white, as the flakes above)
 }
 
 TEST(ComputeRasteriser, ABatchDrawnInPartsNewestFirstLooksAsOneDrawnWhole) {
