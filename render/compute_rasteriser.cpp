@@ -424,21 +424,26 @@ void widen(vec2 a, vec2 b, float y0, float y1, inout vec2 extent) {
 }
 // The columns of the leaning blocks that sprite p reaches in rows first..last
 // of the tile at `origin`: row by row, the pixels its two triangles' edges
-// span there (as the box's, with a margin for the rounding of far corners),
-// turned back by the row's lean.
+// span there (as the box's), turned back by the row's lean. Each row's
+// band and span are widened by a margin for rounding, both here and in the
+// blend's coverage test (which may take a sample a little beyond an edge,
+// and beyond a thin triangle's tip by that times its length over its width):
+// far corners and long thin quads get more.
 uint leaning_columns(Prepared p, vec2 origin, int first, int last) {
   vec2 v0 = p.xy01.xy, v1 = p.xy01.zw, v2 = p.xy23.xy, v3 = p.xy23.zw;
   vec4 far = max(abs(p.xy01), abs(p.xy23));
-  float margin = 1.0 / 64.0 + 1e-5 * max(max(far.x, far.y), max(far.z, far.w));
+  float across = length(v1 - v0), along = length(v2 - v0);
+  float thin = min(max(across, along) / max(min(across, along), 1e-6), 1e6);
+  float margin = 1.0 / 16.0 + 1e-6 * max(max(far.x, far.y), max(far.z, far.w)) * (1.0 + thin);
   uint columns = 0u;
   for (int row = first; row <= last; ++row) {
-    float y0 = origin.y + float(row);
+    float y0 = origin.y + float(row) - margin, y1 = origin.y + float(row) + 1.0 + margin;
     vec2 extent = vec2(3.0e38, -3.0e38);
-    widen(v0, v1, y0, y0 + 1.0, extent);
-    widen(v1, v2, y0, y0 + 1.0, extent);
-    widen(v2, v0, y0, y0 + 1.0, extent);
-    widen(v1, v3, y0, y0 + 1.0, extent);
-    widen(v3, v2, y0, y0 + 1.0, extent);
+    widen(v0, v1, y0, y1, extent);
+    widen(v1, v2, y0, y1, extent);
+    widen(v2, v0, y0, y1, extent);
+    widen(v1, v3, y0, y1, extent);
+    widen(v3, v2, y0, y1, extent);
     if (extent.x > extent.y) continue;
     int from = int(clamp(ceil(extent.x - margin) - 1.0 - origin.x, 0.0, 16.0));
     int to = int(clamp(floor(extent.y + margin) - origin.x, -1.0, 15.0));
