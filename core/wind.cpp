@@ -92,6 +92,13 @@ std::shared_ptr<const TurbulenceField> WindField::turbulence_field(double t, Thr
   return field;
 }
 
+WindField::Moment WindField::moment(double t, ThreadPool* threads) const {
+  Moment m;
+  m.uniform_ = uniform_part(t);
+  m.field_ = turbulence_field(t, threads);
+  return m;
+}
+
 glm::vec3 WindField::turbulence(glm::vec3 p, double t) const {
   const auto field = turbulence_field(t);
   return field ? field->at(p) : glm::vec3(0);

@@ -190,7 +190,8 @@ float PrecipitationSystem::Frame::reach(glm::vec3 forward, glm::vec3 half) const
          std::fabs(glm::dot(axes[2], forward)) * half.z;
 }
 
-void PrecipitationSystem::birth(size_t slot, double t, const Frame& frame, Birth where, float top_layer) {
+void PrecipitationSystem::birth(size_t slot, const WindField::Moment& wind, const Frame& frame, Birth where,
+                                float top_layer) {
   RandomDraws r(settings_.seed, emitter_index_, Stream::birth, store_.spawn_index(slot));
   // Spread through the part of the box above the ground (below it a flake
   // would only be recycled at once, leaving the box too full until then), or
@@ -215,7 +216,7 @@ void PrecipitationSystem::birth(size_t slot, double t, const Frame& frame, Birth
   // fallen in that wind (born still, the rain of a windy scene fell upright
   // for its first second). With motion "constant" (paper 000) this is its
   // velocity for life; with "wind", drag then follows the air as it changes.
-  v += wind_.at(p, t);
+  v += wind.at(p);
   store_.set_position(slot, p);
   store_.set_velocity(slot, v);
   store_.size[slot] = size;
@@ -234,10 +235,11 @@ void PrecipitationSystem::begin(double t, const CameraPose& camera) {
   if (!snow_.prewarm) return;
   const Frame frame = region_frame(camera);
   const size_t n = store_.capacity();
+  const WindField::Moment wind = wind_.moment(t, &threads_);
   for_chunks(threads_, n, [&](size_t begin, size_t end, size_t) {
     for (size_t i = begin; i < end; ++i) {
       store_.generation[i] = 0;
-      birth(i, t, frame, Birth::anywhere);
+      birth(i, wind, frame, Birth::anywhere);
     }
   });
   live_ = n;
@@ -258,6 +260,7 @@ void PrecipitationSystem::step(const StepContext& ctx) {
   const float bottom = column_floor(frame, half_, ctx.ground);
   // The turbulence at the step's start, where the particles move in the wind (null in a steady wind).
   const auto turbulence = snow_.motion == Motion::wind ? wind_.turbulence_field(ctx.t0, &threads_) : nullptr;
+  const WindField::Moment birth_wind = wind_.moment(ctx.t1, &threads_);  // the air the step's births move with
   const glm::vec3 gravity = ctx.gravity * snow_.gravity_scale;
   const DragStep drag_step(gravity, snow_.drag, ctx.dt);
   // Sway displacement A·sin(ωt + φ) along the flake's direction; its change over
@@ -325,7 +328,7 @@ void PrecipitationSystem::step(const StepContext& ctx) {
         const bool outside = std::fabs(local.x) > half_.x || std::fabs(local.y) > half_.y || std::fabs(local.z) > half_.z;
         if (snow_.recycle == Recycle::respawn) {
           ++store_.generation[i];
-          birth(i, ctx.t1, frame, Birth::top, top_layer);
+          birth(i, birth_wind, frame, Birth::top, top_layer);
           ++reborn_here;
           continue;
         }
@@ -349,7 +352,7 @@ void PrecipitationSystem::step(const StepContext& ctx) {
     for_chunks(threads_, last - first, [&](size_t begin, size_t end, size_t) {
       for (size_t i = first + begin; i < first + end; ++i) {
         store_.generation[i] = 0;
-        birth(i, ctx.t1, frame, Birth::top, top_layer);
+        birth(i, birth_wind, frame, Birth::top, top_layer);
       }
     });
     live_ = last;

@@ -28,6 +28,7 @@
 #include "core/scene.h"
 #include "core/particle_pool.h"
 #include "core/previous_positions.h"
+#include "core/wind.h"
 
 namespace fxsim {
 
@@ -87,9 +88,10 @@ class PrecipitationSystem : public ParticleSystem {
 
  private:
   // Births at the top lie in a layer `top_layer` deep under the top face (a
-  // step's fall): flakes born through the step, not in one sheet.
+  // step's fall): flakes born through the step, not in one sheet. `wind`:
+  // the air at the moment of birth, which the flake is born moving with.
   enum class Birth { anywhere, top };
-  void birth(size_t slot, double t, const Frame& frame, Birth where, float top_layer = 0);
+  void birth(size_t slot, const WindField::Moment& wind, const Frame& frame, Birth where, float top_layer = 0);
 
   const EmitterSettings& settings_;
   const PrecipitationParams& snow_;
