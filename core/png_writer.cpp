@@ -44,7 +44,11 @@ const char* write_rows(png_structp png, png_infop info, int width, int height, i
                                                : PNG_COLOR_TYPE_RGBA,
                PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_BASE,
                PNG_FILTER_TYPE_BASE);
-  if (settings.srgb) png_set_sRGB(png, info, PNG_sRGB_INTENT_PERCEPTUAL);  // the samples are sRGB-encoded
+  // The samples are sRGB-encoded: an sRGB chunk, and the gAMA (1/2.2) and
+  // cHRM (BT.709 primaries, D65) that the PNG specification asks for beside it,
+  // for readers that do not know sRGB (without them some take the samples as
+  // linear, or leave their monitor's curve on them).
+  if (settings.srgb) png_set_sRGB_gAMA_and_cHRM(png, info, PNG_sRGB_INTENT_PERCEPTUAL);
   png_write_info(png, info);
   if (layout == Layout::rgb_of_rgba) png_set_filler(png, 0, PNG_FILLER_AFTER);  // drops the fourth sample of each pixel
   png_write_image(png, const_cast<png_bytepp>(rows));

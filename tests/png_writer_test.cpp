@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <set>
+#include <string>
 #include <unistd.h>
 
 #include "core/exit_codes.h"
@@ -57,6 +59,46 @@ TEST(PngWriter, WritesRgbWhenEveryPixelIsOpaqueAndRgbaOtherwise) {
   EXPECT_EQ(colour_type(encode_png(test_image(8, 8, true), alpha)), 6);
   const Image back = decode(encode_png(test_image(8, 8, true), alpha));
   EXPECT_EQ(back.rgba, test_image(8, 8, true).rgba);
+}
+
+TEST(PngWriter, ColourFramesSaySRgbWithTheGammaAndPrimariesForReadersThatDoNotKnowIt) {
+  // Chunk types in the file's order, and a chunk's data by type.
+  const auto chunks = [](const std::vector<uint8_t>& png) {
+    std::vector<std::pair<std::string, std::vector<uint8_t>>> found;
+    for (size_t at = 8; at + 12 <= png.size();) {
+      const size_t length = size_t(png[at]) << 24 | size_t(png[at + 1]) << 16 | size_t(png[at + 2]) << 8 | png[at + 3];
+      found.emplace_back(std::string(png.begin() + ptrdiff_t(at + 4), png.begin() + ptrdiff_t(at + 8)),
+                         std::vector<uint8_t>(png.begin() + ptrdiff_t(at + 8), png.begin() + ptrdiff_t(at + 8 + length)));
+      at += 12 + length;
+    }
+    return found;
+  };
+  const auto be32 = [](const std::vector<uint8_t>& d, size_t at) {
+    return uint32_t(d[at]) << 24 | uint32_t(d[at + 1]) << 16 | uint32_t(d[at + 2]) << 8 | d[at + 3];
+  };
+  const auto colour = chunks(encode_png(test_image(8, 8, true)));
+  std::vector<std::string> types;
+  for (const auto& [type, data] : colour) types.push_back(type);
+  // Before the image data, as the specification orders them (among themselves in any order).
+  ASSERT_EQ(types.size(), 6u);
+  EXPECT_EQ(types.front(), "IHDR");
+  EXPECT_EQ((std::set<std::string>(types.begin() + 1, types.begin() + 4)), (std::set<std::string>{"gAMA", "cHRM", "sRGB"}));
+  EXPECT_EQ(types[4], "IDAT");
+  EXPECT_EQ(types[5], "IEND");
+  for (const auto& [type, data] : colour) {
+    if (type == "gAMA") EXPECT_EQ(be32(data, 0), 45455u);  // 1/2.2, as the specification gives with sRGB
+    if (type == "sRGB") EXPECT_EQ(data, std::vector<uint8_t>{0});  // perceptual intent
+    if (type == "cHRM") {
+      // White point D65 and the BT.709 primaries, in 1/100 000.
+      const std::vector<uint32_t> expected{31270, 32900, 64000, 33000, 30000, 60000, 15000, 6000};
+      for (size_t k = 0; k < expected.size(); ++k) EXPECT_EQ(be32(data, 4 * k), expected[k]) << "cHRM value " << k;
+    }
+  }
+  // Data (masks, depth) carries none of them: its samples are not colour.
+  PngSettings data;
+  data.srgb = false;
+  for (const auto& [type, bytes] : chunks(encode_png(test_image(8, 8, true), data)))
+    EXPECT_TRUE(type != "gAMA" && type != "cHRM" && type != "sRGB") << type;
 }
 
 TEST(PngWriter, HigherLevelsWriteSmallerFiles) {
