@@ -134,6 +134,12 @@ void VideoSink::commit(const FrameRecord& record, const Prepared&) {
                   fmt::format("{}: ffmpeg stopped at frame {} ({}){}", path_, record.frame, ffmpeg_->ending(),
                               with_colon(ffmpeg_->error_tail())));
   }
+  // A folder removed while ffmpeg writes into it: its file, unlinked, takes
+  // every frame without complaint, and the render went on to the last frame
+  // before the rename failed. Found here, frame by frame (a stat), it stops at once.
+  if (output_folder_gone(path_))
+    throw FxError(ExitCode::cannot_write,
+                  fmt::format("{}; stopped after frame {}", output_folder_gone_message(path_), record.frame));
   ++frames_;
 }
 
