@@ -73,8 +73,10 @@ TEST(BenchCommand, PartsBehindTilesTheNewerPartsTurnedOpaqueListNoPairsThere) {
   double pairs[2] = {0, 0};
   int draws[2] = {0, 0};
   for (int k = 0; k < 2; ++k) {
-    const CliResult r = run_fxsim(fmt::format("bench --scene '{}' --steps 1 --frames 1 --rasteriser compute "
-                                              "--part-sprites {}", (dir / "wall.json").string(), k == 0 ? 0 : 256));
+    // (At the scene's size: bench draws at --width x --height, 640x360 without them, 6 s a run here.)
+    const CliResult r = run_fxsim(fmt::format("bench --scene '{}' --steps 1 --frames 1 --width 64 --height 64 "
+                                              "--rasteriser compute --part-sprites {}",
+                                              (dir / "wall.json").string(), k == 0 ? 0 : 256));
     ASSERT_EQ(r.exit_code, 0) << r.err;
     std::smatch m;
     ASSERT_TRUE(std::regex_search(r.out, m, std::regex(R"(sprites in ([0-9.e+-]+) M \(tile, sprite\) pairs; \d+ of (\d+) draws)")))
@@ -113,12 +115,14 @@ TEST(BenchCommand, ADeviceNamedForACpuStepAloneIsRefused) {
 
 TEST(BenchCommand, AnInterruptLeavesNoFolderOfFrames) {
   // The end-to-end stage writes its frames as PNG files in a temporary
-  // folder: SIGTERM left it there with every frame written so far.
+  // folder: SIGTERM left it there with every frame written so far. (300
+  // frames: the per-frame figures draw them all first, 3 s here; the
+  // end-to-end stage then takes as long, and the interrupt comes at its fifth.)
   TempDir dir("bench_interrupt");
   const std::string tmp = (dir / "tmp").string();
   std::filesystem::create_directories(tmp);
   const std::string script =
-      "TMPDIR='" + tmp + "' '" FXSIM_EXE "' bench --effect snow --particles 5000 --frames 1000 --steps 1 --width 32 "
+      "TMPDIR='" + tmp + "' '" FXSIM_EXE "' bench --effect snow --particles 5000 --frames 300 --steps 1 --width 32 "
       "--height 18 --threads 1 --rasteriser gl --fill-resolution full >/dev/null 2>&1 & pid=$!\n"
       "for i in $(seq 1 1200); do [ -e '" + tmp + "'/fxsim-bench-$pid/frame_000005.png ] && break; sleep 0.05; done\n"
       "kill -TERM $pid; wait $pid; exit $?\n";
