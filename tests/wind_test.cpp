@@ -277,6 +277,29 @@ TEST(Wind, GustStaysWithinItsAmplitudeAndVaries) {
   EXPECT_GT(hi, 1.0f);
 }
 
+// Births take the wind's moment once a step (WindField::moment) where they
+// asked at(p, t) each: the same bits, or every state hash would move.
+TEST(Wind, AMomentGivesWhatAtGivesBitForBit) {
+  for (int kind = 0; kind < 4; ++kind) {
+    WindSettings settings;
+    settings.velocity = {-0.0f, 0.0f, -0.0f};  // signed zeros, which a sum with +0 turns round
+    if (kind & 1) settings.velocity = {2.5f, -0.0f, 1.0f / 3.0f}, settings.gust = Gust{{1, 0.25f, 0.5f}, 3};
+    if (kind & 2) settings.turbulence = Turbulence{0.7f, 2.5f};
+    const WindField wind(settings, 5 + uint64_t(kind));
+    for (const double t : {0.0, 1.0 / 48, 7.3, 31.25}) {
+      const WindField::Moment moment = wind.moment(t);
+      for (int i = 0; i < 200; ++i) {
+        RandomDraws r(17, uint32_t(kind), Stream::birth, uint64_t(i));
+        const glm::vec3 p{r.signed_unit(0) * 40, r.signed_unit(1) * 15, r.signed_unit(2) * 40};
+        const glm::vec3 expected = wind.at(p, t), got = moment.at(p);
+        ASSERT_EQ(std::memcmp(&expected, &got, sizeof got), 0)
+            << "kind " << kind << ", t " << t << ": (" << expected.x << ", " << expected.y << ", " << expected.z
+            << ") against (" << got.x << ", " << got.y << ", " << got.z << ")";
+      }
+    }
+  }
+}
+
 TEST(Wind, GradientNoiseGradientMatchesFiniteDifferences) {
   for (int i = 0; i < 200; ++i) {
     RandomDraws r(4, 0, Stream::birth, uint64_t(i));

@@ -260,7 +260,11 @@ void PrecipitationSystem::step(const StepContext& ctx) {
   const float bottom = column_floor(frame, half_, ctx.ground);
   // The turbulence at the step's start, where the particles move in the wind (null in a steady wind).
   const auto turbulence = snow_.motion == Motion::wind ? wind_.turbulence_field(ctx.t0, &threads_) : nullptr;
-  const WindField::Moment birth_wind = wind_.moment(ctx.t1, &threads_);  // the air the step's births move with
+  // The air the step's births move with, where there can be births (taken
+  // otherwise, a box that wraps its particles without moving in the wind
+  // built a turbulence field each step that nothing read).
+  const bool births = snow_.recycle == Recycle::respawn || live_ < store_.capacity();
+  const WindField::Moment birth_wind = births ? wind_.moment(ctx.t1, &threads_) : WindField::Moment{};
   const glm::vec3 gravity = ctx.gravity * snow_.gravity_scale;
   const DragStep drag_step(gravity, snow_.drag, ctx.dt);
   // Sway displacement A·sin(ωt + φ) along the flake's direction; its change over
