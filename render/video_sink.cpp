@@ -1,6 +1,8 @@
 #include "render/video_sink.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <sys/stat.h>
 #include <fmt/format.h>
 
 #include "core/exit_codes.h"
@@ -72,6 +74,9 @@ void VideoSink::start() {
   prepare_output_folder(path_);
   remove_stale_partials(std::filesystem::path(path_).parent_path());
   partial_ = partial_path(path_);
+  folder_ = std::filesystem::absolute(partial_).parent_path();
+  struct stat folder {};
+  if (::stat(folder_.c_str(), &folder) == 0) folder_device_ = folder.st_dev, folder_inode_ = folder.st_ino;
   registered_ = std::make_unique<PartialFile>(partial_);
   std::vector<std::string> argv = {"ffmpeg", "-hide_banner", "-loglevel", "error", "-y", "-f", "rawvideo",
                                    "-pix_fmt", "rgba", "-s", fmt::format("{}x{}", fed_width_, fed_height_), "-framerate",
@@ -137,10 +142,19 @@ void VideoSink::commit(const FrameRecord& record, const Prepared&) {
   // A folder removed while ffmpeg writes into it: its file, unlinked, takes
   // every frame without complaint, and the render went on to the last frame
   // before the rename failed. Found here, frame by frame (a stat), it stops at once.
-  if (output_folder_gone(path_))
+  if (folder_gone())
     throw FxError(ExitCode::cannot_write,
                   fmt::format("{}; stopped after frame {}", output_folder_gone_message(path_), record.frame));
   ++frames_;
+}
+
+bool VideoSink::folder_gone() const {
+  // Only a folder that is not there, or is another one (removed and made
+  // again, or renamed away): an error such as EIO on network storage may
+  // pass, and the rename at the end says what it finds.
+  struct stat folder {};
+  if (::stat(folder_.c_str(), &folder) != 0) return errno == ENOENT || errno == ENOTDIR;
+  return folder_inode_ != 0 && (folder.st_dev != folder_device_ || folder.st_ino != folder_inode_);
 }
 
 void VideoSink::finish() {

@@ -8,9 +8,11 @@
 // yuv420p needs even sizes: an odd width or height is padded by one pixel.
 // ffmpeg writes to a temporary name beside the file, renamed into place when
 // ffmpeg has finished; an interrupt kills ffmpeg and removes it.
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
+#include <sys/types.h>
 #include <vector>
 
 #include "core/frame_output.h"
@@ -49,6 +51,12 @@ class VideoSink : public FrameSink {
   double fps_;
   VideoSettings settings_;
   std::filesystem::path partial_;
+  // The folder ffmpeg writes into, as start() found it: a frame that finds
+  // no folder there, or another one, stops the render (folder_gone()).
+  std::filesystem::path folder_;
+  dev_t folder_device_ = 0;
+  ino_t folder_inode_ = 0;
+  bool folder_gone() const;
   std::unique_ptr<PartialFile> registered_;
   std::unique_ptr<ChildProcess> ffmpeg_;
   int frames_ = 0;
