@@ -67,6 +67,10 @@ TEST(PngWriter, ColourFramesSaySRgbWithTheGammaAndPrimariesForReadersThatDoNotKn
     std::vector<std::pair<std::string, std::vector<uint8_t>>> found;
     for (size_t at = 8; at + 12 <= png.size();) {
       const size_t length = size_t(png[at]) << 24 | size_t(png[at + 1]) << 16 | size_t(png[at + 2]) << 8 | png[at + 3];
+      if (at + 12 + length > png.size()) {
+        ADD_FAILURE() << "a chunk's length (" << length << ") runs past the file's end";
+        break;
+      }
       found.emplace_back(std::string(png.begin() + ptrdiff_t(at + 4), png.begin() + ptrdiff_t(at + 8)),
                          std::vector<uint8_t>(png.begin() + ptrdiff_t(at + 8), png.begin() + ptrdiff_t(at + 8 + length)));
       at += 12 + length;
@@ -86,9 +90,15 @@ TEST(PngWriter, ColourFramesSaySRgbWithTheGammaAndPrimariesForReadersThatDoNotKn
   EXPECT_EQ(types[4], "IDAT");
   EXPECT_EQ(types[5], "IEND");
   for (const auto& [type, data] : colour) {
-    if (type == "gAMA") EXPECT_EQ(be32(data, 0), 45455u);  // 1/2.2, as the specification gives with sRGB
-    if (type == "sRGB") EXPECT_EQ(data, std::vector<uint8_t>{0});  // perceptual intent
+    if (type == "gAMA") {
+      ASSERT_EQ(data.size(), 4u);
+      EXPECT_EQ(be32(data, 0), 45455u);  // 1/2.2, as the specification gives with sRGB
+    }
+    if (type == "sRGB") {
+      EXPECT_EQ(data, std::vector<uint8_t>{0});  // perceptual intent
+    }
     if (type == "cHRM") {
+      ASSERT_EQ(data.size(), 32u);
       // White point D65 and the BT.709 primaries, in 1/100 000.
       const std::vector<uint32_t> expected{31270, 32900, 64000, 33000, 30000, 60000, 15000, 6000};
       for (size_t k = 0; k < expected.size(); ++k) EXPECT_EQ(be32(data, 4 * k), expected[k]) << "cHRM value " << k;
