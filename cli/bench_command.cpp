@@ -99,7 +99,7 @@ Scene bench_scene(const BenchOptions& o) {
     "environment": {{"ground": {{"height": 0, "color": "#8e9aab"}},
       "wind": {{"velocity": [2, 0, 0], "gust": {{"amplitude": [1, 0, 0.5], "period": 3}}{}}}}},
     "emitters": [{}]}})",
-                                       o.width, o.height,
+                                       o.width.value_or(640), o.height.value_or(360),
                                        o.turbulence ? R"(, "turbulence": {"strength": 0.5, "scale": 3})" : "",
                                        bench_emitter(o));
   return parse_scene_text(text, "bench.json", ".");
@@ -111,12 +111,14 @@ int run_bench(const BenchOptions& o) {
   // Each figure as it is measured, also into a pipe or a log: a bench
   // stopped by a time limit printed nothing (a pipe's buffer held it all).
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
-  // --scene: a user's scene at the bench's image size, frames only (its step
-  // figures would mix every emitter); otherwise a synthetic one-effect scene.
-  const Scene scene = o.scene.empty()
-                          ? bench_scene(o)
-                          : parse_scene_file(o.scene, {{"--width", "/output/width", o.width},
-                                                       {"--height", "/output/height", o.height}});
+  // --scene: a user's scene at its own size (or --width x --height), frames
+  // only (its step figures would mix every emitter); otherwise a synthetic
+  // one-effect scene. (A scene was drawn at 640x360 unless told otherwise.)
+  std::vector<SceneOverride> size;
+  if (o.width) size.push_back({"--width", "/output/width", *o.width, false, {}});
+  if (o.height) size.push_back({"--height", "/output/height", *o.height, false, {}});
+  const Scene scene = o.scene.empty() ? bench_scene(o) : parse_scene_file(o.scene, size);
+  const int width = scene.output.width, height = scene.output.height;
   const double n = double(o.particles);
   // A step reads and writes position and velocity; snow also reads the sway
   // fields (phase and direction), a fountain the age (read and written) and source.
@@ -184,7 +186,7 @@ int run_bench(const BenchOptions& o) {
   if (o.frames <= 0) return 0;
 
   // Both measurements cover the same frames, each from a simulation of its own.
-  Renderer renderer(scene, o.width, o.height,
+  Renderer renderer(scene, width, height,
                     sprite_rasteriser(o.rasteriser, gl->context(), o.fill_resolution, o.threads, o.tile_lists,
                                       size_t(o.part_sprites)));
   const int start = o.scene.empty() ? steady_frame(scene) : 0;
@@ -241,14 +243,14 @@ int run_bench(const BenchOptions& o) {
       flows ? (committed.back() - committed[in_flight]) / double(committed.size() - 1 - in_flight) : all;
   png_folder.reset();
   const double made = times.step + times.draw + times.read;
-  fmt::print("  frame at {}x{}, {} live particles, stage by stage (GL drained between stages):\n", o.width, o.height,
+  fmt::print("  frame at {}x{}, {} live particles, stage by stage (GL drained between stages):\n", width, height,
              looped.peak_particles);
   fmt::print("    simulate {:8.2f} ms   draw {:8.2f} ms   read back {:8.2f} ms   PNG encode (1 thread, level {}) "
              "{:8.2f} ms, {}\n",
              times.step * 1e3, times.draw * 1e3, times.read * 1e3, o.png_level, times.encode * 1e3,
              format_bytes(double(times.png_bytes)));
   // Drawing against the GL's own fill rate, measured now on a target like the frame's.
-  const double fill = blend_fill_rate(o.width, o.height, scene.output.samples,
+  const double fill = blend_fill_rate(width, height, scene.output.samples,
                                       TargetFormat::float32);
   fmt::print("    draw wrote {:.3g} M samples ({:.3g} G samples/s) against a blended fill rate of {:.3g} G samples/s "
              "measured on the same target: {:.3g} % of it\n",
@@ -266,7 +268,7 @@ int run_bench(const BenchOptions& o) {
     for (const bool compute : {false, true}) {
       RasteriserChoice choice = forced_gl;
       if (compute) choice.rasteriser = SpriteRasteriser::compute;
-      Renderer side(scene, o.width, o.height, choice);
+      Renderer side(scene, width, height, choice);
       Simulation staged(scene, o.threads, factory);
       staged.advance_to_frame(start);
       draw[compute] = time_frames(staged, side, o.frames, gpu, png).draw;
@@ -293,7 +295,7 @@ int run_bench(const BenchOptions& o) {
     double draw[3] = {0, 0, 0};
     const char* names[] = {"gl", "cpu", "auto"};
     for (int i = 0; i < 3; ++i) {
-      Renderer side(scene, o.width, o.height,
+      Renderer side(scene, width, height,
                     sprite_rasteriser(names[i], gl->context(), o.fill_resolution, o.threads, o.tile_lists,
                                       size_t(o.part_sprites)));
       Simulation staged(scene, o.threads, factory);
@@ -312,7 +314,7 @@ int run_bench(const BenchOptions& o) {
     double draw[2] = {0, 0};
     SpritePass::DrawCounts counts;
     for (const bool reduced : {false, true}) {
-      Renderer side(scene, o.width, o.height,
+      Renderer side(scene, width, height,
                     sprite_rasteriser(o.rasteriser, gl->context(), reduced ? "auto" : "full", 0, o.tile_lists,
                                       size_t(o.part_sprites)));
       Simulation staged(scene, o.threads, factory);

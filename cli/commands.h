@@ -73,7 +73,8 @@ struct BenchOptions {
   int threads = 0;
   int steps = 10;     // steps per timing repetition
   int frames = 10;    // frames for the draw/end-to-end figures (0: skip)
-  int width = 640, height = 360;
+  // The image's size: with --scene the scene's own unless given; else 640x360.
+  std::optional<int> width, height;
   bool turbulence = true;
   int encoders = 0;  // 0: as render chooses
   int png_level = kDefaultPngLevel;

@@ -265,8 +265,9 @@ int main(int argc, char** argv) {
 
   BenchOptions bench;
   auto* bench_cmd = app.add_subcommand("bench", "measure simulation, drawing and frame throughput (prints figures)");
-  CLI::Option* bench_scene = bench_cmd->add_option("--scene", bench.scene, "measure this scene's frames (at --width x "
-                                                                           "--height) instead of a synthetic effect");
+  CLI::Option* bench_scene = bench_cmd->add_option("--scene", bench.scene, "measure this scene's frames (at its own "
+                                                                           "size, or --width x --height) instead of a "
+                                                                           "synthetic effect");
   bench_cmd->add_option("--effect", bench.effect, "snow, rain or fountain")
       ->capture_default_str()
       ->check(CLI::IsMember({"snow", "rain", "fountain"}))
@@ -280,8 +281,10 @@ int main(int argc, char** argv) {
   bench_cmd->add_option("--frames", bench.frames, "frames drawn for the per-frame figures (0 skips drawing)")
       ->capture_default_str()
       ->check(CLI::Range(0, 100000));
-  bench_cmd->add_option("--width", bench.width, "image width")->capture_default_str()->check(CLI::Range(1, 16384));
-  bench_cmd->add_option("--height", bench.height, "image height")->capture_default_str()->check(CLI::Range(1, 16384));
+  bench_cmd->add_option("--width", bench.width, "image width (default: the scene's with --scene, else 640)")
+      ->check(CLI::Range(1, 16384));
+  bench_cmd->add_option("--height", bench.height, "image height (default: the scene's with --scene, else 360)")
+      ->check(CLI::Range(1, 16384));
   bench_cmd->add_flag("!--no-turbulence", bench.turbulence, "steady wind and gusts only");
   bench_cmd->add_option("--backend", bench.backend, "cpu or gpu")->capture_default_str()->check(CLI::IsMember({"cpu", "gpu"}));
   bench_cmd->add_option("--rasteriser", bench.rasteriser, kRasteriserHelp)->check(CLI::IsMember({"auto", "gl", "compute", "cpu"}));

@@ -73,10 +73,8 @@ TEST(BenchCommand, PartsBehindTilesTheNewerPartsTurnedOpaqueListNoPairsThere) {
   double pairs[2] = {0, 0};
   int draws[2] = {0, 0};
   for (int k = 0; k < 2; ++k) {
-    // (At the scene's size: bench draws at --width x --height, 640x360 without them, 6 s a run here.)
-    const CliResult r = run_fxsim(fmt::format("bench --scene '{}' --steps 1 --frames 1 --width 64 --height 64 "
-                                              "--rasteriser compute --part-sprites {}",
-                                              (dir / "wall.json").string(), k == 0 ? 0 : 256));
+    const CliResult r = run_fxsim(fmt::format("bench --scene '{}' --steps 1 --frames 1 --rasteriser compute "
+                                              "--part-sprites {}", (dir / "wall.json").string(), k == 0 ? 0 : 256));
     ASSERT_EQ(r.exit_code, 0) << r.err;
     std::smatch m;
     ASSERT_TRUE(std::regex_search(r.out, m, std::regex(R"(sprites in ([0-9.e+-]+) M \(tile, sprite\) pairs; \d+ of (\d+) draws)")))
@@ -90,6 +88,28 @@ TEST(BenchCommand, PartsBehindTilesTheNewerPartsTurnedOpaqueListNoPairsThere) {
 
 // --tile-lists reaches the compute rasteriser: the stages say how many draws'
 // lists held records (auto's choice needs 1.4 M sprites a draw: not here).
+TEST(BenchCommand, ASceneIsMeasuredAtItsOwnSizeUnlessToldOtherwise) {
+  // It was drawn at 640x360, the synthetic effects' size, whatever it said.
+  TempDir dir("bench-size");
+  write_text_file(dir / "small.json", R"({"fxsim": 1, "seed": 3, "output": {"width": 48, "height": 30, "frames": 1},
+    "camera": {"position": [0, 2, 10], "target": [0, 2, 0], "fov": 40},
+    "emitters": [{"type": "snow", "max_particles": 300, "region": {"center": [0, 2, 0], "size": [6, 4, 4]}}]})");
+  const auto frame_size = [&](const std::string& size) {
+    const CliResult r = run_fxsim(fmt::format("bench --scene '{}' --steps 1 --frames 1 --rasteriser gl "
+                                              "--fill-resolution full {}", (dir / "small.json").string(), size));
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    std::smatch m;
+    return std::regex_search(r.out, m, std::regex(R"(frame at (\d+x\d+))")) ? m[1].str() : r.out;
+  };
+  EXPECT_EQ(frame_size(""), "48x30");
+  EXPECT_EQ(frame_size("--width 40"), "40x30");
+  EXPECT_EQ(frame_size("--width 40 --height 20"), "40x20");
+  // The synthetic effects keep 640x360.
+  const CliResult effect = run_fxsim("bench --effect snow --particles 200 --steps 1 --frames 1 --rasteriser gl "
+                                     "--fill-resolution full --no-turbulence");
+  EXPECT_NE(effect.out.find("frame at 640x360"), std::string::npos) << effect.out;
+}
+
 TEST(BenchCommand, TheTileListsChosenAreTheOnesDrawn) {
   for (const char* form : {"records", "indices", "auto"}) {
     const CliResult r = run_fxsim(fmt::format(
