@@ -99,7 +99,7 @@ Scene bench_scene(const BenchOptions& o) {
     "environment": {{"ground": {{"height": 0, "color": "#8e9aab"}},
       "wind": {{"velocity": [2, 0, 0], "gust": {{"amplitude": [1, 0, 0.5], "period": 3}}{}}}}},
     "emitters": [{}]}})",
-                                       o.width.value_or(640), o.height.value_or(360),
+                                       o.width.value_or(BenchOptions::kBenchWidth), o.height.value_or(BenchOptions::kBenchHeight),
                                        o.turbulence ? R"(, "turbulence": {"strength": 0.5, "scale": 3})" : "",
                                        bench_emitter(o));
   return parse_scene_text(text, "bench.json", ".");

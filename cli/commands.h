@@ -73,7 +73,9 @@ struct BenchOptions {
   int threads = 0;
   int steps = 10;     // steps per timing repetition
   int frames = 10;    // frames for the draw/end-to-end figures (0: skip)
-  // The image's size: with --scene the scene's own unless given; else 640x360.
+  // The image's size: with --scene the scene's own unless given; else
+  // kBenchWidth x kBenchHeight.
+  static constexpr int kBenchWidth = 640, kBenchHeight = 360;
   std::optional<int> width, height;
   bool turbulence = true;
   int encoders = 0;  // 0: as render chooses

@@ -281,9 +281,11 @@ int main(int argc, char** argv) {
   bench_cmd->add_option("--frames", bench.frames, "frames drawn for the per-frame figures (0 skips drawing)")
       ->capture_default_str()
       ->check(CLI::Range(0, 100000));
-  bench_cmd->add_option("--width", bench.width, "image width (default: the scene's with --scene, else 640)")
+  bench_cmd->add_option("--width", bench.width,
+                        fmt::format("image width (default: the scene's with --scene, else {})", BenchOptions::kBenchWidth))
       ->check(CLI::Range(1, 16384));
-  bench_cmd->add_option("--height", bench.height, "image height (default: the scene's with --scene, else 360)")
+  bench_cmd->add_option("--height", bench.height,
+                        fmt::format("image height (default: the scene's with --scene, else {})", BenchOptions::kBenchHeight))
       ->check(CLI::Range(1, 16384));
   bench_cmd->add_flag("!--no-turbulence", bench.turbulence, "steady wind and gusts only");
   bench_cmd->add_option("--backend", bench.backend, "cpu or gpu")->capture_default_str()->check(CLI::IsMember({"cpu", "gpu"}));

@@ -736,9 +736,10 @@ bool draw_entry(uint e, vec2 pixel, uint mine) {
 // Until 5 December 2026 every invocation walked its tile's list itself,
 // newest first: the invocations of a group read the same sprite at once (one
 // fetch, broadcast), and each stopped on its own, with no barriers (now
-// walk_in_chunks, below). Measured on the H200 and not kept: staging batches of the list and their bounds in shared memory, one
-// per invocation (rain 100 M 1.14 → 1.34 s), and their whole Prepared too
-// (rain 10 M 63 → 107 ms, 100 M 1.12 → 1.47 s); testing the quad's four edges
+// walk_in_chunks, below). Measured on the H200 and not kept: staging
+// batches of the list and their bounds in shared memory, one per
+// invocation (rain 100 M 1.14 → 1.34 s), and their whole Prepared too (rain
+// 10 M 63 → 107 ms, 100 M 1.12 → 1.47 s); testing the quad's four edges
 // before reading Prepared (48 bytes more a sprite: rain 10 M 63 → 138 ms,
 // snow 43 → 133 ms); a group shading a batch's (sprite, pixel) pairs side by
 // side, an invocation each, then each pixel blending its own in order (the

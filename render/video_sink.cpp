@@ -74,7 +74,8 @@ void VideoSink::start() {
   prepare_output_folder(path_);
   remove_stale_partials(std::filesystem::path(path_).parent_path());
   partial_ = partial_path(path_);
-  folder_ = std::filesystem::absolute(partial_).parent_path();
+  const std::filesystem::path written = std::filesystem::absolute(partial_);  // ffmpeg's file
+  folder_ = written.parent_path();
   struct stat folder {};
   if (::stat(folder_.c_str(), &folder) == 0) folder_device_ = folder.st_dev, folder_inode_ = folder.st_ino;
   registered_ = std::make_unique<PartialFile>(partial_);
@@ -110,7 +111,7 @@ void VideoSink::start() {
   // name the file whatever it is called.
   // bitexact: no random identifiers in the container (a WebM's track UID
   // differed from run to run), so that a scene renders to the same bytes.
-  add({"-fflags", "+bitexact", "-f", muxer_of(format_), "file:" + std::filesystem::absolute(partial_).string()});
+  add({"-fflags", "+bitexact", "-f", muxer_of(format_), "file:" + written.string()});
   ffmpeg_ = std::make_unique<ChildProcess>(argv);
 }
 

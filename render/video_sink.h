@@ -41,6 +41,8 @@ class VideoSink : public FrameSink {
   void finish() override;
 
  private:
+  bool folder_gone() const;
+
   std::string path_;
   VideoFormat format_;
   int width_, height_;
@@ -56,7 +58,6 @@ class VideoSink : public FrameSink {
   std::filesystem::path folder_;
   dev_t folder_device_ = 0;
   ino_t folder_inode_ = 0;
-  bool folder_gone() const;
   std::unique_ptr<PartialFile> registered_;
   std::unique_ptr<ChildProcess> ffmpeg_;
   int frames_ = 0;
