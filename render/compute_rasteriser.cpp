@@ -636,7 +636,9 @@ vec3 edge_plane(vec2 b, vec2 c, vec2 origin) { return vec3(b.y - c.y, c.x - b.x,
 // s_planes[0].w, [2].w and s_plane_ends[1], its edge (3, 2) in
 // s_planes[1].w, s_plane_ends[0] and [2]. Its edge (2, 1) is the first
 // triangle's (1, 2) negated exactly (the same plane: a sample on the
-// diagonal is in both, and draw_entry gives it to the first), or, where the
+// diagonal is in both where both have area, and draw_entry gives it to the
+// first; the GLSL may contract the two evaluations differently, as it could
+// the two edge functions before), or, where the
 // two triangles turn opposite ways (the entry's bit in s_turned), not negated.
 shared vec4 s_planes[3][FXSIM_CHUNK];
 shared float s_plane_ends[3][FXSIM_CHUNK];
@@ -644,7 +646,7 @@ shared uint s_turned[2][FXSIM_CHUNK_WORDS];  // by chunk mod 2, as s_marks
 void keep_planes(uint now, uint index, Prepared p, vec2 origin) {
   vec2 v0 = p.xy01.xy, v1 = p.xy01.zw, v2 = p.xy23.xy, v3 = p.xy23.zw;
   float s1 = sign(edge(v0, v1, v2)), s2 = sign(edge(v2, v1, v3));  // 0: no area, nothing inside
-  float first_turn = s1 != 0.0 ? s1 : 1.0;  // the diagonal as kept: the first triangle's, if it has area
+  float first_turn = s1 < 0.0 ? -1.0 : 1.0;  // the diagonal as kept: the first triangle's, if it has area
   const vec3 never = vec3(0.0, 0.0, -1.0);
   vec3 diagonal = edge_plane(v1, v2, origin) * first_turn;
   vec3 e20 = s1 != 0.0 ? edge_plane(v2, v0, origin) * s1 : never;
@@ -823,8 +825,9 @@ bool draw_entry(uint e, uint now, uint index, vec2 pixel, vec2 local, uint mine)
 // rain 100 M 94.8 -> 84.4 ms (tall, leaning blocks), 10 M 25.3 -> 22.7;
 // snow 100 M 37.9 -> 34.5, 10 M 10.4 -> 9.6; fountain 5 M 22.7 -> 21.9
 // (twice). With the planes (docs/performance.md, 5 December 2026, late
-// night; H100, rain 100 M): 85.8 -> 77.6 ms in chunks of 128 entries and
-// two barriers a chunk, 82.0 in chunks of 64; snow 100 M 34.5 -> 31.4.
+// night; H100, rain 100 M; a throw-away binary of this shader but for a
+// third slot of marks): 85.8 -> 77.6 ms in chunks of 128 entries and two
+// barriers a chunk, 82.0 in chunks of 64; snow 100 M 34.5 -> 31.4.
 // Keep the group's shared memory small: the blend needs every group an SM
 // holds to hide its loads. Planes for two chunks of 256 (30 KiB, written
 // while the chunk before was drawn) took rain 100 M's blend to 161 ms, two
