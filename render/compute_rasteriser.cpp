@@ -851,8 +851,9 @@ uint blocks_reached(uint box) {
 // after the barrier that ended the chunk before that.
 shared uint s_marks[2][8][FXSIM_CHUNK_WORDS];  // block, 32 entries of the chunk a word
 shared uint s_blending[2];  // the chunk's invocations still blending when it was marked
-void walk_in_chunks(uvec4 s, ivec2 pixel, uint mine, bool blending, float carried) {
-  vec2 origin = vec2(tile_origin(s.x)), local = vec2(pixel) - origin;
+// `local`: the pixel's offset from the tile's first pixel.
+void walk_in_chunks(uvec4 s, ivec2 pixel, ivec2 local, uint mine, bool blending, float carried) {
+  vec2 origin = vec2(pixel - local);
   if (blending && s.z > s.y) {
     g_stop = FXSIM_OPAQUE_BELOW / carried;
     find_occluders(vec2(pixel));
@@ -882,7 +883,7 @@ void walk_in_chunks(uvec4 s, ivec2 pixel, uint mine, bool blending, float carrie
     for (uint word = 0u; blending && word < words; ++word)
       for (uint marks = s_marks[now][block][word]; marks != 0u; marks &= marks - 1u) {
         uint index = word * 32u + uint(findLSB(marks));
-        if (draw_entry(top - 1u - index, now, index, vec2(pixel), local, mine)) {
+        if (draw_entry(top - 1u - index, now, index, vec2(pixel), vec2(local), mine)) {
           blending = false;
           break;
         }
@@ -904,7 +905,7 @@ void main() {
   clear_samples();
   bool inside = pixel.x < int(u_viewport.x) && pixel.y < int(u_viewport.y);
   float carried = u_carrying && inside ? 1.0 - imageLoad(u_carry, pixel).a : 1.0;
-  walk_in_chunks(s, pixel, mine, inside && carried >= FXSIM_OPAQUE_BELOW, carried);
+  walk_in_chunks(s, pixel, local, mine, inside && carried >= FXSIM_OPAQUE_BELOW, carried);
 #ifdef FXSIM_COUNT_SAMPLES
   count_blended();
 #endif
