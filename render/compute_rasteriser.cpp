@@ -415,14 +415,27 @@ Prepared sprite_of(uint j) { return sprites[values[j]]; }
 layout(std430, binding = 5) buffer Ranges { uvec2 ranges[]; };
 layout(std430, binding = 2) writeonly buffer Boxes { uint boxes[]; };
 uniform int u_shear;  // the blend's blocks' lean (tile_pixel); 0: they stand upright
-// Edge (a, b) within the rows y0..y1 widens the x-extent [lo, hi] found there.
-void widen(vec2 a, vec2 b, float y0, float y1, inout vec2 extent) {
-  float bottom = max(min(a.y, b.y), y0), top = min(max(a.y, b.y), y1);
-  if (bottom > top) return;
+// An edge from a to b, found once for all the rows it is widened in: the
+// reciprocal of its rise (0 where the rise is too small for a finite one:
+// the edge then counts as flat, both its ends' x), so that a row costs
+// multiplications, not a division an edge and end (leaning_columns made
+// the ranges kernel twice as slow: docs/performance.md).
+struct Edge {
+  vec2 a, b;
+  float per_y;  // 1 / (b.y − a.y), or 0 where the edge counts as flat
+};
+Edge edge_of(vec2 a, vec2 b) {
   float dy = b.y - a.y;
-  float t0 = dy != 0.0 ? clamp((bottom - a.y) / dy, 0.0, 1.0) : 0.0;
-  float t1 = dy != 0.0 ? clamp((top - a.y) / dy, 0.0, 1.0) : 1.0;
-  float x0 = a.x + (b.x - a.x) * t0, x1 = a.x + (b.x - a.x) * t1;
+  return Edge(a, b, abs(dy) > 1e-30 ? 1.0 / dy : 0.0);
+}
+// Edge e within the rows y0..y1 widens the x-extent [lo, hi] found there.
+// (per_y bounds |(bottom − a.y) · per_y| near 1: no infinity times 0.)
+void widen(Edge e, float y0, float y1, inout vec2 extent) {
+  float bottom = max(min(e.a.y, e.b.y), y0), top = min(max(e.a.y, e.b.y), y1);
+  if (bottom > top) return;
+  float t0 = e.per_y != 0.0 ? clamp((bottom - e.a.y) * e.per_y, 0.0, 1.0) : 0.0;
+  float t1 = e.per_y != 0.0 ? clamp((top - e.a.y) * e.per_y, 0.0, 1.0) : 1.0;
+  float x0 = e.a.x + (e.b.x - e.a.x) * t0, x1 = e.a.x + (e.b.x - e.a.x) * t1;
   extent = vec2(min(extent.x, min(x0, x1)), max(extent.y, max(x0, x1)));
 }
 // The columns of the leaning blocks that sprite p reaches in rows first..last
@@ -438,15 +451,12 @@ uint leaning_columns(Prepared p, vec2 origin, int first, int last) {
   float across = length(v1 - v0), along = length(v2 - v0);
   float thin = min(max(across, along) / max(min(across, along), 1e-6), 1e6);
   float margin = 1.0 / 16.0 + 1e-6 * max(max(far.x, far.y), max(far.z, far.w)) * (1.0 + thin);
+  Edge edges[5] = Edge[5](edge_of(v0, v1), edge_of(v1, v2), edge_of(v2, v0), edge_of(v1, v3), edge_of(v3, v2));
   uint columns = 0u;
   for (int row = first; row <= last; ++row) {
     float y0 = origin.y + float(row) - margin, y1 = origin.y + float(row) + 1.0 + margin;
     vec2 extent = vec2(3.0e38, -3.0e38);
-    widen(v0, v1, y0, y1, extent);
-    widen(v1, v2, y0, y1, extent);
-    widen(v2, v0, y0, y1, extent);
-    widen(v1, v3, y0, y1, extent);
-    widen(v3, v2, y0, y1, extent);
+    for (int k = 0; k < 5; ++k) widen(edges[k], y0, y1, extent);
     if (extent.x > extent.y) continue;
     int from = int(clamp(ceil(extent.x - margin) - 1.0 - origin.x, 0.0, 16.0));
     int to = int(clamp(floor(extent.y + margin) - origin.x, -1.0, 15.0));
