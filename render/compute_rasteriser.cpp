@@ -61,9 +61,6 @@ constexpr uint32_t kLimitedSegmentLength = 1024;
 // setup's jumps).
 constexpr size_t kRecordsFrom = (size_t(128) << 20) / kPreparedBytes;
 constexpr uint32_t kMinSegmentLength = 4096;
-// The blend walks a tile's list in chunks of this many entries (walk_in_chunks).
-constexpr int kChunk = 128;
-static_assert(kChunk % 32 == 0 && kChunk <= kTile * kTile, "a chunk's marks are words; an invocation marks an entry");
 constexpr size_t kSegmentsWanted = 4096;
 
 #define FXSIM_TILE_PARAMS(X) X(glm::uvec2, u_tiles) /* tiles across and down */
@@ -561,9 +558,8 @@ void main() {
 }
 
 std::string blend_source(const std::string& defines, int samples, bool counting) {
-  return kernel_header(defines + fmt::format("#define FXSIM_SAMPLES {}\n#define FXSIM_OPAQUE_BELOW {}\n"
-                                            "#define FXSIM_CHUNK {}u\n#define FXSIM_CHUNK_WORDS {}u\n",
-                                            samples, kOpaqueBelowGlsl, kChunk, kChunk / 32) +
+  return kernel_header(defines + fmt::format("#define FXSIM_SAMPLES {}\n#define FXSIM_OPAQUE_BELOW {}\n", samples,
+                                            kOpaqueBelowGlsl) +
                        (counting ? "#define FXSIM_COUNT_SAMPLES\n" : "")) +
          kSpriteGeometryGlsl +
          kFogGlsl + kLightingGlsl + kSpriteShadingGlsl + kOccludersGlsl + kPixelSamplesGlsl + kGroupRowsGlsl + R"(
@@ -628,59 +624,19 @@ float edge(vec2 a, vec2 b, vec2 q) {
   return qa.x * qb.y - qa.y * qb.x;
 }
 
-// Edge (b, c)'s function edge(b, c, q) as a plane over the tile whose first
-// pixel is `origin`: its steps per pixel right and up, and its value there.
-vec3 edge_plane(vec2 b, vec2 c, vec2 origin) { return vec3(b.y - c.y, c.x - b.x, edge(b, c, origin)); }
-
-// Each entry's two triangles as three edge planes each, signed so that a
-// sample is inside where all three are 0 or more, found once by the
-// invocation that marks the entry (walk_in_chunks), not by each block that
-// draws it: every lane of a block found both triangles' areas and edge
-// functions from the corners for each entry it drew. Kept for one chunk:
-// the walk's second barrier a chunk lets the next chunk's marking write
-// them once every block has drawn this one. 7.5 KiB (see walk_in_chunks on
-// what more shared memory costs).
-// Per entry (each edge's step per pixel right and up and its value at the
-// tile's first pixel): triangle (0, 1, 2)'s edges (1, 2), (2, 0), (0, 1) in
-// .xyz of s_planes[0], [1], [2]; triangle (2, 1, 3)'s edge (1, 3) in
-// s_planes[0].w, [2].w and s_plane_ends[1], its edge (3, 2) in
-// s_planes[1].w, s_plane_ends[0] and [2]. Its edge (2, 1) is the first
-// triangle's (1, 2) negated exactly (the same plane: a sample on the
-// diagonal is in both where both have area, and draw_entry gives it to the
-// first; the GLSL may contract the two evaluations differently, as it could
-// the two edge functions before), or, where the
-// two triangles turn opposite ways (the entry's bit in s_turned), not negated.
-shared vec4 s_planes[3][FXSIM_CHUNK];
-shared float s_plane_ends[3][FXSIM_CHUNK];
-shared uint s_turned[2][FXSIM_CHUNK_WORDS];  // by chunk mod 2, as s_marks
-void keep_planes(uint now, uint index, Prepared p, vec2 origin) {
-  vec2 v0 = p.xy01.xy, v1 = p.xy01.zw, v2 = p.xy23.xy, v3 = p.xy23.zw;
-  float s1 = sign(edge(v0, v1, v2)), s2 = sign(edge(v2, v1, v3));  // 0: no area, nothing inside
-  float first_turn = s1 < 0.0 ? -1.0 : 1.0;  // the diagonal as kept: the first triangle's, if it has area
-  const vec3 never = vec3(0.0, 0.0, -1.0);
-  vec3 diagonal = edge_plane(v1, v2, origin) * first_turn;
-  vec3 e20 = s1 != 0.0 ? edge_plane(v2, v0, origin) * s1 : never;
-  vec3 e01 = s1 != 0.0 ? edge_plane(v0, v1, origin) * s1 : never;
-  vec3 e13 = s2 != 0.0 ? edge_plane(v1, v3, origin) * s2 : never;
-  vec3 e32 = s2 != 0.0 ? edge_plane(v3, v2, origin) * s2 : never;
-  s_planes[0][index] = vec4(diagonal.x, e20.x, e01.x, e13.x);
-  s_planes[1][index] = vec4(diagonal.y, e20.y, e01.y, e32.x);
-  s_planes[2][index] = vec4(diagonal.z, e20.z, e01.z, e13.y);
-  s_plane_ends[0][index] = e32.y;
-  s_plane_ends[1][index] = e13.z;
-  s_plane_ends[2][index] = e32.z;
-  // The second triangle's edge (2, 1) is -s2 times edge (1, 2), the kept
-  // diagonal's first_turn times it.
-  if (s2 == -first_turn) atomicOr(s_turned[now][index / 32u], 1u << (index % 32u));
-}
-
-// The samples of this pixel (`local`: its offset from the tile's first
-// pixel) inside the triangle whose edge planes step per_x, per_y and are
-// at_origin at the tile's first pixel, as bits: six multiply-adds a sample.
-// (The CPU rasteriser finds each sample's edge functions from the corners:
-// the two may differ for a sample on an edge.)
-uint coverage(vec3 per_x, vec3 per_y, vec3 at_origin, vec2 local) {
-  vec3 at_corner = at_origin + per_x * local.x + per_y * local.y;
+// The samples of this pixel inside triangle (a, b, c), as bits. An edge
+// function is linear in window position: found once at the pixel's corner,
+// it is stepped to each sample by two multiply-adds (six a sample), where a
+// cross product per edge and sample cost the blend an eighth of its time
+// (H200, 1080p, 3 December 2026: rain 100 M 90.2 -> 78.8 ms, snow 100 M
+// 42.1 -> 37.2; the same bytes as before on llvmpipe in ten example scenes). (The CPU rasteriser still
+// finds each sample's own: the two may differ for a sample on an edge.)
+uint coverage(vec2 a, vec2 b, vec2 c, vec2 pixel) {
+  float area = edge(a, b, c);
+  if (area == 0.0) return 0u;
+  float s = sign(area);  // inside: every edge function's sign times s is 0 or more
+  vec3 at_corner = vec3(edge(b, c, pixel), edge(c, a, pixel), edge(a, b, pixel)) * s;
+  vec3 per_x = vec3(b.y - c.y, c.y - a.y, a.y - b.y) * s, per_y = vec3(c.x - b.x, a.x - c.x, b.x - a.x) * s;
   uint mask = 0u;
   for (int k = 0; k < FXSIM_SAMPLES; ++k) {
     vec2 o = u_sample_positions[k];
@@ -771,22 +727,14 @@ void draw_triangle(Prepared p, vec2 a, vec2 b, vec2 c, vec3 w, vec2 uva, vec2 uv
 }
 
 // Entry e's sprite over this pixel (`mine`: the pixel's column and row bits
-// of a box; `local`: its offset in the tile), entry `index` of chunk slot
-// `now` (keep_planes'); true once (nearly) nothing behind shows.
-bool draw_entry(uint e, uint now, uint index, vec2 pixel, vec2 local, uint mine) {
+// of a box); true once (nearly) nothing behind shows.
+bool draw_entry(uint e, vec2 pixel, uint mine) {
   // Most of a tile's sprites miss a given pixel: the entry's box (a word, read in order) says so before the rest is read.
   if ((boxes[e] & mine) != mine) return false;
-  // The strip's two triangles (0, 1, 2) and (2, 1, 3); a sample on their shared edge counts once.
-  vec4 q0 = s_planes[0][index], q1 = s_planes[1][index], q2 = s_planes[2][index];
-  uint first = coverage(q0.xyz, q1.xyz, q2.xyz, local);
-  float turn = (s_turned[now][index / 32u] & (1u << (index % 32u))) != 0u ? 1.0 : -1.0;
-  vec3 per_x = vec3(q0.w, q1.w, q0.x * turn), per_y = vec3(q2.w, s_plane_ends[0][index], q1.x * turn);
-  vec3 at_origin = vec3(s_plane_ends[1][index], s_plane_ends[2][index], q2.x * turn);
-  uint second = coverage(per_x, per_y, at_origin, local) & ~first;
-  // Nothing drawn: what lets light through is as it was, so not opaque now either.
-  if ((first | second) == 0u) return false;
   Prepared p = entry(e);
   vec2 v0 = p.xy01.xy, v1 = p.xy01.zw, v2 = p.xy23.xy, v3 = p.xy23.zw;
+  // The strip's two triangles (0, 1, 2) and (2, 1, 3); a sample on their shared edge counts once.
+  uint first = coverage(v0, v1, v2, pixel), second = coverage(v2, v1, v3, pixel) & ~first;
   if (first != 0u) draw_triangle(p, v0, v1, v2, p.w.xyz, vec2(0, 0), vec2(1, 0), vec2(0, 1), first, pixel);
   if (second != 0u) draw_triangle(p, v2, v1, v3, p.w.zyw, vec2(0, 1), vec2(1, 0), vec2(1, 1), second, pixel);
   if (u_additive) return false;
@@ -825,24 +773,26 @@ bool draw_entry(uint e, uint now, uint index, vec2 pixel, vec2 local, uint mine)
 //
 // Most of a tile's list reaches one or two of its eight blocks (a streak, a
 // small flake), and each block's invocations walked the whole list, a load
-// and a test an entry. Now the list is walked in chunks: an invocation
-// each tests one entry's box against the eight blocks, marks the blocks it
-// reaches and keeps the entry's edge planes (keep_planes); then each
-// block's invocations draw only the entries marked for it, still newest
-// first, each stopping on its own. The group stops where none of its
-// invocations still blends. Chunks of 256 entries, marks only (the same
-// bytes; H100, 1080p, blend, against the binary before in one session):
-// rain 100 M 94.8 -> 84.4 ms (tall, leaning blocks), 10 M 25.3 -> 22.7;
-// snow 100 M 37.9 -> 34.5, 10 M 10.4 -> 9.6; fountain 5 M 22.7 -> 21.9
-// (twice). With the planes (docs/performance.md, 5 December 2026, late
-// night; H100, rain 100 M; a throw-away binary of this shader but for a
-// third slot of marks): 85.8 -> 77.6 ms in chunks of 128 entries and two
-// barriers a chunk, 82.0 in chunks of 64; snow 100 M 34.5 -> 31.4.
-// Keep the group's shared memory small: the blend needs every group an SM
-// holds to hide its loads. Planes for two chunks of 256 (30 KiB, written
-// while the chunk before was drawn) took rain 100 M's blend to 161 ms, two
-// of 128 (15 KiB) to 98.8; 8 KiB that the blend barely used, 85.7 to 112.6
-// ms on an H200 (4 KiB: 88.7).
+// and a test an entry. Now the list is walked in chunks of 256 entries: each
+// invocation tests one entry's box against the eight blocks and marks the
+// blocks it reaches; then each block's invocations draw only the entries
+// marked for it, still newest first, each stopping on its own. The marks of
+// three chunks in turn, so that one barrier a chunk keeps a chunk's marks
+// from being cleared or written while a block still reads them (a chunk's
+// marks are cleared while the chunk before it is being marked, after every
+// block has drawn the chunk three back). The group stops where none of its
+// invocations still blends. The same bytes; H100, 1080p, blend, against the
+// binary before in one session: rain 100 M 94.8 -> 84.4 ms (tall, leaning
+// blocks), 10 M 25.3 -> 22.7; snow 100 M 37.9 -> 34.5, 10 M 10.4 -> 9.6;
+// fountain 5 M 22.7 -> 21.9 (twice).
+// Tried and taken out again (docs/performance.md, 6 December 2026): the
+// marking invocation finding the entry's six edge planes once, in chunks of
+// 128 with the planes in shared memory (7.8 KiB a group) and a second
+// barrier a chunk (712bb82). A throw-away build of it with a third slot of
+// marks measured 77.6 ms against 85.8 for rain 100 M on an H100; the
+// committed shader took 177 ms (snow 100 M 69.9 against 34.5), for reasons
+// not found. Keep the group's shared memory small all the same: 8 KiB more
+// of it cost this blend 85.7 -> 112.6 ms on an H200.
 // The blocks (tile_pixel's) of which some pixel is in `box` (ranges_source's), as bits.
 uint blocks_reached(uint box) {
   uint columns = box & 0xFFFFu, rows = box >> 16;
@@ -857,48 +807,35 @@ uint blocks_reached(uint box) {
   return ((rows & 0xFFu) != 0u ? quarters : 0u) | ((rows & 0xFF00u) != 0u ? quarters << 4 : 0u);
 #endif
 }
-// By chunk mod 2: a chunk's are cleared while the chunk before is marked,
-// after the barrier that ended the chunk before that.
-shared uint s_marks[2][8][FXSIM_CHUNK_WORDS];  // block, 32 entries of the chunk a word
-shared uint s_blending[2];  // the chunk's invocations still blending when it was marked
-// `local`: the pixel's offset from the tile's first pixel.
-void walk_in_chunks(uvec4 s, ivec2 pixel, ivec2 local, uint mine, bool blending, float carried) {
-  vec2 origin = vec2(pixel - local);
+shared uint s_marks[3][8][8];  // by chunk mod 3, block, 32 entries of the chunk a word
+shared uint s_blending[3];     // the chunk's invocations still blending when it was marked
+void walk_in_chunks(uvec4 s, ivec2 pixel, uint mine, bool blending, float carried) {
   if (blending && s.z > s.y) {
     g_stop = FXSIM_OPAQUE_BELOW / carried;
     find_occluders(vec2(pixel));
   }
   uint me = gl_LocalInvocationIndex, block = me / 32u;
-  const uint words = FXSIM_CHUNK_WORDS;
-  if (me < 8u * words) s_marks[0][me / words][me % words] = 0u;
-  if (me < words) s_turned[0][me] = 0u;
+  if (me < 64u) s_marks[0][me / 8u][me % 8u] = 0u;
   if (me == 0u) s_blending[0] = 0u;
   barrier();
   uint chunk = 0u;
-  for (uint top = s.z; top > s.y; top -= min(FXSIM_CHUNK, top - s.y), ++chunk) {
-    uint now = chunk % 2u, next = 1u - now;
-    if (me < 8u * words) s_marks[next][me / words][me % words] = 0u;
-    if (me < words) s_turned[next][me] = 0u;
+  for (uint top = s.z; top > s.y; top -= min(256u, top - s.y), ++chunk) {
+    uint now = chunk % 3u, next = (chunk + 1u) % 3u;
+    if (me < 64u) s_marks[next][me / 8u][me % 8u] = 0u;
     if (me == 0u) s_blending[next] = 0u;
     if (blending) atomicAdd(s_blending[now], 1u);
-    if (me < min(FXSIM_CHUNK, top - s.y)) {
-      uint reached = blocks_reached(boxes[top - 1u - me]);
-      if (reached != 0u) keep_planes(now, me, entry(top - 1u - me), origin);
-      for (; reached != 0u; reached &= reached - 1u)
+    if (me < min(256u, top - s.y))
+      for (uint reached = blocks_reached(boxes[top - 1u - me]); reached != 0u; reached &= reached - 1u)
         atomicOr(s_marks[now][uint(findLSB(reached))][me / 32u], 1u << (me % 32u));
-    }
     memoryBarrierShared();
     barrier();
     if (s_blending[now] == 0u) break;
-    for (uint word = 0u; blending && word < words; ++word)
-      for (uint marks = s_marks[now][block][word]; marks != 0u; marks &= marks - 1u) {
-        uint index = word * 32u + uint(findLSB(marks));
-        if (draw_entry(top - 1u - index, now, index, vec2(pixel), vec2(local), mine)) {
+    for (uint word = 0u; blending && word < 8u; ++word)
+      for (uint marks = s_marks[now][block][word]; marks != 0u; marks &= marks - 1u)
+        if (draw_entry(top - 1u - (word * 32u + uint(findLSB(marks))), vec2(pixel), mine)) {
           blending = false;
           break;
         }
-      }
-    barrier();  // every block has drawn the chunk: the next one's planes may be written
   }
 }
 void main() {
@@ -915,7 +852,7 @@ void main() {
   clear_samples();
   bool inside = pixel.x < int(u_viewport.x) && pixel.y < int(u_viewport.y);
   float carried = u_carrying && inside ? 1.0 - imageLoad(u_carry, pixel).a : 1.0;
-  walk_in_chunks(s, pixel, local, mine, inside && carried >= FXSIM_OPAQUE_BELOW, carried);
+  walk_in_chunks(s, pixel, mine, inside && carried >= FXSIM_OPAQUE_BELOW, carried);
 #ifdef FXSIM_COUNT_SAMPLES
   count_blended();
 #endif
