@@ -413,8 +413,9 @@ layout(std430, binding = 5) buffer Ranges { uvec2 ranges[]; };
 layout(std430, binding = 2) writeonly buffer Boxes { uint boxes[]; };
 uniform int u_shear;  // the blend's blocks' lean (tile_pixel); 0: they stand upright
 // An edge from a to b, found once for all the rows it is widened in: the
-// reciprocal of its rise (0 where the rise is too small for a finite one:
-// the edge then counts as flat, both its ends' x), so that a row costs
+// reciprocal of its rise (0 where the rise is under 1e-30, a cutoff well
+// clear of where the reciprocal would overflow: the edge then counts as
+// flat, spanning both its ends' x), so that a row costs
 // multiplications, not a division an edge and end (leaning_columns made
 // the ranges kernel twice as slow: docs/performance.md).
 struct Edge {
