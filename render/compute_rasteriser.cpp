@@ -789,13 +789,14 @@ bool draw_entry(uint e, vec2 pixel, uint mine) {
 // Tried and taken out again (docs/performance.md, 6 December 2026): the
 // marking invocation finding the entry's six edge planes once, in chunks of
 // 128 with the planes in shared memory (7.8 KiB a group) and a second
-// barrier a chunk (712bb82). As 712bb82 committed it (the tile's first
-// pixel from the segment, the same for the whole group), H100, 1080p, a
-// draw's blend against this walk's in one session: rain 100 M 85.9 -> 77.7
-// ms, snow 100 M 34.5 -> 31.4, the fountain's 5 M mist 13.6 -> 11.7, but
-// its drops (tall, lists of indices) 6.2 -> 11.8, so the fountain's frame
-// fell from 32.7 to 29.7 frames/s; leaving the blocks that had stopped out
-// of the marking did not help. 1993029 took that first pixel as the pixel
+// barrier a chunk (712bb82). With the tile's first pixel from the segment,
+// the same for the whole group, as 712bb82 has it (712bb82, and 17c7c2a's
+// planes so), H100, 1080p, blend, against this walk's binary in the same
+// device calls: rain 100 M 85.8 -> 77.5-77.8 ms, snow 100 M 34.5 -> 31.4-
+// 31.5, the fountain's 5 M mist 13.6-13.9 -> 11.6-11.9 a draw, but its
+// drops (tall, lists of indices) 6.2 -> 11.8, so the fountain's frame fell
+// from 32.7 to 29.7 frames/s; leaving the blocks that had stopped out of
+// the marking did not help. 1993029 took that first pixel as the pixel
 // less its offset in the tile, and the same bytes took 177 ms (rain). A
 // choice per draw would keep the gains; not done. Keep the group's shared
 // memory small all the same: 8 KiB more of it cost this blend 85.7 ->
