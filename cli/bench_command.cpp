@@ -131,7 +131,7 @@ int run_bench(const BenchOptions& o) {
     throw FxError(ExitCode::usage, fmt::format("--device {}: a CPU step with --frames 0 uses no GL device; draw frames "
                                                "(--frames N) or step on the GPU (--backend gpu), or drop --device",
                                                *o.device));
-  refuse_idle_compute_options(o.rasteriser, o.tile_lists, o.part_sprites);
+  refuse_idle_compute_options(o.rasteriser, o.tile_lists, o.coverage, o.part_sprites);
   std::optional<GlSession> gl;
   if (gpu || o.frames > 0) gl.emplace(o.device, gpu ? BackendChoice::gpu : BackendChoice::cpu);
   if (gpu) check_memory(scene, Backend::gpu, gl->context().software());
@@ -187,7 +187,7 @@ int run_bench(const BenchOptions& o) {
 
   // Both measurements cover the same frames, each from a simulation of its own.
   Renderer renderer(scene, width, height,
-                    sprite_rasteriser(o.rasteriser, gl->context(), o.fill_resolution, o.threads, o.tile_lists,
+                    sprite_rasteriser(o.rasteriser, gl->context(), o.fill_resolution, o.threads, o.tile_lists, o.coverage,
                                       size_t(o.part_sprites)));
   const int start = o.scene.empty() ? steady_frame(scene) : 0;
   const PngSettings png{o.png_level};
@@ -260,7 +260,7 @@ int run_bench(const BenchOptions& o) {
   // unless --rasteriser chose one (then only when asked: at 1 000 M
   // particles on an H200 GL's frames alone take minutes).
   const bool side_by_side = o.rasteriser == "auto" || o.compare_rasterisers;
-  const RasteriserChoice forced_gl = sprite_rasteriser("gl", gl->context(), "auto", 0, o.tile_lists, size_t(o.part_sprites));
+  const RasteriserChoice forced_gl = sprite_rasteriser("gl", gl->context(), "auto", 0, o.tile_lists, o.coverage, size_t(o.part_sprites));
   if (const RasteriserChoice automatic = sprite_rasteriser("auto", gl->context());
       side_by_side && automatic.rasteriser != SpriteRasteriser::gl &&
       (!automatic.software || o.compare_rasterisers)) {
@@ -283,11 +283,11 @@ int run_bench(const BenchOptions& o) {
     const double profiled = kProfiledFrames + 1;  // and time_frames' warm-up frame
     fmt::print("    compute rasteriser, a frame: setup {:.2f} ms, tile lists {:.2f} ms (pairs {:.2f}, sort {:.2f}, "
                "ranges {:.2f}), blend {:.2f} ms, composite {:.2f} ms; {:.3g} M sprites in {:.3g} M (tile, sprite) "
-               "pairs; {} of {} draws' lists held the sprites' records\n",
+               "pairs; {} of {} draws' lists held the sprites' records; {} found coverage from edge planes\n",
                stages->setup / profiled * 1e3, stages->lists() / profiled * 1e3, stages->pairs_time / profiled * 1e3,
                stages->sort / profiled * 1e3, stages->ranges / profiled * 1e3, stages->blend / profiled * 1e3,
                stages->composite / profiled * 1e3, double(stages->sprites) / profiled / 1e6,
-               double(stages->pairs) / profiled / 1e6, stages->record_draws, stages->draws);
+               double(stages->pairs) / profiled / 1e6, stages->record_draws, stages->draws, stages->plane_draws);
   }
   // On a software GL, the CPU rasteriser against GL's on the same frames:
   // every batch by each, and auto's choice per batch.
@@ -296,7 +296,7 @@ int run_bench(const BenchOptions& o) {
     const char* names[] = {"gl", "cpu", "auto"};
     for (int i = 0; i < 3; ++i) {
       Renderer side(scene, width, height,
-                    sprite_rasteriser(names[i], gl->context(), o.fill_resolution, o.threads, o.tile_lists,
+                    sprite_rasteriser(names[i], gl->context(), o.fill_resolution, o.threads, o.tile_lists, o.coverage,
                                       size_t(o.part_sprites)));
       Simulation staged(scene, o.threads, factory);
       staged.advance_to_frame(start);
@@ -315,7 +315,7 @@ int run_bench(const BenchOptions& o) {
     SpritePass::DrawCounts counts;
     for (const bool reduced : {false, true}) {
       Renderer side(scene, width, height,
-                    sprite_rasteriser(o.rasteriser, gl->context(), reduced ? "auto" : "full", 0, o.tile_lists,
+                    sprite_rasteriser(o.rasteriser, gl->context(), reduced ? "auto" : "full", 0, o.tile_lists, o.coverage,
                                       size_t(o.part_sprites)));
       Simulation staged(scene, o.threads, factory);
       staged.advance_to_frame(start);

@@ -21,6 +21,7 @@ struct RenderOptions {
   std::string rasteriser = "auto";    // who draws the sprites: auto, gl or compute (render/sprite_pass.h)
   std::string fill_resolution = "auto";  // auto, full or half (render/sprite_pass.h FillResolution)
   std::string tile_lists = "auto";       // auto, indices or records (render/compute_rasteriser.h TileLists)
+  std::string coverage = "auto";         // auto, corners or planes (render/compute_rasteriser.h Coverage)
   int64_t part_sprites = 0;              // the compute rasteriser's most sprites a part (0: what the GL holds)
   std::optional<int> width, height;
   std::optional<double> fps;          // overrides output.fps
@@ -66,6 +67,7 @@ struct BenchOptions {
   std::string rasteriser = "auto";
   std::string fill_resolution = "auto";
   std::string tile_lists = "auto";
+  std::string coverage = "auto";
   int64_t part_sprites = 0;
   bool compare_rasterisers = false;  // time both rasterisers on a software GL too
   std::optional<int> device;

@@ -34,6 +34,12 @@ constexpr const char* kTileListsHelp =
     "what the compute rasteriser's tile lists hold: indices of the sprites, records (a copy of each sprite, "
     "sorted with its tile, read in order: faster where millions of sprites lie in no screen order, such as rain "
     "and snow) or auto (records for such draws of 1.4 M sprites or more); the frames are the same bytes either way";
+constexpr const char* kCoverageHelp =
+    "how the compute rasteriser's blend finds which of a pixel's samples a sprite covers: corners (each pixel "
+    "from the sprite's corners), planes (each sprite's edge planes found once, for all the pixels of its tile: "
+    "faster for draws of a million sprites or more, slower for fewer) or auto (planes for draws of 1 M drawn "
+    "sprites or more, unless most are tall on screen and in screen order, as a fountain's jet); a sample on an "
+    "edge may be rounded differently";
 constexpr const char* kPartSpritesHelp =
     "the compute rasteriser draws batches in parts of at most N sprites (N rounded down to a multiple of 16, at "
     "least 16), newest first, each skipping what the parts in front hide: less GPU memory; the edges of opaque "
@@ -141,6 +147,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"auto", "full", "half"}));
   render_cmd->add_option("--tile-lists", render.tile_lists, kTileListsHelp)
       ->check(CLI::IsMember({"auto", "indices", "records"}));
+  render_cmd->add_option("--coverage", render.coverage, kCoverageHelp)->check(CLI::IsMember({"auto", "corners", "planes"}));
   render_cmd->add_option("--part-sprites", render.part_sprites, kPartSpritesHelp)
       ->check(CLI::Range(int64_t(0), int64_t(1) << 40));
   render_cmd->add_option("--progress", render.progress,
@@ -294,6 +301,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"auto", "full", "half"}));
   bench_cmd->add_option("--tile-lists", bench.tile_lists, kTileListsHelp)
       ->check(CLI::IsMember({"auto", "indices", "records"}));
+  bench_cmd->add_option("--coverage", bench.coverage, kCoverageHelp)->check(CLI::IsMember({"auto", "corners", "planes"}));
   bench_cmd->add_option("--part-sprites", bench.part_sprites, kPartSpritesHelp)
       ->check(CLI::Range(int64_t(0), int64_t(1) << 40));
   bench_cmd->add_flag("--compare-rasterisers", bench.compare_rasterisers,

@@ -565,7 +565,7 @@ int run_render(const RenderOptions& options) {
   std::vector<std::unique_ptr<FrameSink>> sinks;
   const VideoSettings video{options.video_crf};
   refuse_idle_crf(options, scene.output.path, video_only);
-  refuse_idle_compute_options(options.rasteriser, options.tile_lists, options.part_sprites);
+  refuse_idle_compute_options(options.rasteriser, options.tile_lists, options.coverage, options.part_sprites);
   warn_about_videos(options, scene.output.path, video_only, frames.frames(), scene.output.fps);
   std::optional<ManifestWriter> manifest;
   if (!options.simulate_only && video_only)
@@ -664,7 +664,7 @@ int run_render(const RenderOptions& options) {
   }
   Renderer renderer(scene, scene.output.width, scene.output.height,
                     sprite_rasteriser(options.rasteriser, gl.context(), options.fill_resolution, options.threads,
-                                      options.tile_lists, size_t(options.part_sprites)));
+                                      options.tile_lists, options.coverage, size_t(options.part_sprites)));
   if (renderer.frame_samples() != scene.output.samples)
     warn(fmt::format("output.samples {}: {} draws {} samples per pixel, the nearest count it has", scene.output.samples,
                      gl.context().info().renderer, renderer.frame_samples()));

@@ -25,6 +25,7 @@ constexpr int kTile = 16;
 static_assert(kTile == 16, "tile_pixel's blocks of 4 x 8 (or 2 x 16) pixels tile a 16 x 16 tile");
 static_assert(kTile == PartsFrontToBack::kTile, "a batch in parts marks the tiles the rasteriser lists");
 constexpr size_t kPreparedBytes = 96;  // GLSL Prepared
+constexpr const char* kPlanesDefine = "#define FXSIM_PLANES\n";  // coverage from edge planes (Coverage)
 constexpr const char* kRecordsDefine = "#define FXSIM_RECORDS\n";  // tile lists of records (duplicate_source)
 constexpr const char* kTallDefine = "#define FXSIM_TALL\n";        // tile_pixel's blocks for tall sprites
 // A tile's list is walked in segments, each by its own work group, and the
@@ -559,8 +560,10 @@ void main() {
 }
 
 std::string blend_source(const std::string& defines, int samples, bool counting) {
-  return kernel_header(defines + fmt::format("#define FXSIM_SAMPLES {}\n#define FXSIM_OPAQUE_BELOW {}\n", samples,
-                                            kOpaqueBelowGlsl) +
+  return kernel_header(defines + fmt::format("#define FXSIM_SAMPLES {}\n#define FXSIM_OPAQUE_BELOW {}\n"
+                                            "#ifdef FXSIM_PLANES\n#define FXSIM_CHUNK 128u\n#else\n"
+                                            "#define FXSIM_CHUNK 256u\n#endif\n#define FXSIM_CHUNK_WORDS (FXSIM_CHUNK / 32u)\n",
+                                            samples, kOpaqueBelowGlsl) +
                        (counting ? "#define FXSIM_COUNT_SAMPLES\n" : "")) +
          kSpriteGeometryGlsl +
          kFogGlsl + kLightingGlsl + kSpriteShadingGlsl + kOccludersGlsl + kPixelSamplesGlsl + kGroupRowsGlsl + R"(
@@ -625,6 +628,69 @@ float edge(vec2 a, vec2 b, vec2 q) {
   return qa.x * qb.y - qa.y * qb.x;
 }
 
+#ifdef FXSIM_PLANES
+// Edge (b, c)'s function edge(b, c, q) as a plane over the tile whose first
+// pixel is `origin`: its steps per pixel right and up, and its value there.
+vec3 edge_plane(vec2 b, vec2 c, vec2 origin) { return vec3(b.y - c.y, c.x - b.x, edge(b, c, origin)); }
+
+// Each entry's two triangles as three edge planes each, signed so that a
+// sample is inside where all three are 0 or more, found once by the
+// invocation that marks the entry (walk_in_chunks), not by each block that
+// draws it: every lane of a block found both triangles' areas and edge
+// functions from the corners for each entry it drew. Kept for one chunk:
+// the walk's second barrier a chunk lets the next chunk's marking write
+// them once every block has drawn this one. 7.5 KiB (see walk_in_chunks on
+// what more shared memory costs).
+// Per entry (each edge's step per pixel right and up and its value at the
+// tile's first pixel): triangle (0, 1, 2)'s edges (1, 2), (2, 0), (0, 1) in
+// .xyz of s_planes[0], [1], [2]; triangle (2, 1, 3)'s edge (1, 3) in
+// s_planes[0].w, [2].w and s_plane_ends[1], its edge (3, 2) in
+// s_planes[1].w, s_plane_ends[0] and [2]. Its edge (2, 1) is the first
+// triangle's (1, 2) negated exactly (the same plane: a sample on the
+// diagonal is in both where both have area, and draw_entry gives it to the
+// first; the GLSL may contract the two evaluations differently, as it could
+// the two edge functions before), or, where the
+// two triangles turn opposite ways (the entry's bit in s_turned), not negated.
+shared vec4 s_planes[3][FXSIM_CHUNK];
+shared float s_plane_ends[3][FXSIM_CHUNK];
+shared uint s_turned[2][FXSIM_CHUNK_WORDS];  // by chunk mod 2, as s_marks
+void keep_planes(uint now, uint index, Prepared p, vec2 origin) {
+  vec2 v0 = p.xy01.xy, v1 = p.xy01.zw, v2 = p.xy23.xy, v3 = p.xy23.zw;
+  float s1 = sign(edge(v0, v1, v2)), s2 = sign(edge(v2, v1, v3));  // 0: no area, nothing inside
+  float first_turn = s1 < 0.0 ? -1.0 : 1.0;  // the diagonal as kept: the first triangle's, if it has area
+  const vec3 never = vec3(0.0, 0.0, -1.0);
+  vec3 diagonal = edge_plane(v1, v2, origin) * first_turn;
+  vec3 e20 = s1 != 0.0 ? edge_plane(v2, v0, origin) * s1 : never;
+  vec3 e01 = s1 != 0.0 ? edge_plane(v0, v1, origin) * s1 : never;
+  vec3 e13 = s2 != 0.0 ? edge_plane(v1, v3, origin) * s2 : never;
+  vec3 e32 = s2 != 0.0 ? edge_plane(v3, v2, origin) * s2 : never;
+  s_planes[0][index] = vec4(diagonal.x, e20.x, e01.x, e13.x);
+  s_planes[1][index] = vec4(diagonal.y, e20.y, e01.y, e32.x);
+  s_planes[2][index] = vec4(diagonal.z, e20.z, e01.z, e13.y);
+  s_plane_ends[0][index] = e32.y;
+  s_plane_ends[1][index] = e13.z;
+  s_plane_ends[2][index] = e32.z;
+  // The second triangle's edge (2, 1) is -s2 times edge (1, 2), the kept
+  // diagonal's first_turn times it.
+  if (s2 == -first_turn) atomicOr(s_turned[now][index / 32u], 1u << (index % 32u));
+}
+
+// The samples of this pixel (`local`: its offset from the tile's first
+// pixel) inside the triangle whose edge planes step per_x, per_y and are
+// at_origin at the tile's first pixel, as bits: six multiply-adds a sample.
+// (The CPU rasteriser finds each sample's edge functions from the corners:
+// the two may differ for a sample on an edge.)
+uint coverage(vec3 per_x, vec3 per_y, vec3 at_origin, vec2 local) {
+  vec3 at_corner = at_origin + per_x * local.x + per_y * local.y;
+  uint mask = 0u;
+  for (int k = 0; k < FXSIM_SAMPLES; ++k) {
+    vec2 o = u_sample_positions[k];
+    if (all(greaterThanEqual(at_corner + per_x * o.x + per_y * o.y, vec3(0.0)))) mask |= 1u << k;
+  }
+  return mask;
+}
+
+#else
 // The samples of this pixel inside triangle (a, b, c), as bits. An edge
 // function is linear in window position: found once at the pixel's corner,
 // it is stepped to each sample by two multiply-adds (six a sample), where a
@@ -645,6 +711,8 @@ uint coverage(vec2 a, vec2 b, vec2 c, vec2 pixel) {
   }
   return mask;
 }
+
+#endif
 
 // Per sample of this invocation's pixel, the view depth beyond which a
 // sprite is hidden (the far plane, the ground's square where the sample's
@@ -727,15 +795,10 @@ void draw_triangle(Prepared p, vec2 a, vec2 b, vec2 c, vec3 w, vec2 uva, vec2 uv
     }
 }
 
-// Entry e's sprite over this pixel (`mine`: the pixel's column and row bits
-// of a box); true once (nearly) nothing behind shows.
-bool draw_entry(uint e, vec2 pixel, uint mine) {
-  // Most of a tile's sprites miss a given pixel: the entry's box (a word, read in order) says so before the rest is read.
-  if ((boxes[e] & mine) != mine) return false;
-  Prepared p = entry(e);
+// Sprite p's triangles (0, 1, 2) and (2, 1, 3) over the samples `first`
+// and `second` of this pixel; true once (nearly) nothing behind shows.
+bool draw_covered(Prepared p, uint first, uint second, vec2 pixel) {
   vec2 v0 = p.xy01.xy, v1 = p.xy01.zw, v2 = p.xy23.xy, v3 = p.xy23.zw;
-  // The strip's two triangles (0, 1, 2) and (2, 1, 3); a sample on their shared edge counts once.
-  uint first = coverage(v0, v1, v2, pixel), second = coverage(v2, v1, v3, pixel) & ~first;
   if (first != 0u) draw_triangle(p, v0, v1, v2, p.w.xyz, vec2(0, 0), vec2(1, 0), vec2(0, 1), first, pixel);
   if (second != 0u) draw_triangle(p, v2, v1, v3, p.w.zyw, vec2(0, 1), vec2(1, 0), vec2(1, 1), second, pixel);
   if (u_additive) return false;
@@ -743,6 +806,36 @@ bool draw_entry(uint e, vec2 pixel, uint mine) {
     if (through[k] >= g_stop) return false;
   return true;
 }
+
+// Entry e's sprite over this pixel (`mine`: the pixel's column and row bits
+// of a box; with planes, `local`: its offset in the tile, and the entry
+// `index` of chunk slot `now`, keep_planes'); true once (nearly) nothing
+// behind shows. The strip's two triangles (0, 1, 2) and (2, 1, 3); a sample
+// on their shared edge counts once.
+#ifdef FXSIM_PLANES
+bool draw_entry(uint e, uint now, uint index, vec2 pixel, vec2 local, uint mine) {
+  // Most of a tile's sprites miss a given pixel: the entry's box (a word, read in order) says so before the rest is read.
+  if ((boxes[e] & mine) != mine) return false;
+  vec4 q0 = s_planes[0][index], q1 = s_planes[1][index], q2 = s_planes[2][index];
+  uint first = coverage(q0.xyz, q1.xyz, q2.xyz, local);
+  float turn = (s_turned[now][index / 32u] & (1u << (index % 32u))) != 0u ? 1.0 : -1.0;
+  vec3 per_x = vec3(q0.w, q1.w, q0.x * turn), per_y = vec3(q2.w, s_plane_ends[0][index], q1.x * turn);
+  vec3 at_origin = vec3(s_plane_ends[1][index], s_plane_ends[2][index], q2.x * turn);
+  uint second = coverage(per_x, per_y, at_origin, local) & ~first;
+  // Nothing drawn: what lets light through is as it was, so not opaque now
+  // either; and the record is loaded only where the sprite covers a sample.
+  if ((first | second) == 0u) return false;
+  return draw_covered(entry(e), first, second, pixel);
+}
+#else
+bool draw_entry(uint e, vec2 pixel, uint mine) {
+  if ((boxes[e] & mine) != mine) return false;  // (as above)
+  Prepared p = entry(e);
+  vec2 v0 = p.xy01.xy, v1 = p.xy01.zw, v2 = p.xy23.xy, v3 = p.xy23.zw;
+  uint first = coverage(v0, v1, v2, pixel), second = coverage(v2, v1, v3, pixel) & ~first;
+  return draw_covered(p, first, second, pixel);
+}
+#endif
 
 // Until 5 December 2026 every invocation walked its tile's list itself,
 // newest first: the invocations of a group read the same sprite at once (one
@@ -774,33 +867,27 @@ bool draw_entry(uint e, vec2 pixel, uint mine) {
 //
 // Most of a tile's list reaches one or two of its eight blocks (a streak, a
 // small flake), and each block's invocations walked the whole list, a load
-// and a test an entry. Now the list is walked in chunks of 256 entries: each
+// and a test an entry. Now the list is walked in chunks (FXSIM_CHUNK entries): each
 // invocation tests one entry's box against the eight blocks and marks the
 // blocks it reaches; then each block's invocations draw only the entries
-// marked for it, still newest first, each stopping on its own. The marks of
-// three chunks in turn, so that one barrier a chunk keeps a chunk's marks
-// from being cleared or written while a block still reads them (a chunk's
-// marks are cleared while the chunk before it is being marked, after every
-// block has drawn the chunk three back). The group stops where none of its
-// invocations still blends. The same bytes; H100, 1080p, blend, against the
-// binary before in one session: rain 100 M 94.8 -> 84.4 ms (tall, leaning
-// blocks), 10 M 25.3 -> 22.7; snow 100 M 37.9 -> 34.5, 10 M 10.4 -> 9.6;
-// fountain 5 M 22.7 -> 21.9 (twice).
-// Tried and taken out again (docs/performance.md, 6 December 2026): the
-// marking invocation finding the entry's six edge planes once, in chunks of
-// 128 with the planes in shared memory (7.8 KiB a group) and a second
-// barrier a chunk (712bb82). With the tile's first pixel from the segment,
-// the same for the whole group, as 712bb82 has it (712bb82, and 17c7c2a's
-// planes so), H100, 1080p, blend, against this walk's binary in the same
-// device calls: rain 100 M 85.8 -> 77.5-77.8 ms, snow 100 M 34.5 -> 31.4-
-// 31.5, the fountain's 5 M mist 13.6-13.9 -> 11.6-11.9 a draw, but its
-// drops (tall, lists of indices) 6.2 -> 11.8, so the fountain's frame fell
-// from 32.7 to 29.7 frames/s; leaving the blocks that had stopped out of
-// the marking did not help. 1993029 took that first pixel as the pixel
-// less its offset in the tile, and the same bytes took 177 ms (rain). A
-// choice per draw would keep the gains; not done. Keep the group's shared
-// memory small all the same: 8 KiB more of it cost this blend 85.7 ->
-// 112.6 ms on an H200.
+// marked for it, still newest first, each stopping on its own. The group
+// stops where none of its invocations still blends. The same bytes; H100,
+// 1080p, blend, against the binary before in one session: rain 100 M 94.8
+// -> 84.4 ms (tall, leaning blocks), 10 M 25.3 -> 22.7; snow 100 M 37.9 ->
+// 34.5, 10 M 10.4 -> 9.6; fountain 5 M 22.7 -> 21.9 (twice).
+// Two ways to find an entry's coverage (Coverage): from its corners, by
+// every lane of each block that draws it, in chunks of 256 entries; or
+// (FXSIM_PLANES) from its six edge planes, found once by the invocation
+// that marks it and kept in shared memory for one chunk of 128 (7.8 KiB a
+// group). H100, 1080p, blend, per draw (docs/performance.md, 6 December
+// 2026): the planes take rain's and snow's draws of millions of sprites in
+// 0.87-0.91 of the time (rain 100 M 85.8 -> 77.7 ms a frame, snow 100 M
+// 34.4 -> 31.4) and the 5 M fountain's mist too (15.5 -> 13.5 ms a draw),
+// but its drops (tall, in the jet's order) in 1.87 of it (6.4 -> 12.0) and
+// small draws in 1.5-1.7 (battlefield's, of up to 6 000 sprites); the
+// example scenes' draws, of up to 120 000, were slower too. Hence planes_pay.
+// Keep the group's shared memory small: 8 KiB more of it cost this blend
+// 85.7 -> 112.6 ms on an H200.
 // The blocks (tile_pixel's) of which some pixel is in `box` (ranges_source's), as bits.
 uint blocks_reached(uint box) {
   uint columns = box & 0xFFFFu, rows = box >> 16;
@@ -815,35 +902,75 @@ uint blocks_reached(uint box) {
   return ((rows & 0xFFu) != 0u ? quarters : 0u) | ((rows & 0xFF00u) != 0u ? quarters << 4 : 0u);
 #endif
 }
-shared uint s_marks[3][8][8];  // by chunk mod 3, block, 32 entries of the chunk a word
-shared uint s_blending[3];     // the chunk's invocations still blending when it was marked
+// The marks of FXSIM_SLOTS chunks in turn: a chunk's are cleared while the
+// chunk before it is marked. With corners, three slots and one barrier a
+// chunk keep a chunk's marks from being cleared while a block still reads
+// them (cleared after every block has drawn the chunk three back); with
+// planes, the planes of one chunk only, and a second barrier a chunk, after
+// every block has drawn it, before the next chunk's planes are written: two
+// slots then suffice.
+#ifdef FXSIM_PLANES
+#define FXSIM_SLOTS 2u
+#else
+#define FXSIM_SLOTS 3u
+#endif
+shared uint s_marks[FXSIM_SLOTS][8][FXSIM_CHUNK_WORDS];  // by chunk mod FXSIM_SLOTS, block, 32 entries of the chunk a word
+shared uint s_blending[FXSIM_SLOTS];  // the chunk's invocations still blending when it was marked
 void walk_in_chunks(uvec4 s, ivec2 pixel, uint mine, bool blending, float carried) {
+#ifdef FXSIM_PLANES
+  // The tile's first pixel from the segment, the same for the whole group
+  // (as the pixel less its offset in the tile, the same bytes took rain 100
+  // M's blend from 77.6 to 177 ms on an H100).
+  vec2 origin = vec2(tile_origin(s.x)), local = vec2(pixel) - origin;
+#endif
   if (blending && s.z > s.y) {
     g_stop = FXSIM_OPAQUE_BELOW / carried;
     find_occluders(vec2(pixel));
   }
   uint me = gl_LocalInvocationIndex, block = me / 32u;
-  if (me < 64u) s_marks[0][me / 8u][me % 8u] = 0u;
+  const uint words = FXSIM_CHUNK_WORDS;
+  if (me < 8u * words) s_marks[0][me / words][me % words] = 0u;
+#ifdef FXSIM_PLANES
+  if (me < words) s_turned[0][me] = 0u;
+#endif
   if (me == 0u) s_blending[0] = 0u;
   barrier();
   uint chunk = 0u;
-  for (uint top = s.z; top > s.y; top -= min(256u, top - s.y), ++chunk) {
-    uint now = chunk % 3u, next = (chunk + 1u) % 3u;
-    if (me < 64u) s_marks[next][me / 8u][me % 8u] = 0u;
+  for (uint top = s.z; top > s.y; top -= min(FXSIM_CHUNK, top - s.y), ++chunk) {
+    uint now = chunk % FXSIM_SLOTS, next = (chunk + 1u) % FXSIM_SLOTS;
+    if (me < 8u * words) s_marks[next][me / words][me % words] = 0u;
+#ifdef FXSIM_PLANES
+    if (me < words) s_turned[next][me] = 0u;
+#endif
     if (me == 0u) s_blending[next] = 0u;
     if (blending) atomicAdd(s_blending[now], 1u);
-    if (me < min(256u, top - s.y))
-      for (uint reached = blocks_reached(boxes[top - 1u - me]); reached != 0u; reached &= reached - 1u)
+    if (me < min(FXSIM_CHUNK, top - s.y)) {
+      uint reached = blocks_reached(boxes[top - 1u - me]);
+#ifdef FXSIM_PLANES
+      if (reached != 0u) keep_planes(now, me, entry(top - 1u - me), origin);
+#endif
+      for (; reached != 0u; reached &= reached - 1u)
         atomicOr(s_marks[now][uint(findLSB(reached))][me / 32u], 1u << (me % 32u));
+    }
     memoryBarrierShared();
     barrier();
     if (s_blending[now] == 0u) break;
-    for (uint word = 0u; blending && word < 8u; ++word)
-      for (uint marks = s_marks[now][block][word]; marks != 0u; marks &= marks - 1u)
-        if (draw_entry(top - 1u - (word * 32u + uint(findLSB(marks))), vec2(pixel), mine)) {
+    for (uint word = 0u; blending && word < words; ++word)
+      for (uint marks = s_marks[now][block][word]; marks != 0u; marks &= marks - 1u) {
+        uint index = word * 32u + uint(findLSB(marks));
+#ifdef FXSIM_PLANES
+        bool opaque = draw_entry(top - 1u - index, now, index, vec2(pixel), local, mine);
+#else
+        bool opaque = draw_entry(top - 1u - index, vec2(pixel), mine);
+#endif
+        if (opaque) {
           blending = false;
           break;
         }
+      }
+#ifdef FXSIM_PLANES
+    barrier();  // every block has drawn the chunk: the next one's planes may be written
+#endif
   }
 }
 void main() {
@@ -935,6 +1062,21 @@ class StageClock {
 
 int key_bits(size_t tiles) { return std::max(1, int(std::bit_width(tiles - 1))); }
 
+// Coverage::automatic's choice for a draw of `count` sprites of which
+// `drawn` reach a tile, mostly `tall` or not, `jumps` of them far on screen
+// from the one before (the setup's totals: the same whatever the tile lists
+// hold, so the frames are too). Measured per draw on an H100, 1080p
+// (docs/performance.md, 6 December 2026, day), blend with planes against
+// corners: 0.87-0.91 of the time for rain's and snow's draws of 10 M and
+// 100 M sprites and for the 5 M fountain's mist (3.6 M drawn, in jet
+// order); 1.87 for its drops (3.0 M drawn, mostly tall, in jet order); 1.5-1.7 for
+// draws of up to 6 000 sprites (battlefield), and the example scenes'
+// draws of up to 120 000 slower too.
+bool planes_pay(size_t count, uint32_t drawn, bool tall, uint32_t jumps) {
+  constexpr uint32_t kPlanesFromDrawn = 1000000;
+  return drawn >= kPlanesFromDrawn && (!tall || size_t(jumps) * 2 >= count);
+}
+
 // The tall sprites' mean lean (the setup's sum over their count), rounded
 // to the nearest sixteenth, in -8..8.
 int mean_lean(int32_t sum, uint32_t tall) {
@@ -963,11 +1105,11 @@ ComputeKernel& ComputeRasteriser::merge_kernel(int samples, bool tall) {
   return *kernel;
 }
 
-ComputeKernel& ComputeRasteriser::blend_kernel(int samples, bool records, bool tall) {
-  auto& kernel = blend_[samples * 8 + tall * 4 + records * 2 + counting_];
+ComputeKernel& ComputeRasteriser::blend_kernel(int samples, bool records, bool tall, bool planes) {
+  auto& kernel = blend_[samples * 16 + planes * 8 + tall * 4 + records * 2 + counting_];
   if (!kernel)
     kernel = std::make_unique<ComputeKernel>(
-        blend_source(defines_ + (records ? kRecordsDefine : "") + (tall ? kTallDefine : ""), samples, counting_));
+        blend_source(defines_ + (planes ? kPlanesDefine : "") + (records ? kRecordsDefine : "") + (tall ? kTallDefine : ""), samples, counting_));
   return *kernel;
 }
 
@@ -1057,6 +1199,7 @@ std::optional<size_t> ComputeRasteriser::draw_part(const DeviceBuffer& instances
   // Adds this draw's stage times (profiling only; waits for the GPU).
   uint32_t pairs = 0, near = 0;
   bool records = false;  // the tile lists carry the sprites' records
+  bool planes = false;   // the blend finds coverage from edge planes
   const auto record = [&] {
     if (!profiling_) return;
     const std::vector<double> s = clock.intervals();
@@ -1070,6 +1213,7 @@ std::optional<size_t> ComputeRasteriser::draw_part(const DeviceBuffer& instances
     stage_times_.pairs += pairs;
     ++stage_times_.draws;
     stage_times_.record_draws += records && pairs > 0;
+    stage_times_.plane_draws += planes && pairs > 0;
   };
   const int samples = int(frame.positions.size());
   const TileParams tiles{glm::uvec2((width + kTile - 1) / kTile, (height + kTile - 1) / kTile)};
@@ -1134,6 +1278,8 @@ std::optional<size_t> ComputeRasteriser::draw_part(const DeviceBuffer& instances
   const int shear = tall ? mean_lean(int32_t(totals[5]), totals[4]) : 0;
   records = tile_lists_ == TileLists::automatic ? count >= kRecordsFrom && size_t(totals[2]) * 2 >= count
                                                : tile_lists_ == TileLists::records;
+  planes = coverage_ == Coverage::automatic ? planes_pay(count, totals[3], tall, totals[2])
+                                            : coverage_ == Coverage::planes;
   clock.mark(1);
   // Drawn by GL after this part's tiles (or alone, when nothing else is);
   // for a batch in parts, kept until the whole batch is over the frame.
@@ -1227,7 +1373,7 @@ std::optional<size_t> ComputeRasteriser::draw_part(const DeviceBuffer& instances
   clock.mark(4);
 
   const GLuint layer = layer_.texture(width, height);
-  ComputeKernel& blend = blend_kernel(samples, records, tall);
+  ComputeKernel& blend = blend_kernel(samples, records, tall, planes);
   const GLuint program = blend.program().get();
   set_look(blend.program());
   glUseProgram(program);

@@ -72,6 +72,7 @@ struct ComputeStageTimes {
   double composite = 0;   // over the frame (a batch in parts: each part behind the ones before, and the whole over the frame)
   size_t sprites = 0, pairs = 0, draws = 0;
   size_t record_draws = 0;  // draws whose tile lists carried the sprites' records
+  size_t plane_draws = 0;   // draws whose blend found coverage from edge planes (Coverage)
 };
 
 // What the tile lists hold (compute_rasteriser.cpp's duplicate_source): each
@@ -79,6 +80,15 @@ struct ComputeStageTimes {
 // automatic picks records for draws of many sprites whose order jumps about
 // the screen. The frames are the same bytes either way (--tile-lists).
 enum class TileLists { automatic, indices, records };
+
+// How the blend finds the samples of a pixel a sprite covers (compute_rasteriser.cpp's
+// walk_in_chunks): from the sprite's corners at each pixel, or from its edge
+// planes, found once by the invocation that marks the entry and kept in
+// shared memory for every pixel of the tile. Planes are faster for draws of
+// millions of sprites and slower for small ones and for a fountain's jet;
+// automatic picks by the draw (planes_pay). A sample on an edge may be
+// rounded differently by the two (--coverage).
+enum class Coverage { automatic, corners, planes };
 
 class ComputeRasteriser {
  public:
@@ -110,6 +120,7 @@ class ComputeRasteriser {
   uint64_t samples_blended() const;
   const ComputeStageTimes& stage_times() const { return stage_times_; }
   void set_tile_lists(TileLists form) { tile_lists_ = form; }
+  void set_coverage(Coverage walk) { coverage_ = walk; }
   // Draw in parts of at most `sprites` sprites, rounded down to a multiple
   // of 16 (at least 16); 0: as many as the GL's storage blocks hold
   // (--part-sprites: less memory, and the tests' way to draw in parts).
@@ -127,12 +138,12 @@ class ComputeRasteriser {
 
   std::string defines_;
   // `tall`: tile_pixel's blocks for a part whose sprites are mostly tall on screen.
-  ComputeKernel& blend_kernel(int samples, bool records, bool tall);  // for the counting_ in force
+  ComputeKernel& blend_kernel(int samples, bool records, bool tall, bool planes);  // for the counting_ in force
   ComputeKernel& merge_kernel(int samples, bool tall);
 
   bool limited_loops_;  // llvmpipe: segments of exactly kLimitedSegmentLength
   ComputeKernel setup_, duplicate_, duplicate_records_, ranges_, ranges_records_, cut_count_, cut_write_, gather_near_;
-  // By samples per pixel (blend_: × 8, + 4 tall, + 2 with records, + 1 counting; merge_: × 2, + 1 tall).
+  // By samples per pixel (blend_: × 16, + 8 planes, + 4 tall, + 2 with records, + 1 counting; merge_: × 2, + 1 tall).
   std::map<int, std::unique_ptr<ComputeKernel>> blend_, merge_;
   DeviceScan scan_;
   DeviceSort sort_, sort_records_;
@@ -155,6 +166,7 @@ class ComputeRasteriser {
   size_t part_sprites_ = 0;
   bool profiling_ = false, counting_ = false;
   TileLists tile_lists_ = TileLists::automatic;
+  Coverage coverage_ = Coverage::automatic;
   ComputeStageTimes stage_times_;
 };
 

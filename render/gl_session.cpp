@@ -21,7 +21,8 @@ BackendChoice parse_backend_choice(const std::string& name) {
 }
 
 RasteriserChoice sprite_rasteriser(const std::string& name, const EglContext& context, const std::string& fill,
-                                   int threads, const std::string& tile_lists, size_t part_sprites) {
+                                   int threads, const std::string& tile_lists, const std::string& coverage,
+                                   size_t part_sprites) {
   RasteriserChoice choice;
   choice.threads = threads;
   choice.part_sprites = part_sprites;
@@ -35,6 +36,10 @@ RasteriserChoice sprite_rasteriser(const std::string& name, const EglContext& co
   else if (tile_lists == "indices") choice.tile_lists = TileLists::indices;
   else if (tile_lists == "records") choice.tile_lists = TileLists::records;
   else throw FxError(ExitCode::usage, fmt::format("--tile-lists {}: expected auto, indices or records", tile_lists));
+  if (coverage == "auto") choice.coverage = Coverage::automatic;
+  else if (coverage == "corners") choice.coverage = Coverage::corners;
+  else if (coverage == "planes") choice.coverage = Coverage::planes;
+  else throw FxError(ExitCode::usage, fmt::format("--coverage {}: expected auto, corners or planes", coverage));
   if (name == "gl") return choice;
   if (name == "cpu") {
     choice.rasteriser = SpriteRasteriser::cpu;
@@ -54,11 +59,15 @@ RasteriserChoice sprite_rasteriser(const std::string& name, const EglContext& co
   return choice;
 }
 
-void refuse_idle_compute_options(const std::string& rasteriser, const std::string& tile_lists, int part_sprites) {
+void refuse_idle_compute_options(const std::string& rasteriser, const std::string& tile_lists,
+                                 const std::string& coverage, int part_sprites) {
   if (rasteriser != "gl" && rasteriser != "cpu") return;
   if (tile_lists != "auto")
     throw FxError(ExitCode::usage, fmt::format("--tile-lists {}: only the compute rasteriser has tile lists, and "
                                                "--rasteriser {} draws without it", tile_lists, rasteriser));
+  if (coverage != "auto")
+    throw FxError(ExitCode::usage, fmt::format("--coverage {}: only the compute rasteriser's blend has a choice, and "
+                                               "--rasteriser {} draws without it", coverage, rasteriser));
   if (part_sprites != 0)
     throw FxError(ExitCode::usage, fmt::format("--part-sprites {}: only the compute rasteriser draws in parts, and "
                                                "--rasteriser {} draws without it", part_sprites, rasteriser));

@@ -30,15 +30,18 @@ Backend choose_backend(BackendChoice requested, const EglContext& context);
 // without compute shaders (nothing to measure with) draws at full size.
 // `threads`: the CPU rasteriser's (--threads; 0: every hardware thread).
 // `tile_lists`: what the compute rasteriser's tile lists hold, by name (auto,
-// indices, records: render/compute_rasteriser.h TileLists). `part_sprites`:
+// indices, records: render/compute_rasteriser.h TileLists); `coverage`: how
+// its blend finds coverage (auto, corners, planes: Coverage). `part_sprites`:
 // the compute rasteriser's most sprites a part (0: what the GL's storage holds).
 RasteriserChoice sprite_rasteriser(const std::string& name, const EglContext& context,
                                    const std::string& fill = "auto", int threads = 0,
-                                   const std::string& tile_lists = "auto", size_t part_sprites = 0);
-// --tile-lists or --part-sprites with --rasteriser gl or cpu, which draw no
+                                   const std::string& tile_lists = "auto", const std::string& coverage = "auto",
+                                   size_t part_sprites = 0);
+// --tile-lists, --coverage or --part-sprites with --rasteriser gl or cpu, which draw no
 // tile lists: refused (exit 64) before any work, as --video-crf is where it
 // would change nothing, rather than ignored.
-void refuse_idle_compute_options(const std::string& rasteriser, const std::string& tile_lists, int part_sprites);
+void refuse_idle_compute_options(const std::string& rasteriser, const std::string& tile_lists,
+                                 const std::string& coverage, int part_sprites);
 
 class GlSession {
  public:

@@ -362,6 +362,7 @@ bool SpritePass::draw_with_compute(const SpriteBatch& batch, const EmitterSettin
     compute_->set_profiling(profile_compute_);
     compute_->set_counting(count_compute_samples_);
     compute_->set_tile_lists(choice_.tile_lists);
+    compute_->set_coverage(choice_.coverage);
     compute_->set_part_sprites(choice_.part_sprites);
   }
   const size_t count = batch.device_instances ? batch.device_count : batch.sprites.size();

@@ -72,6 +72,7 @@ struct RasteriserChoice {
   bool compute_shaders = false;  // the GL has them (automatic's measurement needs them)
   int threads = 0;               // the CPU rasteriser's (0: every hardware thread)
   TileLists tile_lists = TileLists::automatic;  // the compute rasteriser's
+  Coverage coverage = Coverage::automatic;      // the compute rasteriser's blend's
   size_t part_sprites = 0;                      // the compute rasteriser's most sprites a part (0: the GL's storage)
 };
 

@@ -124,6 +124,22 @@ TEST(BenchCommand, TheTileListsChosenAreTheOnesDrawn) {
   }
 }
 
+// --coverage reaches the blend: the stages say how many draws found coverage
+// from edge planes (auto's choice needs a million sprites drawn: not here).
+TEST(BenchCommand, TheCoverageChosenIsTheOneDrawn) {
+  for (const char* walk : {"planes", "corners", "auto"}) {
+    const CliResult r = run_fxsim(fmt::format(
+        "bench --effect snow --particles 2000 --steps 1 --frames 1 --width 64 --height 36 --rasteriser compute "
+        "--fill-resolution full --coverage {}", walk));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(r.out, m, std::regex(R"(of (\d+) draws' lists held the sprites' records; (\d+) found coverage from edge planes)")))
+        << r.out;
+    EXPECT_GT(std::stoi(m[1]), 0) << walk;
+    EXPECT_EQ(std::stoi(m[2]), std::string(walk) == "planes" ? std::stoi(m[1]) : 0) << walk << ": " << m[0];
+  }
+}
+
 // A device is an EGL device: a CPU step alone opens none, so naming one is
 // refused rather than silently ignored.
 TEST(BenchCommand, ADeviceNamedForACpuStepAloneIsRefused) {

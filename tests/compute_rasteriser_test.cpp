@@ -110,9 +110,9 @@ namespace {
 // streaks several times taller than wide (the blend's blocks for tall
 // sprites), and moving `across` m/s to the right as they fall (the blocks
 // then lean as the streaks do); else 0.4 m still flakes. `size`, where
-// given, in place of those.
+// given, in place of those. `compute_only`: the compute rasteriser's options.
 Image expect_deep_tiles_drawn(const std::string& name, double opacity, bool falling = false, double across = 0,
-                              double size = 0) {
+                              double size = 0, const std::string& compute_only = "") {
   TempDir dir(name);
   write_text_file(dir / "deep.json", fmt::format(R"({{"fxsim": 1, "seed": 5, "output": {{"width": 32, "height": 32, "frames": 1, "background": "#000000"}},
     "camera": {{"position": [0, 2, 10], "target": [0, 2, 0], "fov": 30{}}},
@@ -123,7 +123,7 @@ Image expect_deep_tiles_drawn(const std::string& name, double opacity, bool fall
                                                  size > 0 ? size : falling ? 0.05 : 0.4, opacity, across,
                                                  falling ? -20 : 0));
   const Image gl = render_with(dir, dir / "deep.json", "gl", 1, "");
-  const Image compute = render_with(dir, dir / "deep.json", "compute", 1, "");
+  const Image compute = render_with(dir, dir / "deep.json", "compute", 1, compute_only);
   const ImageComparison c = compare_images(gl, compute, kGoldenTolerance);
   EXPECT_NE(c.verdict, CompareVerdict::failure) << c.fail_percent() << " % of pixels over 3/255, max " << c.max * 255;
   return compute;
@@ -168,6 +168,28 @@ TEST(ComputeRasteriser, TilesOfLeaningStreaksWhoseFrontTurnsOpaqueAreDrawnWhole)
   // 0.25 m wide and opaque: the middle pixels stop within the first chunks.
   const Image compute = expect_deep_tiles_drawn("compute-opaque-lean", 1.0, true, 5.0, 0.25);
   EXPECT_GT(compute.rgba[(16 * 32 + 16) * 4], 200);  // 213 when written (lit white, as the flakes above)
+}
+
+TEST(ComputeRasteriser, CoverageFromEdgePlanesDrawsAsTheGlRasteriserDoes) {
+  // --coverage planes (auto takes them for draws of a million sprites, which
+  // no test here draws): each entry's edge planes found once in shared
+  // memory, in chunks of 128 with a second barrier a chunk. Deep tiles of
+  // faint flakes, of leaning streaks both ways, opaque ones stopping early;
+  // lit, streaked and blurred flakes, rain over a plate, a fountain.
+  const std::string planes = "--coverage planes";
+  EXPECT_GT(expect_deep_tiles_drawn("planes-deep", 0.002, false, 0, 0, planes).rgba[(16 * 32 + 16) * 4], 60);
+  for (double across : {5.0, -7.0}) {
+    SCOPED_TRACE(across);
+    const Image compute = expect_deep_tiles_drawn(fmt::format("planes-lean{}", across), 0.05, true, across, 0, planes);
+    EXPECT_GT(compute.rgba[(16 * 32 + 16) * 4], 40);
+  }
+  EXPECT_GT(expect_deep_tiles_drawn("planes-opaque", 0.5, false, 0, 0, planes).rgba[(16 * 32 + 16) * 4], 200);
+  EXPECT_GT(expect_deep_tiles_drawn("planes-opaque-lean", 1.0, true, 5.0, 0.25, planes).rgba[(16 * 32 + 16) * 4], 200);
+  TempDir dir("compute-planes");
+  const std::string size = "--width 160 --height 90";
+  expect_same_frame(dir, example("snow-streetlamp"), 1, size, "compute", planes);
+  expect_same_frame(dir, example("rain-over-plate"), 1, "--width 320 --height 180", "compute", planes);
+  expect_same_frame(dir, example("fountain-windy"), 48, size, "compute", planes);
 }
 
 TEST(ComputeRasteriser, ABatchDrawnInPartsNewestFirstLooksAsOneDrawnWhole) {
@@ -234,6 +256,29 @@ TEST(ComputeRasteriser, TileListsOfRecordsDrawTheSameBytesAsListsOfIndices) {
   const CliResult bad = run_fxsim(fmt::format("render '{}' --tile-lists sorted -q -o /dev/null", example("snow").string()));
   EXPECT_EQ(bad.exit_code, 64) << bad.err;
   EXPECT_NE(bad.err.find("--tile-lists"), std::string::npos) << bad.err;
+}
+
+TEST(ComputeRasteriser, CoverageFromEdgePlanesIsTheSameBytesWhateverTheListsHoldAndFromRunToRun) {
+  // The planes are found from the entry as its list holds it, a record or
+  // the sprite an index names: the same floats, so the same bytes; and again.
+  TempDir dir("compute-planes-lists");
+  for (const auto& [scene, frame] : {std::pair<const char*, int>{"rain", 12}, {"fountain-windy", 48}}) {
+    std::string bytes[3];
+    for (int k = 0; k < 3; ++k) {
+      const char* form = k == 1 ? "records" : "indices";
+      const fs::path out = dir / fmt::format("{}-{}{}-#.png", scene, form, k);
+      const CliResult r = run_fxsim(fmt::format("render '{}' --width 160 --height 90 --frames {} -q --rasteriser compute "
+                                                "--coverage planes --tile-lists {} -o '{}'",
+                                                example(scene).string(), frame, form, out.string()));
+      ASSERT_EQ(r.exit_code, 0) << r.err;
+      bytes[k] = read_text_file(dir / fmt::format("{}-{}{}-{}.png", scene, form, k, frame));
+    }
+    EXPECT_EQ(bytes[0], bytes[1]) << scene << ": indices against records";
+    EXPECT_EQ(bytes[0], bytes[2]) << scene << ": run to run";
+  }
+  const CliResult bad = run_fxsim(fmt::format("render '{}' --coverage exact -q -o /dev/null", example("snow").string()));
+  EXPECT_EQ(bad.exit_code, 64) << bad.err;
+  EXPECT_NE(bad.err.find("--coverage"), std::string::npos) << bad.err;
 }
 
 TEST(CpuRasteriser, DrawsTheExampleScenesAsTheGlRasteriserDoes) {

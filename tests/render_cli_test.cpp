@@ -87,7 +87,8 @@ TEST(Render, AMissingDeviceExitsWith69AndWritesNothing) {
 TEST(Render, OptionsOfTheComputeRasteriserAreRefusedWithAnotherOne) {
   // They were accepted and ignored with --rasteriser gl or cpu.
   TempDir dir("idle-options");
-  for (const std::string& options : {"--rasteriser gl --tile-lists records", "--rasteriser cpu --part-sprites 64"}) {
+  for (const std::string& options : {"--rasteriser gl --tile-lists records", "--rasteriser cpu --part-sprites 64",
+                                     "--rasteriser gl --coverage planes"}) {
     const CliResult r = run_fxsim("render '" FXSIM_SOURCE_DIR "/scenes/snow.json' --frames 1 --quiet " + options +
                                   " -o '" + (dir / "f_####.png").string() + "'");
     EXPECT_EQ(r.exit_code, 64) << options << r.err;
