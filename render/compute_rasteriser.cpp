@@ -628,6 +628,17 @@ float edge(vec2 a, vec2 b, vec2 q) {
   return qa.x * qb.y - qa.y * qb.x;
 }
 
+// The samples inside three edge functions, at_corner at the pixel's corner
+// and stepping per_x and per_y a pixel, as bits: six multiply-adds a sample.
+uint samples_inside(vec3 at_corner, vec3 per_x, vec3 per_y) {
+  uint mask = 0u;
+  for (int k = 0; k < FXSIM_SAMPLES; ++k) {
+    vec2 o = u_sample_positions[k];
+    if (all(greaterThanEqual(at_corner + per_x * o.x + per_y * o.y, vec3(0.0)))) mask |= 1u << k;
+  }
+  return mask;
+}
+
 #ifdef FXSIM_PLANES
 // Edge (b, c)'s function edge(b, c, q) as a plane over the tile whose first
 // pixel is `origin`: its steps per pixel right and up, and its value there.
@@ -681,13 +692,7 @@ void keep_planes(uint now, uint index, Prepared p, vec2 origin) {
 // (The CPU rasteriser finds each sample's edge functions from the corners:
 // the two may differ for a sample on an edge.)
 uint coverage(vec3 per_x, vec3 per_y, vec3 at_origin, vec2 local) {
-  vec3 at_corner = at_origin + per_x * local.x + per_y * local.y;
-  uint mask = 0u;
-  for (int k = 0; k < FXSIM_SAMPLES; ++k) {
-    vec2 o = u_sample_positions[k];
-    if (all(greaterThanEqual(at_corner + per_x * o.x + per_y * o.y, vec3(0.0)))) mask |= 1u << k;
-  }
-  return mask;
+  return samples_inside(at_origin + per_x * local.x + per_y * local.y, per_x, per_y);
 }
 
 #else
@@ -704,12 +709,7 @@ uint coverage(vec2 a, vec2 b, vec2 c, vec2 pixel) {
   float s = sign(area);  // inside: every edge function's sign times s is 0 or more
   vec3 at_corner = vec3(edge(b, c, pixel), edge(c, a, pixel), edge(a, b, pixel)) * s;
   vec3 per_x = vec3(b.y - c.y, c.y - a.y, a.y - b.y) * s, per_y = vec3(c.x - b.x, a.x - c.x, b.x - a.x) * s;
-  uint mask = 0u;
-  for (int k = 0; k < FXSIM_SAMPLES; ++k) {
-    vec2 o = u_sample_positions[k];
-    if (all(greaterThanEqual(at_corner + per_x * o.x + per_y * o.y, vec3(0.0)))) mask |= 1u << k;
-  }
-  return mask;
+  return samples_inside(at_corner, per_x, per_y);
 }
 
 #endif
