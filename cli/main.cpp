@@ -37,9 +37,9 @@ constexpr const char* kTileListsHelp =
 constexpr const char* kCoverageHelp =
     "how the compute rasteriser's blend finds which of a pixel's samples a sprite covers: corners (each pixel "
     "from the sprite's corners), planes (each sprite's edge planes found once, for all the pixels of its tile: "
-    "faster for draws of a million sprites or more, slower for fewer) or auto (planes for draws of 1 M drawn "
-    "sprites or more, unless most are tall on screen and in screen order, as a fountain's jet); a sample on an "
-    "edge may be rounded differently";
+    "faster for rain's and snow's draws of millions of sprites, slower for small draws and a fountain's dense "
+    "jet) or auto (planes for draws, or parts with --part-sprites, of 1 M drawn sprites or more, unless most "
+    "are tall on screen and in screen order); a sample on an edge may be rounded differently";
 constexpr const char* kPartSpritesHelp =
     "the compute rasteriser draws batches in parts of at most N sprites (N rounded down to a multiple of 16, at "
     "least 16), newest first, each skipping what the parts in front hide: less GPU memory; the edges of opaque "

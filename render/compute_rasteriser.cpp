@@ -878,14 +878,14 @@ bool draw_entry(uint e, vec2 pixel, uint mine) {
 // Two ways to find an entry's coverage (Coverage): from its corners, by
 // every lane of each block that draws it, in chunks of 256 entries; or
 // (FXSIM_PLANES) from its six edge planes, found once by the invocation
-// that marks it and kept in shared memory for one chunk of 128 (7.8 KiB a
-// group). H100, 1080p, blend, per draw (docs/performance.md, 6 December
-// 2026): the planes take rain's and snow's draws of millions of sprites in
-// 0.87-0.91 of the time (rain 100 M 85.8 -> 77.7 ms a frame, snow 100 M
-// 34.4 -> 31.4) and the 5 M fountain's mist too (15.5 -> 13.5 ms a draw),
-// but its drops (tall, in the jet's order) in 1.87 of it (6.4 -> 12.0) and
-// small draws in 1.5-1.7 (battlefield's, of up to 6 000 sprites); the
-// example scenes' draws, of up to 120 000, were slower too. Hence planes_pay.
+// that marks it and kept in shared memory for one chunk of 128 (the planes
+// 7.5 KiB; with the marks, 7.8 KiB a group). H100, 1080p, blend
+// (docs/performance.md, 6 December 2026): the planes take rain's draws of
+// millions of sprites in 0.87-0.91 of the time (rain 100 M 85.8 -> 77.7 ms a
+// frame; snow 100 M 34.4 -> 31.4) and the 5 M fountain's mist too (15.5 ->
+// 13.5 ms a draw), but its drops (tall, in the jet's order) in 1.87 of it
+// (6.4 -> 12.0) and small draws in 1.5-1.7 (battlefield's); the example
+// scenes at 1080p drew the same or slower. Hence coverage_by_planes.
 // Keep the group's shared memory small: 8 KiB more of it cost this blend
 // 85.7 -> 112.6 ms on an H200.
 // The blocks (tile_pixel's) of which some pixel is in `box` (ranges_source's), as bits.
@@ -1061,21 +1061,24 @@ class StageClock {
 };
 
 int key_bits(size_t tiles) { return std::max(1, int(std::bit_width(tiles - 1))); }
+}  // namespace
 
-// Coverage::automatic's choice for a draw of `count` sprites of which
-// `drawn` reach a tile, mostly `tall` or not, `jumps` of them far on screen
-// from the one before (the setup's totals: the same whatever the tile lists
-// hold, so the frames are too). Measured per draw on an H100, 1080p
-// (docs/performance.md, 6 December 2026, day), blend with planes against
-// corners: 0.87-0.91 of the time for rain's and snow's draws of 10 M and
-// 100 M sprites and for the 5 M fountain's mist (3.6 M drawn, in jet
-// order); 1.87 for its drops (3.0 M drawn, mostly tall, in jet order); 1.5-1.7 for
-// draws of up to 6 000 sprites (battlefield), and the example scenes'
-// draws of up to 120 000 slower too.
-bool planes_pay(size_t count, uint32_t drawn, bool tall, uint32_t jumps) {
+// Measured per draw on an H100, 1080p (docs/performance.md, 6 December
+// 2026, day), blend with planes against corners: 0.87-0.91 of the time for
+// rain's draws of 10 M and 100 M sprites (parts of 0.12 to 6 M drawn; those
+// under a million, which gained 0.1 ms, are left to the corners), and for
+// the 5 M fountain's mist (3.6 M drawn, in jet order); 1.87 for its drops
+// (3.0 M drawn, mostly tall, in jet order); 1.46-1.70 for battlefield's
+// draws of up to 3 300 drawn sprites. Whole frames: snow 100 M and 10 M
+// 0.91; the example scenes at 1080p (draws of up to 120 000 slots) the same
+// or slower (rain-night-drive 4.9 -> 8.3 ms).
+bool coverage_by_planes(size_t count, uint32_t drawn, bool tall, uint32_t jumps) {
   constexpr uint32_t kPlanesFromDrawn = 1000000;
   return drawn >= kPlanesFromDrawn && (!tall || size_t(jumps) * 2 >= count);
 }
+
+namespace {
+
 
 // The tall sprites' mean lean (the setup's sum over their count), rounded
 // to the nearest sixteenth, in -8..8.
@@ -1278,7 +1281,7 @@ std::optional<size_t> ComputeRasteriser::draw_part(const DeviceBuffer& instances
   const int shear = tall ? mean_lean(int32_t(totals[5]), totals[4]) : 0;
   records = tile_lists_ == TileLists::automatic ? count >= kRecordsFrom && size_t(totals[2]) * 2 >= count
                                                : tile_lists_ == TileLists::records;
-  planes = coverage_ == Coverage::automatic ? planes_pay(count, totals[3], tall, totals[2])
+  planes = coverage_ == Coverage::automatic ? coverage_by_planes(count, totals[3], tall, totals[2])
                                             : coverage_ == Coverage::planes;
   clock.mark(1);
   // Drawn by GL after this part's tiles (or alone, when nothing else is);

@@ -86,9 +86,16 @@ enum class TileLists { automatic, indices, records };
 // planes, found once by the invocation that marks the entry and kept in
 // shared memory for every pixel of the tile. Planes are faster for draws of
 // millions of sprites and slower for small ones and for a fountain's jet;
-// automatic picks by the draw (planes_pay). A sample on an edge may be
-// rounded differently by the two (--coverage).
+// automatic picks by the draw (coverage_by_planes). A sample on an edge may
+// be rounded differently by the two (--coverage).
 enum class Coverage { automatic, corners, planes };
+
+// Coverage::automatic's choice for a draw (a part, for a batch in parts) of
+// `count` sprites of which `drawn` reach a tile, mostly `tall` or not,
+// `jumps` of them far on screen from the one before: the setup's totals,
+// the same whatever the tile lists hold, so the frames are too. Planes for
+// a million drawn sprites or more, unless most are tall and in screen order.
+bool coverage_by_planes(size_t count, uint32_t drawn, bool tall, uint32_t jumps);
 
 class ComputeRasteriser {
  public:
