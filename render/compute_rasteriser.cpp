@@ -1061,6 +1061,14 @@ class StageClock {
 };
 
 int key_bits(size_t tiles) { return std::max(1, int(std::bit_width(tiles - 1))); }
+
+// The tall sprites' mean lean (the setup's sum over their count), rounded
+// to the nearest sixteenth, in -8..8.
+int mean_lean(int32_t sum, uint32_t tall) {
+  if (tall == 0) return 0;
+  const double mean = double(sum) / double(tall);
+  return std::clamp(int(std::lround(mean)), -8, 8);
+}
 }  // namespace
 
 // Measured per draw on an H100, 1080p (docs/performance.md, 6 December
@@ -1076,18 +1084,6 @@ bool coverage_by_planes(size_t count, uint32_t drawn, bool tall, uint32_t jumps)
   constexpr uint32_t kPlanesFromDrawn = 1000000;
   return drawn >= kPlanesFromDrawn && (!tall || size_t(jumps) * 2 >= count);
 }
-
-namespace {
-
-
-// The tall sprites' mean lean (the setup's sum over their count), rounded
-// to the nearest sixteenth, in -8..8.
-int mean_lean(int32_t sum, uint32_t tall) {
-  if (tall == 0) return 0;
-  const double mean = double(sum) / double(tall);
-  return std::clamp(int(std::lround(mean)), -8, 8);
-}
-}  // namespace
 
 ComputeRasteriser::ComputeRasteriser(const std::string& defines, bool limited_loops)
     : defines_(defines),

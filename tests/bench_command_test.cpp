@@ -110,15 +110,24 @@ TEST(BenchCommand, ASceneIsMeasuredAtItsOwnSizeUnlessToldOtherwise) {
   EXPECT_NE(effect.out.find("frame at 640x360"), std::string::npos) << effect.out;
 }
 
+namespace {
+// What bench prints for 2 000 particles of `effect` drawn by the compute
+// rasteriser at 64x36 with `options`.
+std::string compute_bench_output(const std::string& effect, const std::string& options) {
+  const CliResult r = run_fxsim(fmt::format("bench --effect {} --particles 2000 --steps 1 --frames 1 --width 64 "
+                                            "--height 36 --rasteriser compute --fill-resolution full {}",
+                                            effect, options));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return r.out;
+}
+}  // namespace
+
 TEST(BenchCommand, TheTileListsChosenAreTheOnesDrawn) {
   for (const char* form : {"records", "indices", "auto"}) {
-    const CliResult r = run_fxsim(fmt::format(
-        "bench --effect rain --particles 2000 --steps 1 --frames 1 --width 64 --height 36 --rasteriser compute "
-        "--fill-resolution full --tile-lists {}", form));
-    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const std::string out = compute_bench_output("rain", fmt::format("--tile-lists {}", form));
     std::smatch m;
-    ASSERT_TRUE(std::regex_search(r.out, m, std::regex(R"(; (\d+) of (\d+) draws' lists held the sprites' records)")))
-        << r.out;
+    ASSERT_TRUE(std::regex_search(out, m, std::regex(R"(; (\d+) of (\d+) draws' lists held the sprites' records)")))
+        << out;
     EXPECT_GT(std::stoi(m[2]), 0) << form;
     EXPECT_EQ(std::stoi(m[1]), std::string(form) == "records" ? std::stoi(m[2]) : 0) << form << ": " << m[0];
   }
@@ -128,13 +137,11 @@ TEST(BenchCommand, TheTileListsChosenAreTheOnesDrawn) {
 // from edge planes (auto's choice needs a million sprites drawn: not here).
 TEST(BenchCommand, TheCoverageChosenIsTheOneDrawn) {
   for (const char* walk : {"planes", "corners", "auto"}) {
-    const CliResult r = run_fxsim(fmt::format(
-        "bench --effect snow --particles 2000 --steps 1 --frames 1 --width 64 --height 36 --rasteriser compute "
-        "--fill-resolution full --coverage {}", walk));
-    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const std::string out = compute_bench_output("snow", fmt::format("--coverage {}", walk));
     std::smatch m;
-    ASSERT_TRUE(std::regex_search(r.out, m, std::regex(R"(of (\d+) draws' lists held the sprites' records; (\d+) found coverage from edge planes)")))
-        << r.out;
+    ASSERT_TRUE(std::regex_search(
+        out, m, std::regex(R"(of (\d+) draws' lists held the sprites' records; (\d+) found coverage from edge planes)")))
+        << out;
     EXPECT_GT(std::stoi(m[1]), 0) << walk;
     EXPECT_EQ(std::stoi(m[2]), std::string(walk) == "planes" ? std::stoi(m[1]) : 0) << walk << ": " << m[0];
   }

@@ -35,6 +35,16 @@ Image render_with(const TempDir& dir, const fs::path& scene, const std::string& 
   return read_png(dir / fmt::format("{}-{}-{}.png", scene.stem().string(), rasteriser, frame));
 }
 
+// The PNG bytes of `scene`'s frame `frame` drawn by the compute rasteriser
+// with `options`, written under `dir` as `name`-#.png.
+std::string compute_frame_bytes(const TempDir& dir, const std::string& name, const fs::path& scene, int frame,
+                                const std::string& options) {
+  const CliResult r = run_fxsim(fmt::format("render '{}' {} --frames {} -q --rasteriser compute -o '{}'",
+                                            scene.string(), options, frame, (dir / (name + "-#.png")).string()));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return read_text_file(dir / fmt::format("{}-{}.png", name, frame));
+}
+
 // `other_only`: options of the other rasteriser alone (GL refuses --part-sprites).
 void expect_same_frame(const TempDir& dir, const fs::path& scene, int frame,
                        const std::string& extra = "--width 160 --height 90", const std::string& other = "compute",
@@ -241,17 +251,11 @@ TEST(ComputeRasteriser, TileListsOfRecordsDrawTheSameBytesAsListsOfIndices) {
   TempDir dir("compute-tile-lists");
   for (const auto& [scene, frame] : {std::pair<const char*, int>{"rain", 12}, {"snow-streetlamp", 6},
                                      {"fountain-windy", 48}, {"campfire", 24}}) {
-    std::string bytes[2];
-    for (int k = 0; k < 2; ++k) {
-      const char* form = k == 0 ? "indices" : "records";
-      const fs::path out = dir / fmt::format("{}-{}-#.png", scene, form);
-      const CliResult r = run_fxsim(fmt::format("render '{}' --width 160 --height 90 --frames {} -q --rasteriser compute "
-                                                "--tile-lists {} -o '{}'",
-                                                example(scene).string(), frame, form, out.string()));
-      ASSERT_EQ(r.exit_code, 0) << r.err;
-      bytes[k] = read_text_file(dir / fmt::format("{}-{}-{}.png", scene, form, frame));
-    }
-    EXPECT_EQ(bytes[0], bytes[1]) << scene;
+    const auto bytes = [&](const char* form) {
+      return compute_frame_bytes(dir, fmt::format("{}-{}", scene, form), example(scene), frame,
+                                 fmt::format("--width 160 --height 90 --tile-lists {}", form));
+    };
+    EXPECT_EQ(bytes("indices"), bytes("records")) << scene;
   }
   const CliResult bad = run_fxsim(fmt::format("render '{}' --tile-lists sorted -q -o /dev/null", example("snow").string()));
   EXPECT_EQ(bad.exit_code, 64) << bad.err;
@@ -263,32 +267,23 @@ TEST(ComputeRasteriser, CoverageFromEdgePlanesIsTheSameBytesWhateverTheListsHold
   // the sprite an index names: the same floats, so the same bytes; and again.
   TempDir dir("compute-planes-lists");
   for (const auto& [scene, frame] : {std::pair<const char*, int>{"rain", 12}, {"fountain-windy", 48}}) {
-    std::string bytes[3];
-    for (int k = 0; k < 3; ++k) {
-      const char* form = k == 1 ? "records" : "indices";
-      const fs::path out = dir / fmt::format("{}-{}{}-#.png", scene, form, k);
-      const CliResult r = run_fxsim(fmt::format("render '{}' --width 160 --height 90 --frames {} -q --rasteriser compute "
-                                                "--coverage planes --tile-lists {} -o '{}'",
-                                                example(scene).string(), frame, form, out.string()));
-      ASSERT_EQ(r.exit_code, 0) << r.err;
-      bytes[k] = read_text_file(dir / fmt::format("{}-{}{}-{}.png", scene, form, k, frame));
-    }
-    EXPECT_EQ(bytes[0], bytes[1]) << scene << ": indices against records";
-    EXPECT_EQ(bytes[0], bytes[2]) << scene << ": run to run";
+    const auto bytes = [&](const char* form, int run) {
+      return compute_frame_bytes(dir, fmt::format("{}-{}{}", scene, form, run), example(scene), frame,
+                                 fmt::format("--width 160 --height 90 --coverage planes --tile-lists {}", form));
+    };
+    const std::string indices = bytes("indices", 0);
+    EXPECT_EQ(indices, bytes("records", 1)) << scene << ": indices against records";
+    EXPECT_EQ(indices, bytes("indices", 2)) << scene << ": run to run";
   }
   // And the planes did draw: rain's frame 6 at 320x180 has samples on an
   // edge that the corners round otherwise (a pixel or two, by 1/255).
-  std::string walks[2];
-  for (int k = 0; k < 2; ++k) {
-    const char* walk = k == 0 ? "corners" : "planes";
-    const fs::path out = dir / fmt::format("walk-{}-#.png", walk);
-    ASSERT_EQ(run_fxsim(fmt::format("render '{}' --width 320 --height 180 --frames 6 -q --rasteriser compute "
-                                    "--coverage {} -o '{}'", example("rain").string(), walk, out.string()))
-                  .exit_code,
-              0);
-    walks[k] = read_text_file(dir / fmt::format("walk-{}-6.png", walk));
-  }
-  EXPECT_NE(walks[0], walks[1]);
+  const auto walk = [&](const char* name) {
+    return compute_frame_bytes(dir, fmt::format("walk-{}", name), example("rain"), 6,
+                               fmt::format("--width 320 --height 180 --coverage {}", name));
+  };
+  const std::string corners = walk("corners"), planes = walk("planes");
+  EXPECT_FALSE(corners.empty());
+  EXPECT_NE(corners, planes);
   const CliResult bad = run_fxsim(fmt::format("render '{}' --coverage exact -q -o /dev/null", example("snow").string()));
   EXPECT_EQ(bad.exit_code, 64) << bad.err;
   EXPECT_NE(bad.err.find("--coverage"), std::string::npos) << bad.err;
