@@ -58,7 +58,7 @@ ValueKind kind_of(const std::string& command, const std::string& name) {
 std::vector<CommandInfo> commands_of(const CLI::App& app) {
   std::vector<CommandInfo> commands;
   for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
-    CommandInfo command{sub->get_name(), sub->get_description(), {}, ValueKind::none};
+    CommandInfo command{sub->get_name(), sub->get_description(), {}, ValueKind::none, {}};
     for (const CLI::Option* opt : sub->get_options()) {
       if (opt->get_positional()) {
         if (command.positional != ValueKind::none) continue;

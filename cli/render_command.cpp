@@ -52,14 +52,16 @@ std::vector<SceneOverride> scene_overrides(const RenderOptions& options) {
     // A whole number as JSON's integer, so that a problem shows it as given ("got 0", not "got 0.0").
     const double fps = *options.fps;
     const Json value = std::abs(fps) < 1e15 && fps == std::floor(fps) ? Json(int64_t(fps)) : Json(fps);
-    overrides.push_back({fmt::format("--fps {}", fps), "/output/fps", value});
+    overrides.push_back({fmt::format("--fps {}", fps), "/output/fps", value, false, {}});
   }
-  if (options.seed) overrides.push_back({fmt::format("--seed {}", *options.seed), "/seed", *options.seed});
+  if (options.seed) overrides.push_back({fmt::format("--seed {}", *options.seed), "/seed", *options.seed, false, {}});
   if (options.png_level)
-    overrides.push_back({fmt::format("--png-level {}", *options.png_level), "/output/png_level", *options.png_level});
-  if (options.width) overrides.push_back({fmt::format("--width {}", *options.width), "/output/width", *options.width});
+    overrides.push_back(
+        {fmt::format("--png-level {}", *options.png_level), "/output/png_level", *options.png_level, false, {}});
+  if (options.width)
+    overrides.push_back({fmt::format("--width {}", *options.width), "/output/width", *options.width, false, {}});
   if (options.height)
-    overrides.push_back({fmt::format("--height {}", *options.height), "/output/height", *options.height});
+    overrides.push_back({fmt::format("--height {}", *options.height), "/output/height", *options.height, false, {}});
   return overrides;
 }
 

@@ -12,7 +12,7 @@ SceneOverride parse_set_override(const std::string& text) {
   const size_t equals = text.find('=');
   if (text.empty() || text[0] != '/' || equals == std::string::npos)
     throw FxError(ExitCode::usage, fmt::format("{}: expected /json/pointer=VALUE, such as /output/fps=30", label));
-  SceneOverride o{label, text.substr(0, equals), {}};
+  SceneOverride o{label, text.substr(0, equals), {}, false, {}};
   try {
     (void)nlohmann::json::json_pointer(o.pointer);
   } catch (const nlohmann::json::exception& e) {
@@ -48,7 +48,7 @@ SceneOverride parse_unset_override(const std::string& text) {
     throw FxError(ExitCode::usage, fmt::format("{}: {} is not a JSON pointer (~ must be written ~0, / inside a key ~1)",
                                                label, text));
   }
-  return SceneOverride{label, text, {}, true};
+  return SceneOverride{label, text, {}, true, {}};
 }
 
 namespace {

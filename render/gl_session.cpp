@@ -60,7 +60,7 @@ RasteriserChoice sprite_rasteriser(const std::string& name, const EglContext& co
 }
 
 void refuse_idle_compute_options(const std::string& rasteriser, const std::string& tile_lists,
-                                 const std::string& coverage, int part_sprites) {
+                                 const std::string& coverage, int64_t part_sprites) {
   if (rasteriser != "gl" && rasteriser != "cpu") return;
   if (tile_lists != "auto")
     throw FxError(ExitCode::usage, fmt::format("--tile-lists {}: only the compute rasteriser has tile lists, and "

@@ -41,7 +41,7 @@ RasteriserChoice sprite_rasteriser(const std::string& name, const EglContext& co
 // tile lists: refused (exit 64) before any work, as --video-crf is where it
 // would change nothing, rather than ignored.
 void refuse_idle_compute_options(const std::string& rasteriser, const std::string& tile_lists,
-                                 const std::string& coverage, int part_sprites);
+                                 const std::string& coverage, int64_t part_sprites);
 
 class GlSession {
  public:

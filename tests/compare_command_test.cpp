@@ -294,7 +294,7 @@ TEST(Cli, WhatCannotReachStandardOutputIsAnError) {
   TempDir dir("stdout-full");
   image(dir, "a.png", 0, 0), image(dir, "b.png", 3, 51);
   // So did --help and --version (CLI11 prints them).
-  for (const std::string command : {std::string("schema"), std::string("info --json"), std::string("--help"),
+  for (const std::string& command : {std::string("schema"), std::string("info --json"), std::string("--help"),
                                     std::string("--version"), std::string("render --help"),
                                     std::string("validate '" FXSIM_SOURCE_DIR "/scenes/rain.json'"),
                                     "compare '" + (dir / "a.png").string() + "' '" + (dir / "b.png").string() + "'"}) {

@@ -251,7 +251,9 @@ TEST(ComputeRasteriser, TileListsOfRecordsDrawTheSameBytesAsListsOfIndices) {
   TempDir dir("compute-tile-lists");
   for (const auto& [scene, frame] : {std::pair<const char*, int>{"rain", 12}, {"snow-streetlamp", 6},
                                      {"fountain-windy", 48}, {"campfire", 24}}) {
-    const auto bytes = [&](const char* form) {
+    // Structured bindings are captured by copy, by name: clang 14 (Debian
+    // 12's) cannot capture them implicitly.
+    const auto bytes = [&dir, scene = scene, frame = frame](const char* form) {
       return compute_frame_bytes(dir, fmt::format("{}-{}", scene, form), example(scene), frame,
                                  fmt::format("--width 160 --height 90 --tile-lists {}", form));
     };
@@ -267,7 +269,7 @@ TEST(ComputeRasteriser, CoverageFromEdgePlanesIsTheSameBytesWhateverTheListsHold
   // the sprite an index names: the same floats, so the same bytes; and again.
   TempDir dir("compute-planes-lists");
   for (const auto& [scene, frame] : {std::pair<const char*, int>{"rain", 12}, {"fountain-windy", 48}}) {
-    const auto bytes = [&](const char* form, int run) {
+    const auto bytes = [&dir, scene = scene, frame = frame](const char* form, int run) {
       return compute_frame_bytes(dir, fmt::format("{}-{}{}", scene, form, run), example(scene), frame,
                                  fmt::format("--width 160 --height 90 --coverage planes --tile-lists {}", form));
     };
