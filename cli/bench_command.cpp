@@ -292,20 +292,24 @@ int run_bench(const BenchOptions& o) {
   // On a software GL, the CPU rasteriser against GL's on the same frames:
   // every batch by each, and auto's choice per batch.
   if (side_by_side && forced_gl.software) {
-    double draw[3] = {0, 0, 0};
-    const char* names[] = {"gl", "cpu", "auto"};
-    for (int i = 0; i < 3; ++i) {
-      Renderer side(scene, width, height,
-                    sprite_rasteriser(names[i], gl->context(), o.fill_resolution, o.threads, o.tile_lists, o.coverage,
-                                      size_t(o.part_sprites)));
-      Simulation staged(scene, o.threads, factory);
-      staged.advance_to_frame(start);
-      draw[i] = time_frames(staged, side, o.frames, gpu, png).draw;
-    }
+    std::vector<std::unique_ptr<Renderer>> sides;
+    for (const char* name : {"gl", "cpu", "auto"})
+      sides.push_back(std::make_unique<Renderer>(
+          scene, width, height,
+          sprite_rasteriser(name, gl->context(), o.fill_resolution, o.threads, o.tile_lists, o.coverage,
+                            size_t(o.part_sprites))));
+    Simulation staged(scene, o.threads, factory);
+    staged.advance_to_frame(start);
+    const std::vector<double> draw =
+        time_draws_in_turn(staged, {sides[0].get(), sides[1].get(), sides[2].get()}, o.frames, gpu);
+    const SpritePass::DrawCounts chosen = sides[2]->sprite_pass().draw_counts();
     fmt::print("    sprites drawn by the GL rasteriser {:8.2f} ms, by the CPU rasteriser {:8.2f} ms ({:.3g}x GL's time), "
-               "by auto's choice {:8.2f} ms ({:.3g}x; the CPU's for batches whose quads average {:g} pixels or less)\n",
+               "by auto's choice {:8.2f} ms ({:.3g}x; the CPU's for batches whose quads average {:g} pixels or less: "
+               "{} of {} batches{}), each frame drawn by the three in turn\n",
                draw[0] * 1e3, draw[1] * 1e3, draw[1] / draw[0], draw[2] * 1e3, draw[2] / draw[0],
-               kCpuRasteriserMaxMeanPixels);
+               kCpuRasteriserMaxMeanPixels, chosen.cpu, chosen.batches,
+               chosen.cpu == 0 ? ", so auto drew as GL did: its ratio is the runs' noise"
+               : chosen.cpu == chosen.batches ? ", so auto drew as the CPU rasteriser did" : "");
   }
   // Fill-bound batches at half size (auto's choice, measured) against every
   // batch at full size, on the same frames; not when --fill-resolution chose.

@@ -154,6 +154,26 @@ FrameTimes time_frames(Simulation& simulation, Renderer& renderer, int frames, b
   return times;
 }
 
+std::vector<double> time_draws_in_turn(Simulation& simulation, const std::vector<Renderer*>& renderers, int frames,
+                                       bool gpu) {
+  const int first = simulation.frame();
+  for (Renderer* renderer : renderers) renderer->render(simulation);  // warm up
+  std::vector<double> draw(renderers.size(), 0.0);
+  for (int f = first + 1; f <= first + frames; ++f) {
+    simulation.advance_to_frame(f);
+    if (gpu) wait_for_gl("stepping");
+    for (size_t i = 0; i < renderers.size(); ++i) {
+      const auto t = Clock::now();
+      renderers[i]->draw(simulation);
+      wait_for_gl("drawing");
+      draw[i] += seconds_since(t);
+      renderers[i]->take_frame();  // (read back outside the timing, as time_frames does)
+    }
+  }
+  for (double& seconds : draw) seconds /= std::max(frames, 1);
+  return draw;
+}
+
 double blend_fill_rate(int width, int height, int samples, TargetFormat format) {
   FrameTarget target(width, height, samples, format);
   GlProgram program = link_program(R"(#version 330 core

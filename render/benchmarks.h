@@ -3,6 +3,7 @@
 // with measured in the same run. GPU timings start and stop with the GL's
 // queue drained.
 #include <cstddef>
+#include <vector>
 
 #include "core/png_writer.h"
 #include "core/scene.h"
@@ -44,6 +45,15 @@ struct FrameTimes {
   size_t png_bytes = 0;  // the last frame's PNG
 };
 FrameTimes time_frames(Simulation& simulation, Renderer& renderer, int frames, bool gpu, const PngSettings& png);
+
+// Mean seconds each renderer takes to draw a frame, on the same `frames`
+// frames after the simulation's current one, drawn by each in turn before
+// the next is stepped (each first draws one to warm up): a slow spell of a
+// shared machine then falls on all of them alike, where timing one after the
+// other put it on one (a software GL on a 2-core VM: the same draws 0.75x
+// apart). One simulation for all, so only their drawing differs.
+std::vector<double> time_draws_in_turn(Simulation& simulation, const std::vector<Renderer*>& renderers, int frames,
+                                       bool gpu);
 
 // The drawing limit a frame is held against: samples per second that
 // full-screen triangles blended "over" (premultiplied) write into a frame

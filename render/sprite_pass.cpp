@@ -446,6 +446,7 @@ bool SpritePass::draw_with_cpu(const SpriteBatch& batch, const EmitterSettings& 
   if (!cpu_->draw(b, width_, height_, automatic ? std::optional<double>(kCpuRasteriserMaxMeanPixels) : std::nullopt,
                   draw_near))
     return false;
+  ++counts_.cpu;
   counts_.cpu_samples += cpu_->samples_blended();
   return true;
 }

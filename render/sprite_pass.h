@@ -102,6 +102,7 @@ class SpritePass {
   // Colour draws of batches so far, and how many of them at half size.
   struct DrawCounts {
     size_t batches = 0, reduced = 0;
+    size_t cpu = 0;          // of them drawn by the CPU rasteriser
     size_t cpu_samples = 0;  // samples the CPU rasteriser blended (GL's occlusion queries do not see them)
   };
   DrawCounts draw_counts() const { return counts_; }
