@@ -13,9 +13,9 @@ namespace fxsim {
 namespace {
 std::string auto_rasteriser_rule(bool software, bool compute) {
   if (software)
-    return fmt::format("`--rasteriser auto` draws batches of small sprites (quads of {:g} pixels or less on average) "
-                       "with the CPU rasteriser, the rest with GL",
-                       kCpuRasteriserMaxMeanPixels);
+    return fmt::format("`--rasteriser auto` draws batches of small sprites (quads of {:g} pixels or less on average, "
+                       "a sprite or more for every {:g} pixels of the frame) with the CPU rasteriser, the rest with GL",
+                       kCpuRasteriserMaxMeanPixels, kCpuRasteriserFramePixelsPerSprite);
   if (compute)
     return fmt::format("`--rasteriser auto` draws batches of {} sprites or more with the compute rasteriser, the rest "
                        "with GL",

@@ -76,8 +76,7 @@ const PlateDepth& CpuSpritePath::plate_depth(GLuint texture) {
   return plate_;
 }
 
-bool CpuSpritePath::draw(const Batch& batch, int width, int height, std::optional<double> largest_mean_pixels,
-                         const NearDrawer& draw_near) {
+bool CpuSpritePath::draw(const Batch& batch, int width, int height, const Pays& pays, const NearDrawer& draw_near) {
   SpriteDepthLimits limits = batch.limits;
   SpriteShading shading = batch.shading;
   if (batch.plate_depth != 0) {
@@ -85,7 +84,7 @@ bool CpuSpritePath::draw(const Batch& batch, int width, int height, std::optiona
     shading.plate = limits.plate;
   }
   rasteriser_.prepare(batch.sprites, batch.camera, limits, pool_);
-  if (largest_mean_pixels && rasteriser_.mean_quad_pixels() > *largest_mean_pixels) return false;
+  if (pays && !pays(rasteriser_.mean_quad_pixels(), rasteriser_.drawn(), width, height)) return false;
   GLint bound_texture = 0;
   glGetIntegerv(GL_TEXTURE_BINDING_2D_ARRAY, &bound_texture);
   const SpriteTexels& texels = texels_of(batch.texture, batch.texture_changes);

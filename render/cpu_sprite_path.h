@@ -35,12 +35,13 @@ class CpuSpritePath {
     bool additive = false;
   };
   // Draws the batch into the bound draw framebuffer (width × height). When
-  // `largest_mean_pixels` is given and the batch's quads are larger on average,
-  // draws nothing and returns false (the GL rasteriser is faster there).
+  // `pays` is given and says no for the batch's quads (their mean area in
+  // pixels, how many are drawn) in a frame of this size, draws nothing and
+  // returns false (the GL rasteriser is faster there).
   // `draw_near` draws (with GL, clipped) the sprites crossing the near plane.
   using NearDrawer = std::function<void(const std::vector<SpriteInstance>& near)>;
-  bool draw(const Batch& batch, int width, int height, std::optional<double> largest_mean_pixels,
-            const NearDrawer& draw_near);
+  using Pays = std::function<bool(double mean_quad_pixels, size_t drawn, int width, int height)>;
+  bool draw(const Batch& batch, int width, int height, const Pays& pays, const NearDrawer& draw_near);
   // The samples the last draw blended.
   size_t samples_blended() const { return rasteriser_.samples_blended(); }
 

@@ -389,6 +389,11 @@ bool SpritePass::draw_with_compute(const SpriteBatch& batch, const EmitterSettin
                         draw_near);
 }
 
+bool cpu_rasteriser_pays(double mean_quad_pixels, size_t drawn, int width, int height) {
+  return mean_quad_pixels <= kCpuRasteriserMaxMeanPixels &&
+         double(drawn) * kCpuRasteriserFramePixelsPerSprite >= double(width) * double(height);
+}
+
 bool SpritePass::draw_with_cpu(const SpriteBatch& batch, const EmitterSettings& emitter, const GlTexture& texture) {
   const bool automatic = choice_.rasteriser == SpriteRasteriser::automatic;
   if (automatic && (!choice_.software || batch.device_instances)) return false;
@@ -443,7 +448,7 @@ bool SpritePass::draw_with_cpu(const SpriteBatch& batch, const EmitterSettings& 
     buffer.assign(near, DeviceBuffer::Use::host_writes);
     draw_instances(buffer.gl_name(), near.size(), batch, emitter, texture, SpriteOutput::colour);
   };
-  if (!cpu_->draw(b, width_, height_, automatic ? std::optional<double>(kCpuRasteriserMaxMeanPixels) : std::nullopt,
+  if (!cpu_->draw(b, width_, height_, automatic ? CpuSpritePath::Pays(cpu_rasteriser_pays) : CpuSpritePath::Pays(),
                   draw_near))
     return false;
   ++counts_.cpu;

@@ -51,7 +51,8 @@ constexpr float kDepthCoverage = 0.05f;
 // faster (fxsim bench prints them side by side): on a hardware GPU the
 // compute one for batches of at least kComputeRasteriserMinSprites; on a
 // software GL the CPU's for batches made on the CPU whose quads average at
-// most kCpuRasteriserMaxMeanPixels; GL elsewhere.
+// most kCpuRasteriserMaxMeanPixels, if they are enough for the frame
+// (cpu_rasteriser_pays); GL elsewhere.
 enum class SpriteRasteriser { automatic, gl, compute, cpu };
 // At which resolution the frame's colour draws a batch: automatic draws
 // fill-bound batches (render/screen_coverage.h, measured before each is
@@ -65,6 +66,20 @@ constexpr size_t kComputeRasteriserMinSprites = 100000;
 // Measured with llvmpipe on 2 cores (fxsim bench prints GL, CPU and auto side by side; the README has the
 // figures): the CPU took 0.44-0.55 of GL's time for quads of 2-15 pixels, 0.8-1.3 for 60-240.
 constexpr double kCpuRasteriserMaxMeanPixels = 32;
+// The CPU rasteriser also pays for its layer over the whole frame, every
+// batch (a float RGBA image cleared, blended, uploaded and composited):
+// about 30 ns a frame pixel, where it saves 1.2-1.4 µs a small sprite of
+// bench's snow, more for lit, defocused ones (llvmpipe, 2 cores; docs/
+// performance.md, 6 December 2026, midday). So it draws a batch only when
+// it draws a sprite or more for every kCpuRasteriserFramePixelsPerSprite
+// pixels of the frame: rain.json's 26 500 small sprites drawn at 1920x1080
+// (one per 78 pixels) were slower on the CPU, snow.json's 16 300 flakes at
+// 1280x720 (one per 57) faster.
+constexpr double kCpuRasteriserFramePixelsPerSprite = 64;
+// On a software GL, whether the CPU rasteriser draws a batch made on the CPU
+// faster than GL: `drawn` quads averaging `mean_quad_pixels` in a frame of
+// width × height.
+bool cpu_rasteriser_pays(double mean_quad_pixels, size_t drawn, int width, int height);
 struct RasteriserChoice {
   SpriteRasteriser rasteriser = SpriteRasteriser::gl;
   bool software = true;  // the GL is a software rasteriser
