@@ -300,17 +300,18 @@ int run_bench(const BenchOptions& o) {
                             size_t(o.part_sprites))));
     Simulation staged(scene, o.threads, factory);
     staged.advance_to_frame(start);
-    const std::vector<double> draw =
+    const DrawsInTurn turns =
         time_draws_in_turn(staged, {sides[0].get(), sides[1].get(), sides[2].get()}, o.frames, gpu);
-    const SpritePass::DrawCounts chosen = sides[2]->sprite_pass().draw_counts();
+    const std::vector<double>& draw = turns.seconds;
+    const size_t chosen_cpu = turns.cpu_batches[2], chosen_batches = turns.batches[2];
     fmt::print("    sprites drawn by the GL rasteriser {:8.2f} ms, by the CPU rasteriser {:8.2f} ms ({:.3g}x GL's time), "
                "by auto's choice {:8.2f} ms ({:.3g}x; the CPU's for batches whose quads average {:g} pixels or less, a "
                "sprite or more for every {:g} frame pixels: "
                "{} of {} batches{}), each frame drawn by the three in turn\n",
                draw[0] * 1e3, draw[1] * 1e3, draw[1] / draw[0], draw[2] * 1e3, draw[2] / draw[0],
-               kCpuRasteriserMaxMeanPixels, kCpuRasteriserFramePixelsPerSprite, chosen.cpu, chosen.batches,
-               chosen.cpu == 0 ? ", so auto drew as GL did: its ratio is the runs' noise"
-               : chosen.cpu == chosen.batches ? ", so auto drew as the CPU rasteriser did" : "");
+               kCpuRasteriserMaxMeanPixels, kCpuRasteriserFramePixelsPerSprite, chosen_cpu, chosen_batches,
+               chosen_cpu == 0 ? ", so auto drew as GL did: its ratio is the runs' noise"
+               : chosen_cpu == chosen_batches ? ", so auto drew as the CPU rasteriser did" : "");
   }
   // Fill-bound batches at half size (auto's choice, measured) against every
   // batch at full size, on the same frames; not when --fill-resolution chose.

@@ -25,7 +25,8 @@ namespace {
 constexpr const char* kRasteriserHelp =
     "who draws the sprites: gl (the GL rasteriser), compute (tiles sorted and blended by compute shaders, "
     "OpenGL 4.3), cpu (the same algorithm on the CPU's threads) or auto (compute for large batches on a hardware "
-    "GPU; cpu for batches of small sprites on a software GL such as llvmpipe; gl elsewhere)";
+    "GPU; cpu on a software GL such as llvmpipe for batches of small sprites, enough of them for the frame; gl "
+    "elsewhere)";
 constexpr const char* kFillResolutionHelp =
     "at which resolution sprite batches are drawn: auto (batches of large sprites that cover the frame at least once, "
     "measured before drawing, at half size, composited back with a depth-aware upsample; the rest at full size), "

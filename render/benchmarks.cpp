@@ -154,10 +154,11 @@ FrameTimes time_frames(Simulation& simulation, Renderer& renderer, int frames, b
   return times;
 }
 
-std::vector<double> time_draws_in_turn(Simulation& simulation, const std::vector<Renderer*>& renderers, int frames,
-                                       bool gpu) {
+DrawsInTurn time_draws_in_turn(Simulation& simulation, const std::vector<Renderer*>& renderers, int frames, bool gpu) {
   const int first = simulation.frame();
   for (Renderer* renderer : renderers) renderer->render(simulation);  // warm up
+  std::vector<SpritePass::DrawCounts> warm_up;
+  for (Renderer* renderer : renderers) warm_up.push_back(renderer->sprite_pass().draw_counts());
   std::vector<double> draw(renderers.size(), 0.0);
   for (int f = first + 1; f <= first + frames; ++f) {
     simulation.advance_to_frame(f);
@@ -170,8 +171,14 @@ std::vector<double> time_draws_in_turn(Simulation& simulation, const std::vector
       renderers[i]->take_frame();  // (read back outside the timing, as time_frames does)
     }
   }
-  for (double& seconds : draw) seconds /= std::max(frames, 1);
-  return draw;
+  DrawsInTurn result;
+  for (size_t i = 0; i < renderers.size(); ++i) {
+    const SpritePass::DrawCounts counts = renderers[i]->sprite_pass().draw_counts();
+    result.seconds.push_back(draw[i] / std::max(frames, 1));
+    result.batches.push_back(counts.batches - warm_up[i].batches);
+    result.cpu_batches.push_back(counts.cpu - warm_up[i].cpu);
+  }
+  return result;
 }
 
 double blend_fill_rate(int width, int height, int samples, TargetFormat format) {

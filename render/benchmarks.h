@@ -52,8 +52,13 @@ FrameTimes time_frames(Simulation& simulation, Renderer& renderer, int frames, b
 // shared machine then falls on all of them alike, where timing one after the
 // other put it on one (a software GL on a 2-core VM: the same draws 0.75x
 // apart). One simulation for all, so only their drawing differs.
-std::vector<double> time_draws_in_turn(Simulation& simulation, const std::vector<Renderer*>& renderers, int frames,
-                                       bool gpu);
+// Also, for each, its colour draws of batches over those frames and how
+// many of them the CPU rasteriser drew (the warm-up's left out).
+struct DrawsInTurn {
+  std::vector<double> seconds;
+  std::vector<size_t> batches, cpu_batches;
+};
+DrawsInTurn time_draws_in_turn(Simulation& simulation, const std::vector<Renderer*>& renderers, int frames, bool gpu);
 
 // The drawing limit a frame is held against: samples per second that
 // full-screen triangles blended "over" (premultiplied) write into a frame

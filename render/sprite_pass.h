@@ -72,7 +72,8 @@ constexpr double kCpuRasteriserMaxMeanPixels = 32;
 // bench's snow, more for lit, defocused ones (llvmpipe, 2 cores; docs/
 // performance.md, 6 December 2026, midday). So it draws a batch only when
 // it draws a sprite or more for every kCpuRasteriserFramePixelsPerSprite
-// pixels of the frame: rain.json's 26 500 small sprites drawn at 1920x1080
+// pixels of the frame (of the target it draws into: a batch drawn at half
+// size, the half-size one): rain.json's 26 500 small sprites drawn at 1920x1080
 // (one per 78 pixels) were slower on the CPU, snow.json's 16 300 flakes at
 // 1280x720 (one per 57) faster.
 constexpr double kCpuRasteriserFramePixelsPerSprite = 64;

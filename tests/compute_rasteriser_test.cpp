@@ -325,12 +325,19 @@ TEST(CpuRasteriser, AutoDrawsSmallSpritesOnTheCpuOfASoftwareGlAndLargeOnesWithGl
   const nlohmann::json said = nlohmann::json::parse(info.out);
   const bool software = said.at("auto_rasterisers") == nlohmann::json{"cpu", "gl"};
   EXPECT_NE(said.at("auto_rasteriser_rule").get<std::string>().find("`--rasteriser auto` draws"), std::string::npos);
-  // Snow's flakes are a few pixels each; a flake 2 m wide 4 m away is about 28 pixels wide.
+  // Snow's flakes are a few pixels each; a flake 2 m wide 4 m away is about
+  // 28 pixels wide. 200 of them: enough for the frame (one for every 64 of
+  // its 96x64 pixels), so only their size leaves them to GL.
   std::string large = kNearScene;
   large.replace(large.find(R"("billboard": "axial",)"), 21, "");
   large.replace(large.find("[0.3, 2, 9.9]"), 13, "[0, 2, 6]");
   large.replace(large.find(R"("size": 1,)"), 10, R"("size": 2,)");
+  std::string few = large;
+  large.replace(large.find(R"("max_particles": 1,)"), 19, R"("max_particles": 200,)");
   write_text_file(dir / "large.json", large);
+  // One flake 2 pixels wide: small, but too few for the frame's layer.
+  few.replace(few.find(R"("size": 2,)"), 10, R"("size": 0.15,)");
+  write_text_file(dir / "few.json", few);
   const Image small_auto = render_with(dir, example("snow"), "auto", 12);
   const Image small_picked = render_with(dir, example("snow"), software ? "cpu" : "gl", 12);
   EXPECT_EQ(small_auto.rgba, small_picked.rgba) << (software ? "auto should draw small flakes on the CPU" : "");
@@ -339,4 +346,9 @@ TEST(CpuRasteriser, AutoDrawsSmallSpritesOnTheCpuOfASoftwareGlAndLargeOnesWithGl
   const Image large_cpu = render_with(dir, dir / "large.json", "cpu", 1, "");
   ASSERT_NE(large_cpu.rgba, large_gl.rgba);  // (else the comparison below shows nothing)
   EXPECT_EQ(large_auto.rgba, large_gl.rgba) << "auto should leave large sprites to GL";
+  const Image few_auto = render_with(dir, dir / "few.json", "auto", 1, "");
+  const Image few_gl = render_with(dir, dir / "few.json", "gl", 1, "");
+  const Image few_cpu = render_with(dir, dir / "few.json", "cpu", 1, "");
+  ASSERT_NE(few_cpu.rgba, few_gl.rgba);
+  EXPECT_EQ(few_auto.rgba, few_gl.rgba) << "auto should leave a batch too few for the frame to GL";
 }

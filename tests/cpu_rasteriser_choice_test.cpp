@@ -13,8 +13,8 @@ TEST(CpuRasteriserChoice, SmallQuadsEnoughForTheFramesLayer) {
   EXPECT_TRUE(cpu_rasteriser_pays(4.0, 26489, 640, 360));
   EXPECT_TRUE(cpu_rasteriser_pays(17.9, 26833, 640, 360));
   EXPECT_FALSE(cpu_rasteriser_pays(10.8, 26487, 1920, 1080));
-  // Its streaks at 1080p: quads too large, however many.
-  EXPECT_FALSE(cpu_rasteriser_pays(60.5, 26812, 1920, 1080));
+  // Its streaks at 1280x720: enough of them for the frame, but quads too large.
+  EXPECT_FALSE(cpu_rasteriser_pays(36.7, 26833, 1280, 720));
   // snow.json's 16 268 flakes drawn at 1280x720 (15.6 px) were faster on the CPU.
   EXPECT_TRUE(cpu_rasteriser_pays(15.6, 16268, 1280, 720));
   // The edges: 32 pixels, and one sprite for every 64 pixels of the frame.
