@@ -7,7 +7,6 @@
 #include <cstddef>
 #include <functional>
 #include <map>
-#include <optional>
 #include <span>
 #include <vector>
 
