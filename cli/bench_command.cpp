@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 #include <optional>
+#include <stdexcept>
 #include <unistd.h>
 #include <fmt/format.h>
 
@@ -314,24 +315,27 @@ int run_bench(const BenchOptions& o) {
                : chosen_cpu == chosen_batches ? ", so auto drew as the CPU rasteriser did" : "");
   }
   // Fill-bound batches at half size (auto's choice, measured) against every
-  // batch at full size, on the same frames; not when --fill-resolution chose.
+  // batch at full size, each frame drawn both ways in turn by one renderer;
+  // not when --fill-resolution chose.
   if (const RasteriserChoice automatic = sprite_rasteriser(o.rasteriser, gl->context(), "auto");
       o.fill_resolution == "auto" && automatic.compute_shaders) {
-    double draw[2] = {0, 0};
-    SpritePass::DrawCounts counts;
-    for (const bool reduced : {false, true}) {
-      Renderer side(scene, width, height,
-                    sprite_rasteriser(o.rasteriser, gl->context(), reduced ? "auto" : "full", 0, o.tile_lists, o.coverage,
-                                      size_t(o.part_sprites)));
-      Simulation staged(scene, o.threads, factory);
-      staged.advance_to_frame(start);
-      draw[reduced] = time_frames(staged, side, o.frames, gpu, png).draw;
-      counts = side.sprite_pass().draw_counts();
-    }
+    Renderer side(scene, width, height,
+                  sprite_rasteriser(o.rasteriser, gl->context(), "auto", 0, o.tile_lists, o.coverage,
+                                    size_t(o.part_sprites)));
+    Simulation staged(scene, o.threads, factory);
+    staged.advance_to_frame(start);
+    const FillResolution fills[2] = {FillResolution::full, FillResolution::automatic};
+    const DrawsInTurn turns = time_draws_in_turn(staged, {&side, &side}, o.frames, gpu,
+                                                 [&](size_t k) { side.sprite_pass().set_fill_resolution(fills[k]); });
+    const std::vector<double>& draw = turns.seconds;
+    if (turns.reduced_batches[0] != 0)  // the full-size turn's figure would be a mix
+      throw std::logic_error("bench: a batch of the full-size turn was drawn at half size");
+    const size_t reduced = turns.reduced_batches[1], batches = turns.batches[1];
     fmt::print("    sprites drawn at full size {:8.2f} ms, fill-bound batches at half size (--fill-resolution auto) "
-               "{:8.2f} ms: {:.3g}x the time; auto drew {} of {} batches at half size{}\n",
-               draw[0] * 1e3, draw[1] * 1e3, draw[1] / draw[0], counts.reduced, counts.batches,
-               counts.reduced == 0 ? " (so both drew the same: the ratio is the runs' noise)" : "");
+               "{:8.2f} ms: {:.3g}x the time; auto drew {} of {} batches at half size{}, each frame drawn by both in "
+               "turn\n",
+               draw[0] * 1e3, draw[1] * 1e3, draw[1] / draw[0], reduced, batches,
+               reduced == 0 ? " (so both drew the same: the ratio is the runs' noise)" : "");
   }
   fmt::print("  end to end with PNG files ({} encoder{}): {:8.2f} ms a frame ({:.2f} frames/s) = {:.0f} % of the "
              "simulate+draw+read rate ({:.2f}x its time)\n",

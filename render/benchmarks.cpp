@@ -154,30 +154,36 @@ FrameTimes time_frames(Simulation& simulation, Renderer& renderer, int frames, b
   return times;
 }
 
-DrawsInTurn time_draws_in_turn(Simulation& simulation, const std::vector<Renderer*>& renderers, int frames, bool gpu) {
+DrawsInTurn time_draws_in_turn(Simulation& simulation, const std::vector<Renderer*>& turns, int frames, bool gpu,
+                               const std::function<void(size_t)>& before_turn) {
   const int first = simulation.frame();
-  for (Renderer* renderer : renderers) renderer->render(simulation);  // warm up
-  std::vector<SpritePass::DrawCounts> warm_up;
-  for (Renderer* renderer : renderers) warm_up.push_back(renderer->sprite_pass().draw_counts());
-  std::vector<double> draw(renderers.size(), 0.0);
+  for (size_t k = 0; k < turns.size(); ++k) {  // warm up
+    if (before_turn) before_turn(k);
+    turns[k]->render(simulation);
+  }
+  DrawsInTurn result;
+  result.seconds.assign(turns.size(), 0.0);
+  result.batches.assign(turns.size(), 0);
+  result.cpu_batches.assign(turns.size(), 0);
+  result.reduced_batches.assign(turns.size(), 0);
   for (int f = first + 1; f <= first + frames; ++f) {
     simulation.advance_to_frame(f);
     if (gpu) wait_for_gl("stepping");
-    for (size_t i = 0; i < renderers.size(); ++i) {
+    for (size_t k = 0; k < turns.size(); ++k) {
+      if (before_turn) before_turn(k);
+      const SpritePass::DrawCounts before = turns[k]->sprite_pass().draw_counts();
       const auto t = Clock::now();
-      renderers[i]->draw(simulation);
+      turns[k]->draw(simulation);
       wait_for_gl("drawing");
-      draw[i] += seconds_since(t);
-      renderers[i]->take_frame();  // (read back outside the timing, as time_frames does)
+      result.seconds[k] += seconds_since(t);
+      turns[k]->take_frame();  // (read back outside the timing, as time_frames does)
+      const SpritePass::DrawCounts after = turns[k]->sprite_pass().draw_counts();
+      result.batches[k] += after.batches - before.batches;
+      result.cpu_batches[k] += after.cpu - before.cpu;
+      result.reduced_batches[k] += after.reduced - before.reduced;
     }
   }
-  DrawsInTurn result;
-  for (size_t i = 0; i < renderers.size(); ++i) {
-    const SpritePass::DrawCounts counts = renderers[i]->sprite_pass().draw_counts();
-    result.seconds.push_back(draw[i] / std::max(frames, 1));
-    result.batches.push_back(counts.batches - warm_up[i].batches);
-    result.cpu_batches.push_back(counts.cpu - warm_up[i].cpu);
-  }
+  for (double& seconds : result.seconds) seconds /= std::max(frames, 1);
   return result;
 }
 

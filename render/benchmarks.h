@@ -3,6 +3,7 @@
 // with measured in the same run. GPU timings start and stop with the GL's
 // queue drained.
 #include <cstddef>
+#include <functional>
 #include <vector>
 
 #include "core/png_writer.h"
@@ -46,19 +47,23 @@ struct FrameTimes {
 };
 FrameTimes time_frames(Simulation& simulation, Renderer& renderer, int frames, bool gpu, const PngSettings& png);
 
-// Mean seconds each renderer takes to draw a frame, on the same `frames`
-// frames after the simulation's current one, drawn by each in turn before
-// the next is stepped (each first draws one to warm up): a slow spell of a
-// shared machine then falls on all of them alike, where timing one after the
-// other put it on one (a software GL on a 2-core VM: the same draws 0.75x
-// apart). One simulation for all, so only their drawing differs.
-// Also, for each, its colour draws of batches over those frames and how
-// many of them the CPU rasteriser drew (the warm-up's left out).
+// Mean seconds each turn takes to draw a frame, on the same `frames` frames
+// after the simulation's current one, drawn by each turn's renderer in turn
+// before the next is stepped (each turn first draws one to warm up): a slow
+// spell of a shared machine then falls on all of them alike, where timing one
+// after the other put it on one (a software GL on a 2-core VM: the same draws
+// 0.75x apart). One simulation for all, so only their drawing differs.
+// `before_turn(k)`, where given, runs before each of turn k's draws (a
+// renderer may serve several turns, set differently for each).
+// Also, for each turn, its colour draws of batches over those frames, how
+// many of them the CPU rasteriser drew and how many were drawn at reduced
+// size (the warm-up's left out).
 struct DrawsInTurn {
   std::vector<double> seconds;
-  std::vector<size_t> batches, cpu_batches;
+  std::vector<size_t> batches, cpu_batches, reduced_batches;
 };
-DrawsInTurn time_draws_in_turn(Simulation& simulation, const std::vector<Renderer*>& renderers, int frames, bool gpu);
+DrawsInTurn time_draws_in_turn(Simulation& simulation, const std::vector<Renderer*>& turns, int frames, bool gpu,
+                               const std::function<void(size_t)>& before_turn = {});
 
 // The drawing limit a frame is held against: samples per second that
 // full-screen triangles blended "over" (premultiplied) write into a frame

@@ -108,6 +108,9 @@ class SpritePass {
   void set_plate_depth(GLuint texture) { plate_depth_ = texture; }
   // The frame's lights (core/lighting.h frame_lighting); none: unlit.
   void set_lighting(std::optional<Lighting> lighting) { lighting_ = std::move(lighting); }
+  // bench: the same pass drawn at another fill resolution (one pass's
+  // buffers for both, where two passes of a billion sprites would not fit).
+  void set_fill_resolution(FillResolution fill) { choice_.fill = fill; }
   // bench: time the compute rasteriser's stages (render/compute_rasteriser.h); empty until it has drawn.
   void profile_compute(bool on);
   std::optional<ComputeStageTimes> compute_stage_times() const;

@@ -75,6 +75,30 @@ TEST(BenchCommand, ARasteriserChosenIsMeasuredAloneWithItsStages) {
   EXPECT_NE(r.out.find("end to end with PNG files"), std::string::npos) << r.out;
 }
 
+// With --fill-resolution left to auto (and compute shaders to measure the
+// batches' coverage with), every batch at full size is measured against
+// auto's choice, each frame drawn both ways in turn by one renderer; the line
+// says how many batches auto drew at half size. A wall of translucent flakes
+// covering the frame many times over is fill-bound: auto draws it at half
+// size, in about a third of the time here (not checked: a noisy machine).
+TEST(BenchCommand, FullSizeAndAutosFillResolutionAreMeasuredInTurn) {
+  TempDir dir("bench-fill");
+  write_text_file(dir / "wall.json", R"({"fxsim": 1, "seed": 3, "output": {"width": 64, "height": 64, "frames": 2, "background": "#000000"},
+    "camera": {"position": [0, 2, 10], "target": [0, 2, 0], "fov": 30}, "environment": {"ground": null},
+    "emitters": [{"type": "snow", "max_particles": 2000, "size": 1.5, "opacity": 0.3, "color": "#ffffff",
+      "motion": "constant", "velocity": [0, 0, 0], "velocity_variation": [0, 0, 0], "sway": null,
+      "region": {"center": [0, 2, 0], "size": [6, 6, 1]}}]})");
+  const CliResult r = run_fxsim(fmt::format("bench --scene '{}' --frames 2", (dir / "wall.json").string()));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(r.out, m, std::regex(R"(sprites drawn at full size +([0-9.]+) ms, fill-bound batches at half size \(--fill-resolution auto\) +([0-9.]+) ms: ([0-9.e+-]+)x the time; auto drew (\d+) of (\d+) batches at half size, each frame drawn by both in turn)")))
+      << r.out;
+  EXPECT_GT(std::stod(m[1]), 0.0);
+  EXPECT_GT(std::stod(m[2]), 0.0);
+  EXPECT_EQ(m[4], "2") << r.out;  // the wall, on both frames
+  EXPECT_EQ(m[5], "2") << r.out;
+}
+
 TEST(BenchCommand, PartsBehindTilesTheNewerPartsTurnedOpaqueListNoPairsThere) {
   // 2000 opaque flakes a metre and a half wide filling the view, in parts
   // of 256: the newest parts cover the frame many times over, and the
