@@ -77,6 +77,10 @@ const PlateDepth& CpuSpritePath::plate_depth(GLuint texture) {
 }
 
 bool CpuSpritePath::draw(const Batch& batch, int width, int height, const Pays& pays, const NearDrawer& draw_near) {
+  // Too few sprites for the frame refuses before the plate's depth is read
+  // and the batch prepared: the batch's count bounds those drawn, and no
+  // quad is smaller than none.
+  if (pays && !pays(0.0, batch.sprites.size(), width, height)) return false;
   SpriteDepthLimits limits = batch.limits;
   SpriteShading shading = batch.shading;
   if (batch.plate_depth != 0) {

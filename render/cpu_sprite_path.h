@@ -36,7 +36,10 @@ class CpuSpritePath {
   // Draws the batch into the bound draw framebuffer (width × height). When
   // `pays` is given and says no for the batch's quads (their mean area in
   // pixels, how many are drawn) in a frame of this size, draws nothing and
-  // returns false (the GL rasteriser is faster there).
+  // returns false (the GL rasteriser is faster there). `pays` is first asked
+  // with the batch's count and a quad of no pixels, before anything is read
+  // or prepared: a rule that more sprites and smaller quads never turn
+  // against (cpu_rasteriser_pays).
   // `draw_near` draws (with GL, clipped) the sprites crossing the near plane.
   using NearDrawer = std::function<void(const std::vector<SpriteInstance>& near)>;
   using Pays = std::function<bool(double mean_quad_pixels, size_t drawn, int width, int height)>;
