@@ -4,9 +4,12 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <stdexcept>
 #include <sstream>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <nlohmann/json.hpp>
 
 namespace fxsim::test {
 
@@ -73,6 +76,12 @@ int render_and_when_written(const std::string& arguments, const fs::path& file, 
        << "); do [ -e '" << file.string() << "' ] && break; sleep 0.05; done\n" << then << "\nwait $pid\nexit $?\n";
   write_text_file(script, text.str());
   return std::system(("bash '" + script.string() + "'").c_str());
+}
+
+bool fxsim_gl_is_software() {
+  const CliResult info = run_fxsim("info --json");
+  if (info.exit_code != 0) throw std::runtime_error("fxsim info --json: exit " + std::to_string(info.exit_code) + ": " + info.err);
+  return nlohmann::json::parse(info.out).at("auto_rasterisers") == nlohmann::json{"cpu", "gl"};
 }
 
 }  // namespace fxsim::test

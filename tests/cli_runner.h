@@ -38,6 +38,11 @@ class TempDir {
   std::filesystem::path path_;
 };
 
+// Whether fxsim's GL here is a software one: `fxsim info --json` says that
+// `--rasteriser auto` chooses between the CPU rasteriser and GL, as it does
+// only on a software GL (llvmpipe). Throws if fxsim cannot say.
+bool fxsim_gl_is_software();
+
 // The example scenes in scenes/, by name without ".json", sorted (not suite.json, the golden-test suite).
 std::vector<std::string> example_scene_names();
 

@@ -201,8 +201,11 @@ TEST(FireballFlipbook, ABallThatBurnsWhiteEarlyAndCoolsIntoRedAndSmoke) {
   for (const Image& image : book) {
     EXPECT_GT(covered(image), 0.35);
     for (int y = 0; y < 96; ++y)
-      for (int x = 0; x < 96; ++x)
-        if (std::hypot(x + 0.5 - 48, y + 0.5 - 48) > 48) EXPECT_EQ(image.rgba[(size_t(y) * 96 + size_t(x)) * 4 + 3], 0);
+      for (int x = 0; x < 96; ++x) {
+        if (std::hypot(x + 0.5 - 48, y + 0.5 - 48) > 48) {
+          EXPECT_EQ(image.rgba[(size_t(y) * 96 + size_t(x)) * 4 + 3], 0);
+        }
+      }
   }
   EXPECT_GT(mean_green(first), 0.6);
   EXPECT_LT(mean_green(book.back()), 0.35);  // cooled into red and smoke

@@ -88,7 +88,7 @@ TEST(Render, OptionsOfTheComputeRasteriserAreRefusedWithAnotherOne) {
   // They were accepted and ignored with --rasteriser gl or cpu; 2^32 sprites
   // a part was then read as an int, 0, and still accepted.
   TempDir dir("idle-options");
-  for (const std::string& options : {"--rasteriser gl --tile-lists records", "--rasteriser cpu --part-sprites 64",
+  for (const std::string options : {"--rasteriser gl --tile-lists records", "--rasteriser cpu --part-sprites 64",
                                      "--rasteriser gl --coverage planes", "--rasteriser gl --part-sprites 4294967296"}) {
     const CliResult r = run_fxsim("render '" FXSIM_SOURCE_DIR "/scenes/snow.json' --frames 1 --quiet " + options +
                                   " -o '" + (dir / "f_####.png").string() + "'");

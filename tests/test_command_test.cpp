@@ -374,9 +374,10 @@ TEST(TestCommand, AnInterruptStopsTheRendersAndLeavesNoScratchFolderNorHalfAGold
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 143);
   EXPECT_TRUE(fs::is_empty(dir / "tmp"));  // the scratch folder went
-  if (fs::exists(dir / "golden"))
+  if (fs::exists(dir / "golden")) {
     for (const auto& e : fs::recursive_directory_iterator(dir / "golden"))
       EXPECT_EQ(e.path().string().find(".fxsim-partial-"), std::string::npos) << e.path();
+  }
 }
 
 TEST(TestCommand, JsonResultsAmongAFoldersScenesAreRefused) {
