@@ -16,6 +16,18 @@
 
 using namespace fxsim::test;
 
+namespace {
+// A 64x64 scene of 2000 still flakes a metre and a half wide, filling the
+// view many times over, of this opacity, `frames` frames long.
+std::string wall_of_flakes(int frames, double opacity) {
+  return fmt::format(R"({{"fxsim": 1, "seed": 3, "output": {{"width": 64, "height": 64, "frames": {}, "background": "#000000"}},
+    "camera": {{"position": [0, 2, 10], "target": [0, 2, 0], "fov": 30}}, "environment": {{"ground": null}},
+    "emitters": [{{"type": "snow", "max_particles": 2000, "size": 1.5, "opacity": {}, "color": "#ffffff",
+      "motion": "constant", "velocity": [0, 0, 0], "velocity_variation": [0, 0, 0], "sway": null,
+      "region": {{"center": [0, 2, 0], "size": [6, 6, 1]}}}}]}})", frames, opacity);
+}
+}  // namespace
+
 TEST(BenchCommand, PrintsEveryFigureBesideItsBaselineOnBothBackends) {
   const bool software = fxsim_gl_is_software();
   for (const char* backend : {"cpu", "gpu"}) {
@@ -80,11 +92,7 @@ TEST(BenchCommand, ARasteriserChosenIsMeasuredAloneWithItsStages) {
 // size, in about a third of the time here (not checked: a noisy machine).
 TEST(BenchCommand, FullSizeAndAutosFillResolutionAreMeasuredInTurn) {
   TempDir dir("bench-fill");
-  write_text_file(dir / "wall.json", R"({"fxsim": 1, "seed": 3, "output": {"width": 64, "height": 64, "frames": 2, "background": "#000000"},
-    "camera": {"position": [0, 2, 10], "target": [0, 2, 0], "fov": 30}, "environment": {"ground": null},
-    "emitters": [{"type": "snow", "max_particles": 2000, "size": 1.5, "opacity": 0.3, "color": "#ffffff",
-      "motion": "constant", "velocity": [0, 0, 0], "velocity_variation": [0, 0, 0], "sway": null,
-      "region": {"center": [0, 2, 0], "size": [6, 6, 1]}}]})");
+  write_text_file(dir / "wall.json", wall_of_flakes(2, 0.3));
   const CliResult r = run_fxsim(fmt::format("bench --scene '{}' --frames 2", (dir / "wall.json").string()));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::smatch m;
@@ -101,11 +109,7 @@ TEST(BenchCommand, PartsBehindTilesTheNewerPartsTurnedOpaqueListNoPairsThere) {
   // of 256: the newest parts cover the frame many times over, and the
   // tiles they close take no pairs from the parts behind.
   TempDir dir("bench-parts");
-  write_text_file(dir / "wall.json", R"({"fxsim": 1, "seed": 3, "output": {"width": 64, "height": 64, "frames": 1, "background": "#000000"},
-    "camera": {"position": [0, 2, 10], "target": [0, 2, 0], "fov": 30}, "environment": {"ground": null},
-    "emitters": [{"type": "snow", "max_particles": 2000, "size": 1.5, "opacity": 1, "color": "#ffffff",
-      "motion": "constant", "velocity": [0, 0, 0], "velocity_variation": [0, 0, 0], "sway": null,
-      "region": {"center": [0, 2, 0], "size": [6, 6, 1]}}]})");
+  write_text_file(dir / "wall.json", wall_of_flakes(1, 1));
   double pairs[2] = {0, 0};
   int draws[2] = {0, 0};
   for (int k = 0; k < 2; ++k) {
