@@ -9,8 +9,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <nlohmann/json.hpp>
-
 namespace fxsim::test {
 
 namespace fs = std::filesystem;
@@ -78,10 +76,14 @@ int render_and_when_written(const std::string& arguments, const fs::path& file, 
   return std::system(("bash '" + script.string() + "'").c_str());
 }
 
-bool fxsim_gl_is_software() {
+nlohmann::json fxsim_info() {
   const CliResult info = run_fxsim("info --json");
   if (info.exit_code != 0) throw std::runtime_error("fxsim info --json: exit " + std::to_string(info.exit_code) + ": " + info.err);
-  return nlohmann::json::parse(info.out).at("auto_rasterisers") == nlohmann::json{"cpu", "gl"};
+  return nlohmann::json::parse(info.out);
+}
+
+bool fxsim_gl_is_software(const nlohmann::json& info) {
+  return info.at("auto_rasterisers") == nlohmann::json{"cpu", "gl"};
 }
 
 }  // namespace fxsim::test

@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 namespace fxsim::test {
 
 struct CliResult {
@@ -38,10 +40,12 @@ class TempDir {
   std::filesystem::path path_;
 };
 
-// Whether fxsim's GL here is a software one: `fxsim info --json` says that
-// `--rasteriser auto` chooses between the CPU rasteriser and GL, as it does
-// only on a software GL (llvmpipe). Throws if fxsim cannot say.
-bool fxsim_gl_is_software();
+// What `fxsim info --json` says here, parsed. Throws if fxsim cannot say.
+nlohmann::json fxsim_info();
+// Whether fxsim's GL here is a software one: its info (by default asked
+// afresh) says that `--rasteriser auto` chooses between the CPU rasteriser
+// and GL, as it does only on a software GL (llvmpipe).
+bool fxsim_gl_is_software(const nlohmann::json& info = fxsim_info());
 
 // The example scenes in scenes/, by name without ".json", sorted (not suite.json, the golden-test suite).
 std::vector<std::string> example_scene_names();

@@ -320,10 +320,8 @@ TEST(CpuRasteriser, ASpriteReachingThroughTheNearPlaneIsDrawnAsGlClipsIt) { expe
 
 TEST(CpuRasteriser, AutoDrawsSmallSpritesOnTheCpuOfASoftwareGlAndLargeOnesWithGl) {
   TempDir dir("cpu-auto");
-  const CliResult info = run_fxsim("info --json");
-  ASSERT_EQ(info.exit_code, 0) << info.err;
-  const nlohmann::json said = nlohmann::json::parse(info.out);
-  const bool software = fxsim_gl_is_software();
+  const nlohmann::json said = fxsim_info();
+  const bool software = fxsim_gl_is_software(said);
   EXPECT_NE(said.at("auto_rasteriser_rule").get<std::string>().find("`--rasteriser auto` draws"), std::string::npos);
   // Snow's flakes are a few pixels each; a flake 2 m wide 4 m away is about
   // 28 pixels wide. 200 of them: enough for the frame (one for every 64 of

@@ -246,8 +246,7 @@ TEST(RenderBatch, InfoJsonHasWhatTheTextSays) {
 }
 
 TEST(RenderBatch, ThreadsCapsEveryThreadFxsimStartsLlvmpipesToo) {
-  const CliResult info = run_fxsim("info --json");
-  if (nlohmann::json::parse(info.out).value("device_class", "") != "llvmpipe")
+  if (fxsim_info().value("device_class", "") != "llvmpipe")
     GTEST_SKIP() << "counts llvmpipe's threads; this GL is another driver, with threads of its own";
   // The process's threads, counted while it renders: with --threads 1 the
   // simulation, the encoders and llvmpipe (LP_NUM_THREADS) get one each.
