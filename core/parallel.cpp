@@ -10,9 +10,8 @@ int thread_count(int requested) {
   return requested > 0 ? requested : int(std::max(1u, std::thread::hardware_concurrency()));
 }
 
-ThreadPool::ThreadPool(int threads) {
-  threads = thread_count(threads);
-  for (int i = 1; i < threads; ++i) workers_.emplace_back([this] { work(); });
+ThreadPool::ThreadPool(int threads) : shares_(size_t(thread_count(threads))) {
+  for (size_t i = 1; i < shares_.size(); ++i) workers_.emplace_back([this, i] { work(i); });
 }
 
 ThreadPool::~ThreadPool() {
@@ -25,15 +24,18 @@ ThreadPool::~ThreadPool() {
   for (auto& w : workers_) w.join();
 }
 
-void ThreadPool::drain(const std::function<void(size_t)>& task, size_t count) {
-  for (size_t index; (index = next_.fetch_add(1, std::memory_order_relaxed)) < count;) {
-    try {
-      task(index);
-    } catch (...) {  // the first, thrown again by run() once every task is over (on a worker it ended the process)
-      std::lock_guard lock(mutex_);
-      if (!error_) error_ = std::current_exception();
+void ThreadPool::drain(const std::function<void(size_t)>& task, size_t self) {
+  for (size_t k = 0; k < shares_.size(); ++k) {
+    Share& share = shares_[(self + k) % shares_.size()];
+    for (size_t index; (index = share.next.fetch_add(1, std::memory_order_relaxed)) < share.end;) {
+      try {
+        task(index);
+      } catch (...) {  // the first, thrown again by run() once every task is over (on a worker it ended the process)
+        std::lock_guard lock(mutex_);
+        if (!error_) error_ = std::current_exception();
+      }
+      finished_.fetch_add(1, std::memory_order_release);
     }
-    finished_.fetch_add(1, std::memory_order_release);
   }
 }
 
@@ -57,7 +59,7 @@ bool spin_until(Ready ready) {
 }
 }  // namespace
 
-void ThreadPool::work() {
+void ThreadPool::work(size_t self) {
   uint64_t seen = 0;
   for (;;) {
     spin_until([&] { return batch_.load(std::memory_order_acquire) != seen; });
@@ -67,10 +69,9 @@ void ThreadPool::work() {
     seen = batch_.load(std::memory_order_relaxed);
     if (!task_) continue;  // the batch is over already
     const auto* task = task_;
-    const size_t count = count_;
     ++busy_;
     lock.unlock();
-    drain(*task, count);
+    drain(*task, self);
     lock.lock();
     if (--busy_ == 0) done_.notify_all();
   }
@@ -85,18 +86,24 @@ void ThreadPool::run(size_t count, const std::function<void(size_t)>& task) {
   {
     std::lock_guard lock(mutex_);
     task_ = &task;
-    count_ = count;
-    next_.store(0, std::memory_order_relaxed);
+    for (size_t t = 0; t < shares_.size(); ++t) {
+      shares_[t].next.store(count * t / shares_.size(), std::memory_order_relaxed);
+      shares_[t].end = count * (t + 1) / shares_.size();
+    }
     finished_.store(0, std::memory_order_relaxed);
     batch_.fetch_add(1, std::memory_order_release);
   }
   wake_.notify_all();
-  drain(task, count);  // returns once every task is claimed
-  spin_until([&] { return finished_.load(std::memory_order_acquire) == count; });
+  drain(task, 0);  // returns once every task is claimed
   // Every task done, and no worker still inside drain (one about to claim
-  // past the end must not claim from the next batch with this one's task).
+  // past the end must not claim from the next batch with this one's task):
+  // spun for first, then made sure of under the mutex.
+  const auto over = [&] {
+    return finished_.load(std::memory_order_acquire) == count && busy_.load(std::memory_order_acquire) == 0;
+  };
+  spin_until(over);
   std::unique_lock lock(mutex_);
-  done_.wait(lock, [&] { return busy_ == 0 && finished_.load(std::memory_order_acquire) == count; });
+  done_.wait(lock, over);
   task_ = nullptr;
   if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
 }
