@@ -62,8 +62,8 @@ class ThreadPool {
   std::atomic<uint64_t> batch_{0};
   // Workers inside drain: a batch ends when they have left. Changed under the
   // mutex; read without it by run()'s spin, so that the caller need not sleep
-  // on done_ for a worker that is leaving (a wake-up costs tens of
-  // microseconds on a virtual machine: most of a small step's time).
+  // on done_ for a worker on its way out (it did nearly every step: a futex
+  // wait and a wake a step, which cost tens of microseconds on a VM).
   std::atomic<int> busy_{0};
   std::exception_ptr error_;  // a task's (under the mutex)
   bool stop_ = false;
