@@ -184,7 +184,7 @@ std::string zsh_script(const std::vector<CommandInfo>& commands) {
           case ValueKind::folder: action = ":folder:_files -/"; break;
           case ValueKind::none: action = ":value: "; break;
         }
-      const std::string text = "[" + zsh_text(o.description) + "]" + action;
+      const std::string text = fmt::format("[{}]{}", zsh_text(o.description), action);
       // A repeatable option is offered again ('*'), with no exclusion of its other names.
       if (o.names.size() == 1) {
         specs += fmt::format("        '{}{}{}' \\\n", o.repeatable ? "*" : "", o.names.front(), text);

@@ -7,6 +7,8 @@
 #include <glm/geometric.hpp>
 
 #include "core/fog.h"
+#include "core/scalar_math.h"
+#include "core/window_position.h"
 
 namespace fxsim {
 
@@ -14,8 +16,6 @@ namespace {
 using glm::vec2;
 using glm::vec3;
 using glm::vec4;
-
-vec2 to_pixels(const SpriteCamera& c, vec4 clip) { return (vec2(clip) / clip.w * 0.5f + 0.5f) * c.viewport; }
 
 float confusion(const SpriteCamera& c, float d) {
   return c.dof.x > 0 ? c.dof.x * std::fabs(d - c.dof.y) / std::max(d, 1e-6f) : 0.0f;
@@ -37,7 +37,7 @@ void streak_corners(const SpriteCamera& cam, vec3 head, vec3 tail, float width, 
   if (a.z > z_near) a = a + (b - a) * ((z_near - a.z) / (b.z - a.z));
   if (b.z > z_near) b = b + (a - b) * ((z_near - b.z) / (a.z - b.z));
   const vec4 ca = cam.projection * a, cb = cam.projection * b;
-  const vec2 pa = to_pixels(cam, ca), pb = to_pixels(cam, cb);
+  const vec2 pa = window_position(ca, cam.viewport), pb = window_position(cb, cam.viewport);
   vec2 along = pb - pa;
   const float len = glm::length(along);
   along = len > 1e-4f ? along / len : vec2(0, 1);
@@ -74,11 +74,6 @@ void streak_corners(const SpriteCamera& cam, vec3 head, vec3 tail, float width, 
     v.blur = blur;
     v.confusion = circle;
   }
-}
-
-float smoothstep(float lo, float hi, float x) {
-  const float t = std::clamp((x - lo) / (hi - lo), 0.0f, 1.0f);
-  return t * t * (3 - 2 * t);
 }
 
 float disc(vec2 uv) { return 1.0f - smoothstep(0.8f, 1.0f, glm::length(uv * 2.0f - 1.0f)); }

@@ -7,6 +7,8 @@
 #include <glm/geometric.hpp>
 #include <glm/matrix.hpp>
 
+#include "core/window_position.h"
+
 namespace fxsim {
 
 namespace {
@@ -20,8 +22,6 @@ inline float edge(vec2 a, vec2 b, vec2 q) {
   const vec2 qa = a - q, qb = b - q;
   return qa.x * qb.y - qa.y * qb.x;
 }
-
-vec2 to_pixels(vec4 clip, vec2 viewport) { return (vec2(clip) / clip.w * 0.5f + 0.5f) * viewport; }
 
 bool finite(vec2 v) { return std::isfinite(v.x) && std::isfinite(v.y); }
 
@@ -269,10 +269,10 @@ void CpuSpriteRasteriser::prepare(std::span<const SpriteInstance> sprites, const
       sprite_corners(camera, s, v);
       const SpriteVertex &v0 = v[0], &v1 = v[1], &v2 = v[2], &v3 = v[3];
       Prepared& p = prepared_[i];
-      p.corner[0] = to_pixels(v0.clip, camera.viewport);
-      p.corner[1] = to_pixels(v1.clip, camera.viewport);
-      p.corner[2] = to_pixels(v2.clip, camera.viewport);
-      p.corner[3] = to_pixels(v3.clip, camera.viewport);
+      p.corner[0] = window_position(v0.clip, camera.viewport);
+      p.corner[1] = window_position(v1.clip, camera.viewport);
+      p.corner[2] = window_position(v2.clip, camera.viewport);
+      p.corner[3] = window_position(v3.clip, camera.viewport);
       p.w = vec4(v0.clip.w, v1.clip.w, v2.clip.w, v3.clip.w);
       p.alpha = v0.alpha;
       p.streak = glm::dot(s.stretch, s.stretch) > 0;

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <glm/geometric.hpp>
 
+#include "core/window_position.h"
+
 namespace fxsim {
 
 StreakQuad streak_quad(const glm::mat4& view, const glm::mat4& projection, glm::vec2 viewport, float near_plane,
@@ -15,9 +17,8 @@ StreakQuad streak_quad(const glm::mat4& view, const glm::mat4& projection, glm::
   if (a.z > z_near) a = a + (b - a) * ((z_near - a.z) / (b.z - a.z));
   if (b.z > z_near) b = b + (a - b) * ((z_near - b.z) / (a.z - b.z));
   const glm::vec4 ca = projection * a, cb = projection * b;
-  const auto to_pixels = [&](glm::vec4 c) { return (glm::vec2(c) / c.w * 0.5f + 0.5f) * viewport; };
-  q.tail = to_pixels(ca);
-  q.head = to_pixels(cb);
+  q.tail = window_position(ca, viewport);
+  q.head = window_position(cb, viewport);
   glm::vec2 along = q.head - q.tail;
   const float length = glm::length(along);
   along = length > 1e-4f ? along / length : glm::vec2(0.0f, 1.0f);

@@ -6,9 +6,9 @@ namespace fxsim {
 
 namespace {
 // Blocks of 2048 values: 256 invocations, 8 consecutive values each.
-constexpr size_t kBlock = 2048;
+constexpr size_t kScanBlock = 2048;
 
-const std::string kHeader = "#version 430\n" + glsl_launch_block() + R"(
+const std::string kScanHeader = "#version 430\n" + glsl_launch_block() + R"(
 layout(local_size_x = 256) in;
 layout(std430, binding = 0) buffer Values { uint values[]; };
 layout(std430, binding = 1) buffer Sums { uint sums[]; };
@@ -18,7 +18,7 @@ uint block_count() { return (u_count + kBlock - 1u) / kBlock; }
 )";
 
 // Each block's total.
-const std::string kBlockSums = kHeader + R"(
+const std::string kBlockSums = kScanHeader + R"(
 void main() {
   uint t = gl_LocalInvocationID.x;
   for (uint block = gl_WorkGroupID.x; block < block_count(); block += gl_NumWorkGroups.x) {
@@ -38,7 +38,7 @@ void main() {
 )";
 
 // Each value becomes its block's offset (sums, already scanned) plus the values before it in the block.
-const std::string kApply = kHeader + R"(
+const std::string kApply = kScanHeader + R"(
 void main() {
   uint t = gl_LocalInvocationID.x;
   for (uint block = gl_WorkGroupID.x; block < block_count(); block += gl_NumWorkGroups.x) {
@@ -75,7 +75,7 @@ void DeviceScan::exclusive(DeviceBuffer& values, size_t count) { exclusive(value
 
 void DeviceScan::exclusive(DeviceBuffer& values, size_t count, size_t level) {
   if (count == 0) return;
-  const size_t blocks = (count + kBlock - 1) / kBlock;
+  const size_t blocks = (count + kScanBlock - 1) / kScanBlock;
   while (sums_.size() <= level) sums_.push_back(std::make_unique<DeviceBuffer>());
   DeviceBuffer& sums = *sums_[level];
   sums.reserve_growing(blocks * sizeof(uint32_t), DeviceBuffer::Use::kernels, "prefix sums");

@@ -12,9 +12,9 @@ namespace {
 #define FXSIM_SORT_PARAMS(X) X(uint32_t, u_shift) /* the digit's lowest bit */
 FXSIM_GPU_PARAMS(SortParams, FXSIM_SORT_PARAMS);
 
-constexpr size_t kBlock = 2048;  // pairs per block: 8 rounds of 256, one pair per invocation each round
+constexpr size_t kSortBlock = 2048;  // pairs per block: 8 rounds of 256, one pair per invocation each round
 
-const std::string kHeader = "#version 430\n" + glsl_launch_block() + R"(
+const std::string kSortHeader = "#version 430\n" + glsl_launch_block() + R"(
 layout(local_size_x = 256) in;
 )" + SortParams::glsl(0) + R"(
 const uint kBlock = 2048u;
@@ -23,7 +23,7 @@ uint digit(uint key) { return (key >> u_shift) & 255u; }
 )";
 
 // How many of each block's keys have each digit: histogram[digit × blocks + block].
-const std::string kCount = kHeader + R"(
+const std::string kCount = kSortHeader + R"(
 layout(std430, binding = 0) readonly buffer Keys { uint keys[]; };
 layout(std430, binding = 1) writeonly buffer Histogram { uint histogram[]; };
 shared uint counts[256];
@@ -55,8 +55,9 @@ std::string scatter_source(int value_words) {
   if (value_words != 1 && (value_words < 4 || value_words % 4 != 0))
     throw std::invalid_argument(fmt::format("DeviceSort: values of {} words (1 or a multiple of 4)", value_words));
   const bool words = value_words == 1;
-  return kHeader + fmt::format("#define FXSIM_VALUE_PART {}\n#define FXSIM_VALUE_PARTS {}u\n", words ? "uint" : "uvec4",
-                               words ? 1 : value_words / 4) +
+  return kSortHeader +
+         fmt::format("#define FXSIM_VALUE_PART {}\n#define FXSIM_VALUE_PARTS {}u\n", words ? "uint" : "uvec4",
+                     words ? 1 : value_words / 4) +
          R"(
 layout(std430, binding = 0) restrict readonly buffer KeysIn { uint keys_in[]; };
 layout(std430, binding = 1) restrict readonly buffer ValuesIn { FXSIM_VALUE_PART values_in[]; };
@@ -149,7 +150,7 @@ DeviceSort::DeviceSort(int value_words, size_t most_groups)
 
 void DeviceSort::sort_pairs(DeviceBuffer& keys, DeviceBuffer& values, size_t count, int key_bits) {
   if (count < 2) return;
-  const size_t blocks = (count + kBlock - 1) / kBlock, groups = std::min(blocks, most_groups_);
+  const size_t blocks = (count + kSortBlock - 1) / kSortBlock, groups = std::min(blocks, most_groups_);
   histogram_.reserve_growing(256 * blocks * sizeof(uint32_t), DeviceBuffer::Use::kernels, "the sort's digit counts");
   spare_keys_.reserve_growing(count * sizeof(uint32_t), DeviceBuffer::Use::kernels, "sorted keys");
   spare_values_.reserve_growing(count * value_bytes_, DeviceBuffer::Use::kernels, "sorted values");

@@ -10,7 +10,7 @@ namespace fxsim {
 namespace {
 // Writes staged particles (field-major, one row of `u_count` words per field)
 // into their slots; counts the live particles they replace.
-const std::string& scatter_source() {
+const std::string& pool_scatter_source() {
   static const std::string source = glsl_prelude() + glsl_particle_block("P", 0) +
                                     "const uint kWords = " + std::to_string(GpuStore::particle_words()) + "u;\n" + R"(
 layout(local_size_x = 256) in;
@@ -40,7 +40,7 @@ PoolMaker gpu_pool_maker(GpuKernels& kernels, ThreadPool& threads) {
 
 GpuParticlePool::GpuParticlePool(const PoolRules& rules, size_t capacity, GpuKernels& kernels, ThreadPool& threads)
     : ParticlePool(rules, capacity, threads), kernels_(kernels), gpu_(rules, capacity, GpuStore::max_page_capacity()),
-      scatter_(scatter_source()), replaced_(1), readback_(capacity) {}
+      scatter_(pool_scatter_source()), replaced_(1), readback_(capacity) {}
 
 size_t GpuParticlePool::add() {
   // The ring slot as the CPU pool chooses it; whether it replaces a live

@@ -14,7 +14,7 @@ constexpr size_t kSlicesKept = 3, kFieldsKept = 4;
 FXSIM_GPU_PARAMS(TurbulenceBlendParams, FXSIM_TURBULENCE_BLEND_PARAMS);
 
 // TurbulenceField::blend_rows, float by float.
-std::string blend_source() {
+std::string turbulence_blend_source() {
   return glsl_prelude() + TurbulenceBlendParams::glsl(0) + R"(
 layout(local_size_x = 256) in;
 layout(std430, binding = 0) readonly buffer From { vec4 from_grid[]; };
@@ -102,7 +102,7 @@ GlTexture new_field_texture(int side) {
 }  // namespace
 
 GpuTurbulence::GpuTurbulence()
-    : blend_(blend_source()), none_(new_field_texture(1)) {}
+    : blend_(turbulence_blend_source()), none_(new_field_texture(1)) {}
 
 const DeviceBuffer& GpuTurbulence::slice(const std::shared_ptr<const std::vector<float>>& grid) {
   for (auto it = slices_.begin(); it != slices_.end(); ++it)

@@ -10,7 +10,7 @@ namespace fxsim {
 
 namespace {
 // The quad's corners come from gl_VertexID: no vertex buffer needed.
-constexpr const char* kVertexShader = R"(#version 330 core
+constexpr const char* kGroundVertexShader = R"(#version 330 core
 uniform mat4 u_view_projection;
 uniform vec3 u_center;   // under the camera, at ground height
 uniform float u_extent;  // half the side
@@ -24,7 +24,7 @@ void main() {
 }
 )";
 
-constexpr const char* kFragmentShader = R"(
+constexpr const char* kGroundFragmentShader = R"(
 uniform vec4 u_color;       // linear
 uniform vec4 u_background;  // linear, straight alpha (0: a transparent frame)
 uniform float u_extent;
@@ -51,7 +51,8 @@ void main() {
 }  // namespace
 
 GroundPass::GroundPass() {
-  program_ = link_program(kVertexShader, std::string("#version 330 core\n") + kFogGlsl + kLightingGlsl + kFragmentShader);
+  program_ = link_program(kGroundVertexShader,
+                          std::string("#version 330 core\n") + kFogGlsl + kLightingGlsl + kGroundFragmentShader);
   vao_ = GlVertexArray(gl_gen(glGenVertexArrays));
 }
 

@@ -14,7 +14,7 @@ namespace {
 // by where it fell; at 5, within a tenth (tests/render_look_test.cpp).
 constexpr float kMinSourcePixels = 5.0f;
 
-constexpr const char* kVertexShader = R"(#version 330 core
+constexpr const char* kLightSourceVertexShader = R"(#version 330 core
 uniform mat4 u_view_projection;
 uniform vec3 u_center;
 uniform vec3 u_right, u_up;  // the camera's, scaled by the radius
@@ -27,7 +27,7 @@ void main() {
 }
 )";
 
-constexpr const char* kFragmentShader = R"(
+constexpr const char* kLightSourceFragmentShader = R"(
 uniform vec3 u_radiance;  // linear
 in vec2 v_offset;
 in vec3 v_world;
@@ -40,7 +40,8 @@ void main() {
 }  // namespace
 
 LightSourcePass::LightSourcePass() {
-  program_ = link_program(kVertexShader, std::string("#version 330 core\n") + kFogGlsl + kFragmentShader);
+  program_ = link_program(kLightSourceVertexShader,
+                          std::string("#version 330 core\n") + kFogGlsl + kLightSourceFragmentShader);
   vao_ = GlVertexArray(gl_gen(glGenVertexArrays));
 }
 

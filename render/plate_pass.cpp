@@ -17,7 +17,7 @@
 namespace fxsim {
 
 namespace {
-constexpr const char* kVertexShader = R"(#version 330 core
+constexpr const char* kPlateVertexShader = R"(#version 330 core
 out vec2 v_uv;
 void main() {  // one triangle covering the viewport
   vec2 p = vec2(float((gl_VertexID << 1) & 2), float(gl_VertexID & 2));
@@ -26,7 +26,7 @@ void main() {  // one triangle covering the viewport
 }
 )";
 
-constexpr const char* kFragmentShader = R"(#version 330 core
+constexpr const char* kPlateFragmentShader = R"(#version 330 core
 uniform sampler2D u_plate;  // linear rgb (an sRGB texture is decoded by the sampler)
 uniform sampler2D u_depth;  // metres along the view; 0 or +inf: nothing
 uniform bool u_has_depth;
@@ -202,7 +202,8 @@ void check_plates(const Scene& scene, const std::vector<int>& frames) {
   }
 }
 
-PlatePass::PlatePass() : program_(link_program(kVertexShader, kFragmentShader)), vao_(gl_gen(glGenVertexArrays)) {}
+PlatePass::PlatePass()
+    : program_(link_program(kPlateVertexShader, kPlateFragmentShader)), vao_(gl_gen(glGenVertexArrays)) {}
 
 void PlatePass::load(const OutputSettings& output, int frame) {
   const std::filesystem::path file = output.plate.empty() ? "" : plate_file(output.plate, frame);

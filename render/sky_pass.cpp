@@ -11,7 +11,7 @@ namespace fxsim {
 namespace {
 // One triangle covering the screen; each pixel's world direction from the
 // inverse of the camera's rotation and projection.
-constexpr const char* kVertexShader = R"(#version 330 core
+constexpr const char* kSkyVertexShader = R"(#version 330 core
 uniform mat4 u_inverse_view_projection;  // rotation only: the eye at the origin
 out vec3 v_direction;
 void main() {
@@ -22,7 +22,7 @@ void main() {
 }
 )";
 
-constexpr const char* kFragmentShader = R"(
+constexpr const char* kSkyFragmentShader = R"(
 uniform vec3 u_horizon;  // linear
 uniform vec3 u_zenith;
 uniform float u_distance;  // where the sky is: the far plane
@@ -39,7 +39,7 @@ void main() {
 }  // namespace
 
 SkyPass::SkyPass() {
-  program_ = link_program(kVertexShader, std::string("#version 330 core\n") + kFogGlsl + kFragmentShader);
+  program_ = link_program(kSkyVertexShader, std::string("#version 330 core\n") + kFogGlsl + kSkyFragmentShader);
   vao_ = GlVertexArray(gl_gen(glGenVertexArrays));
 }
 

@@ -23,7 +23,7 @@ namespace {
 // The look's parts are compiled in only where the scene uses them
 // (FXSIM_DOF, FXSIM_SHUTTER, FXSIM_SOFT, FXSIM_LIT: see sprite_program):
 // llvmpipe pays for every branch of a fragment shader, taken or not.
-constexpr const char* kVertexShader = R"(
+constexpr const char* kSpriteVertexShader = R"(
 layout(location = 0) in vec2 corner;              // quad corner in [-1, 1]²
 layout(location = 1) in vec4 center_size;         // SpriteInstance.position, .size
 layout(location = 2) in vec4 stretch_alpha;       // .stretch, .alpha
@@ -74,7 +74,7 @@ void main() {
 }
 )";
 
-constexpr const char* kFragmentShader = R"(
+constexpr const char* kSpriteFragmentShader = R"(
 in vec2 v_uv;
 uniform int u_output;              // 0: colour or coverage; 1: depth; 2: motion
 uniform float u_depth_coverage;
@@ -131,8 +131,8 @@ std::string look_defines(bool dof, bool shutter, bool soft, bool lit, bool plate
 
 GlProgram sprite_program(const std::string& defines) {
   const std::string header = "#version 330 core\n" + defines;
-  return link_program(header + kSpriteGeometryGlsl + kVertexShader,
-                      header + kFogGlsl + kLightingGlsl + kSpriteShadingGlsl + kFragmentShader);
+  return link_program(header + kSpriteGeometryGlsl + kSpriteVertexShader,
+                      header + kFogGlsl + kLightingGlsl + kSpriteShadingGlsl + kSpriteFragmentShader);
 }
 }  // namespace
 

@@ -45,6 +45,8 @@ std::vector<std::string> example_scene_names() {
   return names;
 }
 
+fs::path example_scene(const std::string& name) { return fs::path(FXSIM_SOURCE_DIR) / "scenes" / (name + ".json"); }
+
 CliResult run_fxsim(const std::string& arguments, const std::string& prefix, const std::string& standard_input) {
   return run_command(prefix + " '" + FXSIM_EXE + "' " + arguments, standard_input, arguments);
 }

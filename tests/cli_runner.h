@@ -49,6 +49,8 @@ bool fxsim_gl_is_software(const nlohmann::json& info = fxsim_info());
 
 // The example scenes in scenes/, by name without ".json", sorted (not suite.json, the golden-test suite).
 std::vector<std::string> example_scene_names();
+// The file of the example scene of that name: scenes/<name>.json.
+std::filesystem::path example_scene(const std::string& name);
 
 void write_text_file(const std::filesystem::path& path, const std::string& text);
 std::string read_text_file(const std::filesystem::path& path);

@@ -56,7 +56,6 @@ void expect_same_frame(const TempDir& dir, const fs::path& scene, int frame,
       << scene << " frame " << frame << ": " << c.fail_percent() << " % of pixels over 3/255, max " << c.max * 255;
 }
 
-fs::path example(const std::string& name) { return fs::path(FXSIM_SOURCE_DIR) / "scenes" / (name + ".json"); }
 
 // A metre-wide flake turning about +Y to face the eye, 0.1 m in front of it
 // and 0.3 m to the side: its quad runs from in front of the eye to behind it.
@@ -89,17 +88,17 @@ TEST(ComputeRasteriser, DrawsTheExampleScenesAsTheGlRasteriserDoes) {
   // Flakes; flakes lit by lamps, streaked by the shutter and blurred by the
   // lens; rain over a plate with depth and a soft edge; a fountain's streaks
   // and mist in the wind.
-  expect_same_frame(dir, example("snow"), 24);
-  expect_same_frame(dir, example("snow-streetlamp"), 1);
-  expect_same_frame(dir, example("rain-over-plate"), 1, "--width 320 --height 180");
-  expect_same_frame(dir, example("fountain-windy"), 48);
+  expect_same_frame(dir, example_scene("snow"), 24);
+  expect_same_frame(dir, example_scene("snow-streetlamp"), 1);
+  expect_same_frame(dir, example_scene("rain-over-plate"), 1, "--width 320 --height 180");
+  expect_same_frame(dir, example_scene("fountain-windy"), 48);
 }
 
 TEST(ComputeRasteriser, RepeatedRunsWriteTheSameBytes) {
   TempDir dir("compute-repeat");
   for (const char* run : {"a", "b"})
     ASSERT_EQ(run_fxsim(fmt::format("render '{}' --width 160 --height 90 --frames 12 -q --rasteriser compute -o '{}'",
-                                    example("rain").string(), (dir / fmt::format("{}-#.png", run)).string()))
+                                    example_scene("rain").string(), (dir / fmt::format("{}-#.png", run)).string()))
                   .exit_code,
               0);
   EXPECT_EQ(read_text_file(dir / "a-12.png"), read_text_file(dir / "b-12.png"));
@@ -197,9 +196,9 @@ TEST(ComputeRasteriser, CoverageFromEdgePlanesDrawsAsTheGlRasteriserDoes) {
   EXPECT_GT(expect_deep_tiles_drawn("planes-opaque-lean", 1.0, true, 5.0, 0.25, planes).rgba[(16 * 32 + 16) * 4], 200);
   TempDir dir("compute-planes");
   const std::string size = "--width 160 --height 90";
-  expect_same_frame(dir, example("snow-streetlamp"), 1, size, "compute", planes);
-  expect_same_frame(dir, example("rain-over-plate"), 1, "--width 320 --height 180", "compute", planes);
-  expect_same_frame(dir, example("fountain-windy"), 48, size, "compute", planes);
+  expect_same_frame(dir, example_scene("snow-streetlamp"), 1, size, "compute", planes);
+  expect_same_frame(dir, example_scene("rain-over-plate"), 1, "--width 320 --height 180", "compute", planes);
+  expect_same_frame(dir, example_scene("fountain-windy"), 48, size, "compute", planes);
 }
 
 TEST(ComputeRasteriser, ABatchDrawnInPartsNewestFirstLooksAsOneDrawnWhole) {
@@ -208,13 +207,13 @@ TEST(ComputeRasteriser, ABatchDrawnInPartsNewestFirstLooksAsOneDrawnWhole) {
   // mist; and the same bytes again.
   TempDir dir("compute-parts");
   const std::string size = "--width 160 --height 90", parts = "--part-sprites 256";
-  expect_same_frame(dir, example("snow"), 24, size, "compute", parts);
-  expect_same_frame(dir, example("snow-streetlamp"), 1, size, "compute", parts);
-  expect_same_frame(dir, example("rain-over-plate"), 1, "--width 320 --height 180", "compute", parts);
-  expect_same_frame(dir, example("fountain-windy"), 48, size, "compute", parts);
+  expect_same_frame(dir, example_scene("snow"), 24, size, "compute", parts);
+  expect_same_frame(dir, example_scene("snow-streetlamp"), 1, size, "compute", parts);
+  expect_same_frame(dir, example_scene("rain-over-plate"), 1, "--width 320 --height 180", "compute", parts);
+  expect_same_frame(dir, example_scene("fountain-windy"), 48, size, "compute", parts);
   const std::string again = fmt::format("{}-again", (dir / "fountain-windy").string());
   ASSERT_EQ(run_fxsim(fmt::format("render '{}' {} {} --frames 48 -q --rasteriser compute -o '{}-#.png'",
-                                  example("fountain-windy").string(), size, parts, again))
+                                  example_scene("fountain-windy").string(), size, parts, again))
                 .exit_code,
             0);
   EXPECT_EQ(read_text_file(dir / "fountain-windy-compute-48.png"), read_text_file(again + "-48.png"));
@@ -239,7 +238,7 @@ TEST(ComputeRasteriser, ABatchInPartsThatDrawsNothingAddsNothing) {
 }
 
 TEST(ComputeRasteriser, AnUnknownRasteriserIsAUsageError) {
-  const CliResult r = run_fxsim(fmt::format("render '{}' --rasteriser vulkan -q -o /dev/null", example("snow").string()));
+  const CliResult r = run_fxsim(fmt::format("render '{}' --rasteriser vulkan -q -o /dev/null", example_scene("snow").string()));
   EXPECT_EQ(r.exit_code, 64) << r.err;
   EXPECT_NE(r.err.find("--rasteriser"), std::string::npos) << r.err;
 }
@@ -254,12 +253,12 @@ TEST(ComputeRasteriser, TileListsOfRecordsDrawTheSameBytesAsListsOfIndices) {
     // Structured bindings are captured by copy, by name: clang 14 (Debian
     // 12's) cannot capture them implicitly.
     const auto bytes = [&dir, scene = scene, frame = frame](const char* form) {
-      return compute_frame_bytes(dir, fmt::format("{}-{}", scene, form), example(scene), frame,
+      return compute_frame_bytes(dir, fmt::format("{}-{}", scene, form), example_scene(scene), frame,
                                  fmt::format("--width 160 --height 90 --tile-lists {}", form));
     };
     EXPECT_EQ(bytes("indices"), bytes("records")) << scene;
   }
-  const CliResult bad = run_fxsim(fmt::format("render '{}' --tile-lists sorted -q -o /dev/null", example("snow").string()));
+  const CliResult bad = run_fxsim(fmt::format("render '{}' --tile-lists sorted -q -o /dev/null", example_scene("snow").string()));
   EXPECT_EQ(bad.exit_code, 64) << bad.err;
   EXPECT_NE(bad.err.find("--tile-lists"), std::string::npos) << bad.err;
 }
@@ -270,7 +269,7 @@ TEST(ComputeRasteriser, CoverageFromEdgePlanesIsTheSameBytesWhateverTheListsHold
   TempDir dir("compute-planes-lists");
   for (const auto& [scene, frame] : {std::pair<const char*, int>{"rain", 12}, {"fountain-windy", 48}}) {
     const auto bytes = [&dir, scene = scene, frame = frame](const char* form, int run) {
-      return compute_frame_bytes(dir, fmt::format("{}-{}{}", scene, form, run), example(scene), frame,
+      return compute_frame_bytes(dir, fmt::format("{}-{}{}", scene, form, run), example_scene(scene), frame,
                                  fmt::format("--width 160 --height 90 --coverage planes --tile-lists {}", form));
     };
     const std::string indices = bytes("indices", 0);
@@ -280,13 +279,13 @@ TEST(ComputeRasteriser, CoverageFromEdgePlanesIsTheSameBytesWhateverTheListsHold
   // And the planes did draw: rain's frame 6 at 320x180 has samples on an
   // edge that the corners round otherwise (a pixel or two, by 1/255).
   const auto walk = [&](const char* name) {
-    return compute_frame_bytes(dir, fmt::format("walk-{}", name), example("rain"), 6,
+    return compute_frame_bytes(dir, fmt::format("walk-{}", name), example_scene("rain"), 6,
                                fmt::format("--width 320 --height 180 --coverage {}", name));
   };
   const std::string corners = walk("corners"), planes = walk("planes");
   EXPECT_FALSE(corners.empty());
   EXPECT_NE(corners, planes);
-  const CliResult bad = run_fxsim(fmt::format("render '{}' --coverage exact -q -o /dev/null", example("snow").string()));
+  const CliResult bad = run_fxsim(fmt::format("render '{}' --coverage exact -q -o /dev/null", example_scene("snow").string()));
   EXPECT_EQ(bad.exit_code, 64) << bad.err;
   EXPECT_NE(bad.err.find("--coverage"), std::string::npos) << bad.err;
 }
@@ -297,11 +296,11 @@ TEST(CpuRasteriser, DrawsTheExampleScenesAsTheGlRasteriserDoes) {
   // lens; rain over a plate with depth and a soft edge; a fountain's streaks
   // and mist in the wind; a fire's grid, a texture made each frame.
   const std::string size = "--width 160 --height 90";
-  expect_same_frame(dir, example("snow"), 24, size, "cpu");
-  expect_same_frame(dir, example("snow-streetlamp"), 1, size, "cpu");
-  expect_same_frame(dir, example("rain-over-plate"), 1, "--width 320 --height 180", "cpu");
-  expect_same_frame(dir, example("fountain-windy"), 48, size, "cpu");
-  expect_same_frame(dir, example("campfire"), 24, size, "cpu");
+  expect_same_frame(dir, example_scene("snow"), 24, size, "cpu");
+  expect_same_frame(dir, example_scene("snow-streetlamp"), 1, size, "cpu");
+  expect_same_frame(dir, example_scene("rain-over-plate"), 1, "--width 320 --height 180", "cpu");
+  expect_same_frame(dir, example_scene("fountain-windy"), 48, size, "cpu");
+  expect_same_frame(dir, example_scene("campfire"), 24, size, "cpu");
 }
 
 TEST(CpuRasteriser, AnyNumberOfThreadsWritesTheSameBytes) {
@@ -309,7 +308,7 @@ TEST(CpuRasteriser, AnyNumberOfThreadsWritesTheSameBytes) {
   for (const char* threads : {"1", "2", "3"})
     ASSERT_EQ(run_fxsim(fmt::format("render '{}' --width 160 --height 90 --frames 12 -q --rasteriser cpu --threads {} "
                                     "-o '{}'",
-                                    example("rain").string(), threads, (dir / fmt::format("{}-#.png", threads)).string()))
+                                    example_scene("rain").string(), threads, (dir / fmt::format("{}-#.png", threads)).string()))
                   .exit_code,
               0);
   EXPECT_EQ(read_text_file(dir / "1-12.png"), read_text_file(dir / "2-12.png"));
@@ -336,8 +335,8 @@ TEST(CpuRasteriser, AutoDrawsSmallSpritesOnTheCpuOfASoftwareGlAndLargeOnesWithGl
   // One flake 2 pixels wide: small, but too few for the frame's layer.
   few.replace(few.find(R"("size": 2,)"), 10, R"("size": 0.15,)");
   write_text_file(dir / "few.json", few);
-  const Image small_auto = render_with(dir, example("snow"), "auto", 12);
-  const Image small_picked = render_with(dir, example("snow"), software ? "cpu" : "gl", 12);
+  const Image small_auto = render_with(dir, example_scene("snow"), "auto", 12);
+  const Image small_picked = render_with(dir, example_scene("snow"), software ? "cpu" : "gl", 12);
   EXPECT_EQ(small_auto.rgba, small_picked.rgba) << (software ? "auto should draw small flakes on the CPU" : "");
   const Image large_auto = render_with(dir, dir / "large.json", "auto", 1, "");
   const Image large_gl = render_with(dir, dir / "large.json", "gl", 1, "");

@@ -20,8 +20,8 @@ using namespace fxsim::test;
 namespace fs = std::filesystem;
 
 namespace {
-const std::string kScene = FXSIM_SOURCE_DIR "/scenes/sleet.json";  // rain with splashes and snow
-const std::string kSmall = " --width 96 --height 54 -q ";
+const std::string kSleet = FXSIM_SOURCE_DIR "/scenes/sleet.json";  // rain with splashes and snow
+const std::string kFarmSize = " --width 96 --height 54 -q ";
 
 std::string q(const fs::path& p) { return fmt::format("'{}'", p.string()); }
 
@@ -49,11 +49,11 @@ void expect_same_frames(const fs::path& a, const fs::path& b, int from, int to) 
 TEST(Farm, RendersFromACheckpointAreTheUnbrokenRenderOnBothBackends) {
   for (const char* backend : {"cpu", "gpu"}) {
     TempDir dir(fmt::format("ck-{}", backend));
-    const std::string common = fmt::format("render {} --width 96 --height 54 --backend {} ", kScene, backend);
+    const std::string common = fmt::format("render {} --width 96 --height 54 --backend {} ", kSleet, backend);
     ASSERT_EQ(run_fxsim(common + "-q --frames 1-12 -o " + q(dir / "full/f_####.png") + " --state-hashes " +
                         q(dir / "full.txt")).exit_code, 0);
     const CliResult sim = run_fxsim(fmt::format("render {} --backend {} --frames 8 --simulate-only --checkpoint-every 4 "
-                                                "--checkpoints {}", kScene, backend, q(dir / "ck")));
+                                                "--checkpoints {}", kSleet, backend, q(dir / "ck")));
     ASSERT_EQ(sim.exit_code, 0) << sim.err;
     EXPECT_NE(sim.err.find("checkpoint of frame 8 written"), std::string::npos) << sim.err;
     // From the checkpoint of frame 8, drawing frame 8 itself; then with the
@@ -85,9 +85,9 @@ TEST(Farm, RendersFromACheckpointAreTheUnbrokenRenderOnBothBackends) {
 TEST(Farm, AStaleCheckpointIsIgnoredWithAWarning) {
   TempDir dir("stale");
   ASSERT_EQ(run_fxsim(fmt::format("render {} --seed 5 --frames 6 --simulate-only --checkpoint-every 3 --checkpoints {} -q",
-                                  kScene, q(dir / "ck"))).exit_code, 0);
-  ASSERT_EQ(run_fxsim("render " + kScene + kSmall + "--seed 6 --frames 5-6 -o " + q(dir / "full/f_####.png")).exit_code, 0);
-  const CliResult r = run_fxsim("render " + kScene + " --width 96 --height 54 --progress none --seed 6 --frames 5-6 -o " +
+                                  kSleet, q(dir / "ck"))).exit_code, 0);
+  ASSERT_EQ(run_fxsim("render " + kSleet + kFarmSize + "--seed 6 --frames 5-6 -o " + q(dir / "full/f_####.png")).exit_code, 0);
+  const CliResult r = run_fxsim("render " + kSleet + " --width 96 --height 54 --progress none --seed 6 --frames 5-6 -o " +
                                 q(dir / "part/f_####.png") + " --checkpoints " + q(dir / "ck"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("warning: ignoring checkpoint"), std::string::npos) << r.err;
@@ -101,10 +101,10 @@ TEST(Farm, AStaleCheckpointIsIgnoredWithAWarning) {
 
 TEST(Farm, ShardsTogetherAreTheWholeRenderAndVerifyPasses) {
   TempDir dir("shards");
-  ASSERT_EQ(run_fxsim("render " + kScene + kSmall + "--frames 1-10 -o " + q(dir / "full/f_####.png")).exit_code, 0);
+  ASSERT_EQ(run_fxsim("render " + kSleet + kFarmSize + "--frames 1-10 -o " + q(dir / "full/f_####.png")).exit_code, 0);
   for (int i = 1; i <= 3; ++i) {
     const CliResult r = run_fxsim(fmt::format("render {} --width 96 --height 54 --progress none --frames 1-10 --shard {}/3 -o {}",
-                                              kScene, i, q(dir / "sharded/f_####.png")));
+                                              kSleet, i, q(dir / "sharded/f_####.png")));
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_NE(r.err.find(fmt::format("shard {}/3 (--shard {}/3)", i, i)), std::string::npos) << r.err;
   }
@@ -116,29 +116,29 @@ TEST(Farm, ShardsTogetherAreTheWholeRenderAndVerifyPasses) {
 
 TEST(Farm, TheShardComesFromSlurmOrKubernetesWhenNotGiven) {
   TempDir dir("env");
-  const CliResult slurm = run_fxsim("render " + kScene + " --width 96 --height 54 --progress none --frames 1-9 -o " +
+  const CliResult slurm = run_fxsim("render " + kSleet + " --width 96 --height 54 --progress none --frames 1-9 -o " +
                                         q(dir / "s/f_####.png"),
                                     "env SLURM_ARRAY_TASK_ID=12 SLURM_ARRAY_TASK_MIN=11 SLURM_ARRAY_TASK_MAX=13");
   ASSERT_EQ(slurm.exit_code, 0) << slurm.err;
   EXPECT_NE(slurm.err.find("shard 2/3 (SLURM_ARRAY_TASK_ID=12 of 11-13): frames 4-6 (3)"), std::string::npos) << slurm.err;
   for (int f = 1; f <= 9; ++f) EXPECT_EQ(fs::exists(dir / "s" / frame_name(f)), f >= 4 && f <= 6) << f;
-  const CliResult k8s = run_fxsim("render " + kScene + " --width 96 --height 54 --progress none --frames 1-9 --shard-count 3 -o " +
+  const CliResult k8s = run_fxsim("render " + kSleet + " --width 96 --height 54 --progress none --frames 1-9 --shard-count 3 -o " +
                                       q(dir / "k/f_####.png"),
                                   "env JOB_COMPLETION_INDEX=2");
   ASSERT_EQ(k8s.exit_code, 0) << k8s.err;
   EXPECT_NE(k8s.err.find("shard 3/3 (JOB_COMPLETION_INDEX=2 with --shard-count 3)"), std::string::npos) << k8s.err;
   EXPECT_TRUE(fs::exists(dir / "k" / frame_name(9)));
   EXPECT_FALSE(fs::exists(dir / "k" / frame_name(6)));
-  const CliResult no_count = run_fxsim("render " + kScene + " -o " + q(dir / "x/f_####.png"), "env JOB_COMPLETION_INDEX=0");
+  const CliResult no_count = run_fxsim("render " + kSleet + " -o " + q(dir / "x/f_####.png"), "env JOB_COMPLETION_INDEX=0");
   EXPECT_EQ(no_count.exit_code, 64);
   EXPECT_NE(no_count.err.find("needs --shard-count"), std::string::npos) << no_count.err;
   EXPECT_FALSE(fs::exists(dir / "x"));
   // --shard-count with no index to count (a Job left NonIndexed rendered
   // every frame in every pod), or beside --shard, which has its count.
-  const CliResult no_index = run_fxsim("render " + kScene + " --shard-count 4 -o " + q(dir / "x/f_####.png"));
+  const CliResult no_index = run_fxsim("render " + kSleet + " --shard-count 4 -o " + q(dir / "x/f_####.png"));
   EXPECT_EQ(no_index.exit_code, 64) << no_index.err;
   EXPECT_NE(no_index.err.find("--shard-count 4: JOB_COMPLETION_INDEX is not set"), std::string::npos) << no_index.err;
-  const CliResult both = run_fxsim("render " + kScene + " --shard 1/2 --shard-count 4 -o " + q(dir / "x/f_####.png"));
+  const CliResult both = run_fxsim("render " + kSleet + " --shard 1/2 --shard-count 4 -o " + q(dir / "x/f_####.png"));
   EXPECT_EQ(both.exit_code, 64) << both.err;
   EXPECT_NE(both.err.find("--shard 1/2 gives its count itself"), std::string::npos) << both.err;
   EXPECT_FALSE(fs::exists(dir / "x"));
@@ -149,7 +149,7 @@ TEST(Farm, AKilledRunIsCompletedBySkipExisting) {
   const std::string scene = FXSIM_SOURCE_DIR "/scenes/snow-heavy-wind.json";  // 120 000 flakes: slow enough to stop
   constexpr int kFrames = 12;
   const std::string frames = fmt::format(" --frames 1-{} ", kFrames);
-  ASSERT_EQ(run_fxsim("render " + scene + kSmall + frames + "-o " + q(dir / "full/f_####.png")).exit_code, 0);
+  ASSERT_EQ(run_fxsim("render " + scene + kFarmSize + frames + "-o " + q(dir / "full/f_####.png")).exit_code, 0);
   // Stopped (SIGTERM) once three frames are written.
   const std::string script = fmt::format(
       "'{}' render '{}' --width 96 --height 54 -q{}--threads 1 -o {} & pid=$!; "
@@ -205,7 +205,7 @@ TEST(Farm, AFrameNoLineRecordsIsKeptOnlyWhereARunOfThisSceneWasToWriteIt) {
   // and verify passed the mixed folder; so was every frame of a folder whose
   // manifest was removed, resumed with another exposure.
   TempDir dir("unrecorded");
-  const std::string render = "render " + kScene + kSmall + "--frames 1-3 -o " + q(dir / "a/f_####.png");
+  const std::string render = "render " + kSleet + kFarmSize + "--frames 1-3 -o " + q(dir / "a/f_####.png");
   ASSERT_EQ(run_fxsim(render).exit_code, 0);
   const std::string seeded = read_text_file(dir / "a" / frame_name(3));
   std::string lines;
@@ -218,7 +218,7 @@ TEST(Farm, AFrameNoLineRecordsIsKeptOnlyWhereARunOfThisSceneWasToWriteIt) {
   EXPECT_NE(read_text_file(dir / "a" / frame_name(3)), seeded) << "frame 3 of the first seed was kept";
   EXPECT_EQ(run_fxsim("verify " + q(dir / "a")).exit_code, 0);
   // No manifest: nothing says who wrote the frames, so all are drawn again.
-  const std::string other = "render " + kScene + kSmall + "--frames 1-2 -o " + q(dir / "b/f_####.png");
+  const std::string other = "render " + kSleet + kFarmSize + "--frames 1-2 -o " + q(dir / "b/f_####.png");
   ASSERT_EQ(run_fxsim(other).exit_code, 0);
   fs::remove(dir / "b/fxsim-manifest.jsonl");
   const std::string dimmer = read_text_file(dir / "b" / frame_name(2));
@@ -227,7 +227,7 @@ TEST(Farm, AFrameNoLineRecordsIsKeptOnlyWhereARunOfThisSceneWasToWriteIt) {
   EXPECT_NE(read_text_file(dir / "b" / frame_name(2)), dimmer) << "frame 2 of exposure 0 was kept";
   EXPECT_EQ(run_fxsim("verify " + q(dir / "b")).exit_code, 0);
   // verify names such a frame once: its layer's file is not also a stray.
-  const std::string layered = "render " + kScene + kSmall + "--frames 1-2 --set '/output/layers=[\"depth\"]' -o " +
+  const std::string layered = "render " + kSleet + kFarmSize + "--frames 1-2 --set '/output/layers=[\"depth\"]' -o " +
                               q(dir / "c/f_####.png");
   ASSERT_EQ(run_fxsim(layered).exit_code, 0);
   std::string kept;
@@ -246,7 +246,7 @@ TEST(Farm, AFrameNoLineRecordsIsKeptOnlyWhereARunOfThisSceneWasToWriteIt) {
 
 TEST(Farm, VerifyFindsMissingTruncatedAndCorruptFrames) {
   TempDir dir("verify");
-  ASSERT_EQ(run_fxsim("render " + kScene + kSmall + "--frames 1-6 -o " + q(dir / "f_####.png")).exit_code, 0);
+  ASSERT_EQ(run_fxsim("render " + kSleet + kFarmSize + "--frames 1-6 -o " + q(dir / "f_####.png")).exit_code, 0);
   ASSERT_EQ(run_fxsim("verify " + q(dir.path())).exit_code, 0);
   fs::remove(dir / frame_name(5));
   std::string third = read_text_file(dir / frame_name(3));
@@ -267,7 +267,7 @@ TEST(Farm, VerifyFindsMissingTruncatedAndCorruptFrames) {
   EXPECT_NE(v.out.find("corrupt: f_0004.png: frame 4: a symbolic link stands there"), std::string::npos) << v.out;
   EXPECT_NE(v.out.find("1 missing, 3 corrupt, 0 mismatched"), std::string::npos) << v.out;
   // --skip-existing does not count the link as written: the render comes to it, and will not replace it.
-  const CliResult resume = run_fxsim("render " + kScene + kSmall + "--frames 4 --skip-existing -o " + q(dir / "f_####.png"));
+  const CliResult resume = run_fxsim("render " + kSleet + kFarmSize + "--frames 4 --skip-existing -o " + q(dir / "f_####.png"));
   EXPECT_EQ(resume.exit_code, 73) << resume.err;
   EXPECT_NE(resume.err.find("f_0004.png: exists and is a symbolic link"), std::string::npos) << resume.err;
   EXPECT_TRUE(fs::is_symlink(dir / frame_name(4)));
@@ -354,7 +354,7 @@ TEST(Farm, VerifyFindsMissingTruncatedAndCorruptFrames) {
 
 TEST(Farm, FramesOfAnotherSceneAreDrawnAgainAndOnlyTheFramesThereCount) {
   TempDir dir("reseed");
-  const std::string render = "render " + kScene + kSmall + "-o " + q(dir / "f_####.png");
+  const std::string render = "render " + kSleet + kFarmSize + "-o " + q(dir / "f_####.png");
   ASSERT_EQ(run_fxsim(render + " --frames 1-4").exit_code, 0);
   // --skip-existing kept frames 1-4 of the first seed beside 5-6 of the new
   // one, exit 0: a shot that flickers at frame 5.
@@ -372,7 +372,7 @@ TEST(Farm, FramesOfAnotherSceneAreDrawnAgainAndOnlyTheFramesThereCount) {
   // The same simulation with another look (exposure, background, fog): kept
   // by --skip-existing and passed by verify, a shot that changes at frame 3.
   TempDir looks("relook");
-  const std::string again = "render " + kScene + kSmall + "-o " + q(looks / "f_####.png");
+  const std::string again = "render " + kSleet + kFarmSize + "-o " + q(looks / "f_####.png");
   ASSERT_EQ(run_fxsim(again + " --frames 1-2").exit_code, 0);
   const std::string brighter = " --set /camera/exposure=3 --set '/output/background=\"#ff0000\"'";
   ASSERT_EQ(run_fxsim(again + " --frames 3-4" + brighter).exit_code, 0);
@@ -386,8 +386,8 @@ TEST(Farm, FramesOfAnotherSceneAreDrawnAgainAndOnlyTheFramesThereCount) {
 
 TEST(Farm, ADamagedCheckpointIsWrittenAgainAndAFifoNeverBlocks) {
   TempDir dir("checkpoint_repair");
-  const std::string simulate = "render " + kScene + kSmall + "--frames 8 --simulate-only --checkpoint-every 4 --checkpoints ";
-  const CliResult first = run_fxsim("render " + kScene + " --width 96 --height 54 --frames 8 --simulate-only "
+  const std::string simulate = "render " + kSleet + kFarmSize + "--frames 8 --simulate-only --checkpoint-every 4 --checkpoints ";
+  const CliResult first = run_fxsim("render " + kSleet + " --width 96 --height 54 --frames 8 --simulate-only "
                                     "--checkpoint-every 4 --checkpoints " + q(dir / "ck"));
   ASSERT_EQ(first.exit_code, 0) << first.err;
   // A folder not filled yet is no news: the note said each checkpoint was "missing or damaged".
@@ -406,7 +406,7 @@ TEST(Farm, ADamagedCheckpointIsWrittenAgainAndAFifoNeverBlocks) {
   std::string flipped = fourth_whole;
   flipped[flipped.size() - 100] = char(flipped[flipped.size() - 100] ^ 1);
   write_text_file(fourth, flipped);
-  const CliResult repaired = run_fxsim("render " + kScene + " --width 96 --height 54 --frames 8 --simulate-only "
+  const CliResult repaired = run_fxsim("render " + kSleet + " --width 96 --height 54 --frames 8 --simulate-only "
                                        "--checkpoint-every 4 --checkpoints " + q(dir / "ck"));
   EXPECT_EQ(repaired.exit_code, 0) << repaired.err;
   EXPECT_NE(repaired.err.find("the checkpoint of frame 4 is missing or damaged"), std::string::npos) << repaired.err;
@@ -416,19 +416,19 @@ TEST(Farm, ADamagedCheckpointIsWrittenAgainAndAFifoNeverBlocks) {
   // All of them there: nothing to simulate (from frames 1-10 it simulated
   // from time 0 to frame 10 again, writing none); one missing in the middle
   // is simulated to from the one before it, not from time 0.
-  const CliResult all_there = run_fxsim("render " + kScene + " --width 96 --height 54 --frames 1-10 --simulate-only "
+  const CliResult all_there = run_fxsim("render " + kSleet + " --width 96 --height 54 --frames 1-10 --simulate-only "
                                         "--checkpoint-every 4 --checkpoints " + q(dir / "ck"));
   EXPECT_EQ(all_there.exit_code, 0) << all_there.err;
   EXPECT_NE(all_there.out.find("nothing to simulate: the checkpoint of frame 8 is there already"), std::string::npos)
       << all_there.out;
   fs::remove(dir / "ck/checkpoint_000008.fxck");
-  const CliResult gap = run_fxsim("render " + kScene + " --width 96 --height 54 --frames 1-10 --simulate-only "
+  const CliResult gap = run_fxsim("render " + kSleet + " --width 96 --height 54 --frames 1-10 --simulate-only "
                                   "--checkpoint-every 4 --checkpoints " + q(dir / "ck"));
   EXPECT_EQ(gap.exit_code, 0) << gap.err;
   EXPECT_NE(gap.out.find("simulated frames 5-8 "), std::string::npos) << gap.out;
   EXPECT_EQ(read_text_file(eighth), whole);
   // Another scene's checkpoints are replaced, saying so.
-  const CliResult other = run_fxsim("render " + kScene + " --width 96 --height 54 --frames 8 --simulate-only "
+  const CliResult other = run_fxsim("render " + kSleet + " --width 96 --height 54 --frames 8 --simulate-only "
                                     "--checkpoint-every 4 --seed 9 --checkpoints " + q(dir / "ck"));
   EXPECT_EQ(other.exit_code, 0) << other.err;
   EXPECT_NE(other.err.find("replacing checkpoint " + eighth.string() + ", of another scene"), std::string::npos)
@@ -447,7 +447,7 @@ TEST(Farm, ADamagedCheckpointIsWrittenAgainAndAFifoNeverBlocks) {
 
 TEST(Farm, VerifyNamesAFifoInAFramesPlaceAndANegativeSize) {
   TempDir dir("verify_odd");
-  ASSERT_EQ(run_fxsim("render " + kScene + kSmall + "--frames 1-3 -o " + q(dir / "f_####.png")).exit_code, 0);
+  ASSERT_EQ(run_fxsim("render " + kSleet + kFarmSize + "--frames 1-3 -o " + q(dir / "f_####.png")).exit_code, 0);
   fs::remove(dir / frame_name(2));
   ASSERT_EQ(mkfifo((dir / frame_name(2)).c_str(), 0600), 0);  // "the file is missing", it said
   std::istringstream lines(read_text_file(dir / "fxsim-manifest.jsonl"));
@@ -470,17 +470,17 @@ TEST(Farm, VerifyNamesAFifoInAFramesPlaceAndANegativeSize) {
 
 TEST(Farm, SimulateOnlyAndDevicesAreCheckedAndDevicesRunOneShardEach) {
   TempDir dir("devices");
-  const CliResult no_every = run_fxsim("render " + kScene + " --simulate-only -o " + q(dir / "x/f_####.png"));
+  const CliResult no_every = run_fxsim("render " + kSleet + " --simulate-only -o " + q(dir / "x/f_####.png"));
   EXPECT_EQ(no_every.exit_code, 64);
   EXPECT_NE(no_every.err.find("--checkpoint-every"), std::string::npos) << no_every.err;
   // Nothing to save: it said "0 checkpoints written", exit 0.
-  const CliResult none = run_fxsim("render " + kScene + " --frames 1-4 --simulate-only --checkpoint-every 7 --checkpoints " +
+  const CliResult none = run_fxsim("render " + kSleet + " --frames 1-4 --simulate-only --checkpoint-every 7 --checkpoints " +
                                    q(dir / "ck"));
   EXPECT_EQ(none.exit_code, 64) << none.err;
   EXPECT_NE(none.err.find("would write no checkpoint: give N of at most 4"), std::string::npos) << none.err;
   // A shard's frames are where its stepping ends, not what it writes: the
   // log said "frames 3-4" and then "checkpoint of frame 2 written".
-  const CliResult shard = run_fxsim("render " + kScene + " --frames 1-4 --shard 2/2 --simulate-only --checkpoint-every 2 "
+  const CliResult shard = run_fxsim("render " + kSleet + " --frames 1-4 --shard 2/2 --simulate-only --checkpoint-every 2 "
                                     "--checkpoints " + q(dir / "ck"));
   EXPECT_EQ(shard.exit_code, 0) << shard.err;
   EXPECT_NE(shard.err.find("frames 3-4 (2); --simulate-only draws none: it steps to frame 4, writing every checkpoint"),
@@ -488,12 +488,12 @@ TEST(Farm, SimulateOnlyAndDevicesAreCheckedAndDevicesRunOneShardEach) {
   EXPECT_NE(shard.out.find("simulated frames 1-4"), std::string::npos) << shard.out;
   EXPECT_TRUE(fs::exists(dir / "ck/checkpoint_000002.fxck"));
   fs::remove_all(dir / "ck");
-  EXPECT_EQ(run_fxsim("render " + kScene + kSmall + "--frames 1 --checkpoints '' -o " + q(dir / "e/f_#.png")).exit_code, 64);
+  EXPECT_EQ(run_fxsim("render " + kSleet + kFarmSize + "--frames 1 --checkpoints '' -o " + q(dir / "e/f_#.png")).exit_code, 64);
   EXPECT_FALSE(fs::exists(dir / "ck"));
   EXPECT_FALSE(fs::exists(dir / "e"));
-  ASSERT_EQ(run_fxsim("render " + kScene + kSmall + "--frames 1-6 -o " + q(dir / "full/f_####.png")).exit_code, 0);
+  ASSERT_EQ(run_fxsim("render " + kSleet + kFarmSize + "--frames 1-6 -o " + q(dir / "full/f_####.png")).exit_code, 0);
   // Two shards on device 0 (the machine's one device: llvmpipe in CI).
-  const CliResult r = run_fxsim("render " + kScene + " --width 96 --height 54 --progress none --frames 1-6 --devices 0,0 -o " +
+  const CliResult r = run_fxsim("render " + kSleet + " --width 96 --height 54 --progress none --frames 1-6 --devices 0,0 -o " +
                                 q(dir / "dev/f_####.png"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("shard 2/2 on device 0"), std::string::npos) << r.err;
@@ -501,7 +501,7 @@ TEST(Farm, SimulateOnlyAndDevicesAreCheckedAndDevicesRunOneShardEach) {
   EXPECT_EQ(run_fxsim("verify " + q(dir / "dev")).exit_code, 0);
   // A Slurm array task's shard split across its devices: task 2 of 3 renders
   // frames 3-4 alone, as shards 3/6 and 4/6 (each task rendered every frame).
-  const CliResult task = run_fxsim("render " + kScene + " --width 96 --height 54 --progress none --frames 1-6 "
+  const CliResult task = run_fxsim("render " + kSleet + " --width 96 --height 54 --progress none --frames 1-6 "
                                    "--devices 0,0 -o " + q(dir / "task/f_####.png"),
                                    "env SLURM_ARRAY_TASK_ID=2 SLURM_ARRAY_TASK_MIN=1 SLURM_ARRAY_TASK_MAX=3");
   ASSERT_EQ(task.exit_code, 0) << task.err;
@@ -510,25 +510,25 @@ TEST(Farm, SimulateOnlyAndDevicesAreCheckedAndDevicesRunOneShardEach) {
   for (int f = 1; f <= 6; ++f) EXPECT_EQ(fs::exists(dir / "task" / frame_name(f)), f == 3 || f == 4) << f;
   expect_same_frames(dir / "full", dir / "task", 3, 4);
   // A Kubernetes Indexed Job's the same way (its --shard-count is not passed on beside --shard).
-  const CliResult pod = run_fxsim("render " + kScene + " --width 96 --height 54 --progress none --frames 1-6 "
+  const CliResult pod = run_fxsim("render " + kSleet + " --width 96 --height 54 --progress none --frames 1-6 "
                                   "--shard-count 3 --devices 0,0 -o " + q(dir / "pod/f_####.png"),
                                   "env JOB_COMPLETION_INDEX=0");
   ASSERT_EQ(pod.exit_code, 0) << pod.err;
   for (int f = 1; f <= 6; ++f) EXPECT_EQ(fs::exists(dir / "pod" / frame_name(f)), f <= 2) << f;
   // More shards than --shard takes: refused here, not by each child (64, naming a --shard never given).
-  const CliResult many = run_fxsim("render " + kScene + kSmall + "--devices 0,0 -o " + q(dir / "many/f_####.png"),
+  const CliResult many = run_fxsim("render " + kSleet + kFarmSize + "--devices 0,0 -o " + q(dir / "many/f_####.png"),
                                    "env SLURM_ARRAY_TASK_ID=1 SLURM_ARRAY_TASK_MIN=1 SLURM_ARRAY_TASK_MAX=600000");
   EXPECT_EQ(many.exit_code, 64) << many.err;
   EXPECT_NE(many.err.find("are 1200000 shards, more than the 1000000"), std::string::npos) << many.err;
   EXPECT_FALSE(fs::exists(dir / "many"));
   // The scene on standard input is read once: no shard had it (65, "not valid JSON").
-  const CliResult piped = run_fxsim("render - --frames 1-2 --devices 0,0 -o " + q(dir / "in/f_####.png"), "", kScene);
+  const CliResult piped = run_fxsim("render - --frames 1-2 --devices 0,0 -o " + q(dir / "in/f_####.png"), "", kSleet);
   EXPECT_EQ(piped.exit_code, 64) << piped.err;
   EXPECT_NE(piped.err.find("a scene on standard input can be read once"), std::string::npos) << piped.err;
   EXPECT_FALSE(fs::exists(dir / "in"));
-  EXPECT_EQ(run_fxsim("render " + kScene + " --devices 0,x -o " + q(dir / "y/f_####.png")).exit_code, 64);
+  EXPECT_EQ(run_fxsim("render " + kSleet + " --devices 0,x -o " + q(dir / "y/f_####.png")).exit_code, 64);
   // A device that is not there: refused before any shard writes a frame.
-  const CliResult missing = run_fxsim("render " + kScene + kSmall + "--frames 1-4 --devices 0,99 -o " + q(dir / "z/f_####.png"));
+  const CliResult missing = run_fxsim("render " + kSleet + kFarmSize + "--frames 1-4 --devices 0,99 -o " + q(dir / "z/f_####.png"));
   EXPECT_EQ(missing.exit_code, 69) << missing.err;
   EXPECT_NE(missing.err.find("--devices 0,99: there is no EGL device 99"), std::string::npos) << missing.err;
   EXPECT_FALSE(fs::exists(dir / "z"));
@@ -537,7 +537,7 @@ TEST(Farm, SimulateOnlyAndDevicesAreCheckedAndDevicesRunOneShardEach) {
   for (const std::string& output : {"-o " + q(dir / "v.mp4"), "-o " + q(dir / "w/f_####.png") + " --video " + q(dir / "w.mp4"),
                                     "-o " + q(dir / "w/f_####.png") + " --stats " + q(dir / "s.jsonl"),
                                     "-o " + q(dir / "w/f_####.png") + " --state-hashes -"}) {
-    const CliResult whole = run_fxsim("render " + kScene + kSmall + "--frames 1-6 --devices 0,0 " + output);
+    const CliResult whole = run_fxsim("render " + kSleet + kFarmSize + "--frames 1-6 --devices 0,0 " + output);
     EXPECT_EQ(whole.exit_code, 64) << output << whole.err;
     EXPECT_NE(whole.err.find("one file of every frame"), std::string::npos) << whole.err;
   }
@@ -563,8 +563,8 @@ TEST(Farm, SkipExistingWritesAgainAFileThatIsNotAsRecordedAndVerifyThenPasses) {
 
 TEST(Farm, VerifyChecksAFrameDrawnAgainAtTheSizeOfTheRunThatDrewItLast) {
   TempDir dir("verify_sizes");
-  ASSERT_EQ(run_fxsim("render " + kScene + " --width 64 --height 36 -q --frames 1-2 -o " + q(dir / "f_####.png")).exit_code, 0);
-  ASSERT_EQ(run_fxsim("render " + kScene + " --width 80 --height 36 -q --frames 2 -o " + q(dir / "f_####.png")).exit_code, 0);
+  ASSERT_EQ(run_fxsim("render " + kSleet + " --width 64 --height 36 -q --frames 1-2 -o " + q(dir / "f_####.png")).exit_code, 0);
+  ASSERT_EQ(run_fxsim("render " + kSleet + " --width 80 --height 36 -q --frames 2 -o " + q(dir / "f_####.png")).exit_code, 0);
   const CliResult r = run_fxsim("verify " + q(dir.path()));
   EXPECT_EQ(r.out.find("the run's frames are 64x36"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("corrupt:"), std::string::npos) << r.out;
@@ -575,7 +575,7 @@ TEST(Farm, VerifyChecksAFrameDrawnAgainAtTheSizeOfTheRunThatDrewItLast) {
             std::string::npos)
       << r.out;
   // Frame 1 drawn again at the new size: one size again.
-  ASSERT_EQ(run_fxsim("render " + kScene + " --width 80 --height 36 -q --frames 1 -o " + q(dir / "f_####.png")).exit_code, 0);
+  ASSERT_EQ(run_fxsim("render " + kSleet + " --width 80 --height 36 -q --frames 1 -o " + q(dir / "f_####.png")).exit_code, 0);
   const CliResult again = run_fxsim("verify " + q(dir.path()));
   EXPECT_EQ(again.exit_code, 0) << again.out;
 }
@@ -614,7 +614,7 @@ TEST(Farm, AManifestWhoseLastLineHasNoEndIsAppendedToOnANewLine) {
   // render's run line was glued to the last frame's record, and verify then
   // reported frames missing, runs unknown and files mismatched.
   TempDir dir("manifest_end");
-  const std::string render = "render '" + kScene + "'" + kSmall + "-o " + q(dir / "f_####.png");
+  const std::string render = "render '" + kSleet + "'" + kFarmSize + "-o " + q(dir / "f_####.png");
   ASSERT_EQ(run_fxsim(render + " --frames 1-3").exit_code, 0);
   const fs::path manifest = dir / "fxsim-manifest.jsonl";
   fs::resize_file(manifest, fs::file_size(manifest) - 1);
@@ -638,7 +638,7 @@ TEST(Farm, AnInterruptOfDevicesStopsEveryShardAfterItsFrame) {
   const std::string out = (dir / "out/f_####.png").string();
   // (TMPDIR for the whole script: the shards' temporary files go there.)
   setenv("TMPDIR", (dir / "tmp").c_str(), 1);
-  const std::string args = "'" + kScene + "' --width 48 --height 27 --frames 1-120 --progress none --devices 0,0 -o '" +
+  const std::string args = "'" + kSleet + "' --width 48 --height 27 --frames 1-120 --progress none --devices 0,0 -o '" +
                            out + "' 2>'" + (dir / "err").string() + "'";
   const int status = render_and_when_written(args,
                                              dir / "out/f_0002.png", 60, "kill -TERM $pid", dir / "interrupt.sh");
@@ -656,7 +656,7 @@ TEST(Farm, AnInterruptOfDevicesStopsEveryShardAfterItsFrame) {
   unsetenv("TMPDIR");
   for (const auto& entry : fs::directory_iterator(dir / "out"))
     EXPECT_EQ(entry.path().string().find("fxsim-partial"), std::string::npos) << entry.path();
-  const CliResult resumed = run_fxsim("render '" + kScene + "' --width 48 --height 27 --frames 1-120 --progress none "
+  const CliResult resumed = run_fxsim("render '" + kSleet + "' --width 48 --height 27 --frames 1-120 --progress none "
                                       "--devices 0,0 --skip-existing -q -o '" + out + "'");
   ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
   EXPECT_EQ(run_fxsim("verify " + q(dir / "out")).exit_code, 0);
@@ -664,7 +664,7 @@ TEST(Farm, AnInterruptOfDevicesStopsEveryShardAfterItsFrame) {
   // render, 128 + N, and says so; it exited 255, which no table lists.
   const std::string killed = (dir / "killed/f_####.png").string();
   const int killed_status = render_and_when_written(
-      "'" + kScene + "' --width 48 --height 27 --frames 1-60 --progress none --devices 0,0 -o '" + killed + "' 2>'" +
+      "'" + kSleet + "' --width 48 --height 27 --frames 1-60 --progress none --devices 0,0 -o '" + killed + "' 2>'" +
           (dir / "killed_err").string() + "'",
       dir / "killed/f_0002.png", 60, "pkill -KILL -f '[r]ender .*" + killed + ".*--shard 2/2'", dir / "kill.sh");
   ASSERT_TRUE(WIFEXITED(killed_status));
@@ -678,14 +678,14 @@ TEST(Farm, AStatisticsFileWhereACheckpointIsWrittenIsRefused) {
   // replaced by the checkpoint, exit 0.
   TempDir dir("stats_checkpoint");
   for (const std::string what : {"--stats", "--state-hashes"}) {
-    const CliResult r = run_fxsim("render '" + kScene + "'" + kSmall + "--frames 1-2 --checkpoint-every 1 -o " +
+    const CliResult r = run_fxsim("render '" + kSleet + "'" + kFarmSize + "--frames 1-2 --checkpoint-every 1 -o " +
                                   q(dir / "ly/f_####.png") + " " + what + " " + q(dir / "ly/checkpoints/checkpoint_000001.fxck"));
     EXPECT_EQ(r.exit_code, 64) << what << r.err;
     EXPECT_NE(r.err.find("that is where the render writes its checkpoints"), std::string::npos) << r.err;
     EXPECT_FALSE(fs::exists(dir / "ly")) << what;
   }
   // Beside its checkpoints, a file of its own is fine.
-  EXPECT_EQ(run_fxsim("render '" + kScene + "'" + kSmall + "--frames 1-2 --checkpoint-every 1 -o " + q(dir / "ly/f_####.png") +
+  EXPECT_EQ(run_fxsim("render '" + kSleet + "'" + kFarmSize + "--frames 1-2 --checkpoint-every 1 -o " + q(dir / "ly/f_####.png") +
                       " --stats " + q(dir / "ly/checkpoints/stats.jsonl")).exit_code, 0);
 }
 
@@ -695,7 +695,7 @@ TEST(Farm, AnEmitterNamedWithAHashHasItsMaskFoundAndCheckedByItsOwnName) {
   // time, and a folder in a later frame's mask's place was found only after
   // the frames before it were written (73).
   TempDir dir("hash_name");
-  const std::string run = "render " + kScene + kSmall + "--frames 1-3 --set '/output/layers=[\"mask\"]' "
+  const std::string run = "render " + kSleet + kFarmSize + "--frames 1-3 --set '/output/layers=[\"mask\"]' "
                           "--set /emitters/0/name=r# -o " + q(dir / "out/f_####.png");
   ASSERT_EQ(run_fxsim(run).exit_code, 0);
   ASSERT_TRUE(fs::exists(dir / "out/f_0002.mask.r#.png"));
@@ -704,7 +704,7 @@ TEST(Farm, AnEmitterNamedWithAHashHasItsMaskFoundAndCheckedByItsOwnName) {
   EXPECT_EQ(again.exit_code, 0) << again.err;
   EXPECT_EQ(read_text_file(dir / "out/fxsim-manifest.jsonl"), manifest) << "frames drawn again";
   fs::create_directories(dir / "late/f_0003.mask.r#.png");
-  const CliResult blocked = run_fxsim("render " + kScene + kSmall + "--frames 1-3 --set '/output/layers=[\"mask\"]' "
+  const CliResult blocked = run_fxsim("render " + kSleet + kFarmSize + "--frames 1-3 --set '/output/layers=[\"mask\"]' "
                                       "--set /emitters/0/name=r# -o " + q(dir / "late/f_####.png"));
   EXPECT_EQ(blocked.exit_code, 73) << blocked.err;
   EXPECT_FALSE(fs::exists(dir / "late/f_0001.png"));  // refused before any work
@@ -715,7 +715,7 @@ TEST(Farm, VerifyNamesAFolderOfFramesFromTwoBackends) {
   // differ within the golden tolerance and their state hashes differ, and
   // verify called the folder whole.
   TempDir dir("two_backends");
-  const std::string render = "render " + kScene + " --width 48 --height 27 -q --frames 1-4 -o " + q(dir / "f_####.png");
+  const std::string render = "render " + kSleet + " --width 48 --height 27 -q --frames 1-4 -o " + q(dir / "f_####.png");
   ASSERT_EQ(run_fxsim(render + " --shard 1/2 --backend gpu").exit_code, 0);
   ASSERT_EQ(run_fxsim(render + " --shard 2/2 --backend cpu").exit_code, 0);
   const CliResult v = run_fxsim("verify " + q(dir.path()));
@@ -731,7 +731,7 @@ TEST(Farm, SkipExistingDrawsAgainTheFramesOfAnotherBackend) {
   // --backend auto on another machine) kept the frames the first drew:
   // the folder mixed two backends' frames and only verify said so.
   TempDir dir("resume_backend");
-  const std::string render = "render " + kScene + " --width 48 --height 27 -q -o " + q(dir / "f_####.png");
+  const std::string render = "render " + kSleet + " --width 48 --height 27 -q -o " + q(dir / "f_####.png");
   ASSERT_EQ(run_fxsim(render + " --frames 1-2 --backend gpu").exit_code, 0);
   const CliResult resumed = run_fxsim(render + " --frames 1-3 --backend cpu --skip-existing --progress none");
   ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
@@ -754,7 +754,7 @@ TEST(Farm, FramesOfAnotherFxsimVersionAreDrawnAgainAndVerifyNamesTheMix) {
   // the older fxsim drew (0.2.0 draws fire differently), and verify called
   // the folder whole.
   TempDir dir("versions");
-  const std::string render = "render " + kScene + " --width 48 --height 27 -q -o " + q(dir / "f_####.png");
+  const std::string render = "render " + kSleet + " --width 48 --height 27 -q -o " + q(dir / "f_####.png");
   ASSERT_EQ(run_fxsim(render + " --frames 1-3").exit_code, 0);
   std::string manifest = read_text_file(dir / "fxsim-manifest.jsonl");
   const std::string ours = fmt::format("\"fxsim_version\":\"{}\"", FXSIM_VERSION);
@@ -783,7 +783,7 @@ TEST(Farm, FramesOfAnotherFxsimVersionAreDrawnAgainAndVerifyNamesTheMix) {
 TEST(Farm, SkipExistingSaysItsStatisticsHoldOnlyTheFramesDrawnNow) {
   // The resumed run's --stats file held frames 3-4 alone, and said nothing.
   TempDir dir("skip_stats");
-  const std::string render = "render " + kScene + " --width 48 --height 27 -q -o " + q(dir / "f_####.png") +
+  const std::string render = "render " + kSleet + " --width 48 --height 27 -q -o " + q(dir / "f_####.png") +
                              " --stats " + q(dir / "s.jsonl");
   ASSERT_EQ(run_fxsim(render + " --frames 1-2").exit_code, 0);
   const CliResult resumed = run_fxsim(render + " --frames 1-4 --skip-existing");

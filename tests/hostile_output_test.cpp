@@ -22,8 +22,8 @@ using namespace fxsim::test;
 namespace fs = std::filesystem;
 
 namespace {
-const std::string kScene = FXSIM_SOURCE_DIR "/scenes/snow.json";
-const std::string kSmall = " --width 48 --height 27 --quiet ";
+const std::string kSnowPath = FXSIM_SOURCE_DIR "/scenes/snow.json";
+const std::string kTiny = " --width 48 --height 27 --quiet ";
 
 int count_lines(const std::string& text) { return int(std::count(text.begin(), text.end(), '\n')); }
 
@@ -32,7 +32,7 @@ int count_lines(const std::string& text) { return int(std::count(text.begin(), t
 TEST(HostileOutput, AnOutputThatIsADirectoryIsNotReplaced) {
   TempDir dir("out_dir");
   fs::create_directories(dir / "f_0001.png" / "inside");
-  const CliResult r = run_fxsim("render '" + kScene + "' --frames 1" + kSmall + "-o '" + (dir / "f_####.png").string() + "'");
+  const CliResult r = run_fxsim("render '" + kSnowPath + "' --frames 1" + kTiny + "-o '" + (dir / "f_####.png").string() + "'");
   EXPECT_EQ(r.exit_code, 73) << r.err;
   EXPECT_NE(r.err.find("exists and is a directory; fxsim replaces only regular files"), std::string::npos) << r.err;
   EXPECT_TRUE(fs::is_directory(dir / "f_0001.png" / "inside"));
@@ -44,7 +44,7 @@ TEST(HostileOutput, ASymlinkIsNeitherReplacedNorWrittenThrough) {
   fs::create_symlink(dir / "precious.txt", dir / "f_0001.png");
   for (const std::string& option : {std::string("-o '") + (dir / "f_####.png").string() + "'",
                                     "--stats '" + (dir / "f_0001.png").string() + "' -o '" + (dir / "g_#.png").string() + "'"}) {
-    const CliResult r = run_fxsim("render '" + kScene + "' --frames 1" + kSmall + option);
+    const CliResult r = run_fxsim("render '" + kSnowPath + "' --frames 1" + kTiny + option);
     EXPECT_EQ(r.exit_code, 73) << r.err;
     EXPECT_NE(r.err.find("is a symbolic link"), std::string::npos) << r.err;
     EXPECT_TRUE(fs::is_symlink(dir / "f_0001.png"));
@@ -62,7 +62,7 @@ TEST(HostileOutput, ALayerThatCannotBeWrittenLeavesNoneOfItsFramesFiles) {
   // appears once the render has begun, at frame 60 of 80.
   TempDir dir("out_layer_link"), logs("out_layer_link_logs");
   write_text_file(dir / "precious.txt", "keep me");
-  const std::string script = "'" + std::string(FXSIM_EXE) + "' render '" + kScene + "' --frames 1-80" + kSmall +
+  const std::string script = "'" + std::string(FXSIM_EXE) + "' render '" + kSnowPath + "' --frames 1-80" + kTiny +
                              "--set '/output/layers=[\"depth\", \"mask\"]' -o '" + (dir / "f_####.png").string() +
                              "' 2> '" + (logs / "err").string() + "' & for i in $(seq 1000); do [ -e '" +
                              (dir / "f_0001.png").string() + "' ] && break; sleep 0.01; done; ln -s '" +
@@ -86,27 +86,27 @@ TEST(HostileOutput, ALayerThatCannotBeWrittenLeavesNoneOfItsFramesFiles) {
 TEST(HostileOutput, AnOutputOverTheSceneFileIsRefused) {
   // --stats scene.json replaced the scene with statistics, exit 0.
   TempDir dir("out_over_scene");
-  fs::copy_file(kScene, dir / "s.json");
+  fs::copy_file(kSnowPath, dir / "s.json");
   for (const std::string option : {"--stats", "--state-hashes", "--video"}) {
     const std::string path = option == "--video" ? "s.json" : "./sub/../s.json";
-    const CliResult r = run_fxsim("render '" + (dir / "s.json").string() + "' --frames 1" + kSmall + option + " '" +
+    const CliResult r = run_fxsim("render '" + (dir / "s.json").string() + "' --frames 1" + kTiny + option + " '" +
                                   (dir / path).string() + "' -o '" + (dir / "f_#.png").string() + "'");
     EXPECT_EQ(r.exit_code, 64) << r.err;
     if (option != "--video") {
       EXPECT_NE(r.err.find("that is the scene file it reads"), std::string::npos) << r.err;
     }
   }
-  EXPECT_EQ(read_text_file(dir / "s.json"), read_text_file(kScene));
+  EXPECT_EQ(read_text_file(dir / "s.json"), read_text_file(kSnowPath));
   EXPECT_FALSE(fs::exists(dir / "f_1.png"));
 }
 
 TEST(HostileOutput, AFifoOrADeviceIsRefusedWithoutBlocking) {
   TempDir dir("out_fifo");
   ASSERT_EQ(mkfifo((dir / "f_0001.png").c_str(), 0600), 0);
-  CliResult r = run_fxsim("render '" + kScene + "' --frames 1" + kSmall + "-o '" + (dir / "f_####.png").string() + "'", "timeout 20");
+  CliResult r = run_fxsim("render '" + kSnowPath + "' --frames 1" + kTiny + "-o '" + (dir / "f_####.png").string() + "'", "timeout 20");
   EXPECT_EQ(r.exit_code, 73) << r.err;
   EXPECT_NE(r.err.find("is a FIFO"), std::string::npos) << r.err;
-  r = run_fxsim("render '" + kScene + "' --frames 1" + kSmall + "-o '" + (dir / "g.png").string() + "' --stats /dev/null");
+  r = run_fxsim("render '" + kSnowPath + "' --frames 1" + kTiny + "-o '" + (dir / "g.png").string() + "' --stats /dev/null");
   EXPECT_EQ(r.exit_code, 73) << r.err;
   EXPECT_NE(r.err.find("/dev/null: exists and is a device; fxsim replaces only regular files (use - for standard output)"),
             std::string::npos) << r.err;
@@ -114,14 +114,14 @@ TEST(HostileOutput, AFifoOrADeviceIsRefusedWithoutBlocking) {
   // The manifest the frames' folder gets: a FIFO there hung the render in its open.
   TempDir other("out_fifo_manifest");
   ASSERT_EQ(mkfifo((other / "fxsim-manifest.jsonl").c_str(), 0600), 0);
-  r = run_fxsim("render '" + kScene + "' --frames 1" + kSmall + "-o '" + (other / "f_####.png").string() + "'",
+  r = run_fxsim("render '" + kSnowPath + "' --frames 1" + kTiny + "-o '" + (other / "f_####.png").string() + "'",
                 "timeout 20");
   EXPECT_EQ(r.exit_code, 73) << r.err;
   EXPECT_NE(r.err.find("fxsim-manifest.jsonl: exists and is a FIFO"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(other / "f_0001.png"));
   // A frame's path that is a link: no hint of "-", which frames do not take.
   ASSERT_EQ(symlink("/tmp", (dir / "h.png").c_str()), 0);
-  r = run_fxsim("render '" + kScene + "' --frames 1" + kSmall + "-o '" + (dir / "h.png").string() + "'");
+  r = run_fxsim("render '" + kSnowPath + "' --frames 1" + kTiny + "-o '" + (dir / "h.png").string() + "'");
   EXPECT_EQ(r.exit_code, 73) << r.err;
   EXPECT_NE(r.err.find("is a symbolic link; fxsim replaces only regular files\n"), std::string::npos) << r.err;
 }
@@ -140,7 +140,7 @@ TEST(HostileOutput, ALaterFramesFileThatCannotBeReplacedIsFoundBeforeAnyWork) {
       {&folders, "####/f.png", "", "0002/f.png: exists and is a FIFO"},
   };
   for (const auto& [dir, pattern, extra, says] : cases) {
-    const CliResult r = run_fxsim("render '" + kScene + "' --frames 1-4" + kSmall + "-o '" + (*dir / pattern).string() +
+    const CliResult r = run_fxsim("render '" + kSnowPath + "' --frames 1-4" + kTiny + "-o '" + (*dir / pattern).string() +
                                       "'" + extra,
                                   "timeout 20");
     EXPECT_EQ(r.exit_code, 73) << r.err;
@@ -153,18 +153,18 @@ TEST(HostileOutput, ALaterFramesFileThatCannotBeReplacedIsFoundBeforeAnyWork) {
 
 TEST(HostileOutput, StatisticsAndHashesGoToStandardOutputWithDash) {
   TempDir dir("out_dash");
-  CliResult r = run_fxsim("render '" + kScene + "' --frames 1-3 --width 48 --height 27 -o '" +
+  CliResult r = run_fxsim("render '" + kSnowPath + "' --frames 1-3 --width 48 --height 27 -o '" +
                           (dir / "f_#.png").string() + "' --stats -");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(count_lines(r.out), 3) << r.out;
   EXPECT_EQ(r.out.rfind("{\"frame\":1,", 0), 0u) << r.out;
   EXPECT_NE(r.err.find("rendered 3 frames"), std::string::npos) << "the summary moves to stderr: " << r.err;
   EXPECT_FALSE(fs::exists("-"));
-  r = run_fxsim("render '" + kScene + "' --frames 2,4" + kSmall + "-o '" + (dir / "g_#.png").string() + "' --state-hashes -");
+  r = run_fxsim("render '" + kSnowPath + "' --frames 2,4" + kTiny + "-o '" + (dir / "g_#.png").string() + "' --state-hashes -");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(count_lines(r.out), 4) << "a hash for every simulated frame: " << r.out;
-  EXPECT_EQ(run_fxsim("render '" + kScene + "' --stats - --state-hashes -").exit_code, 64);
-  r = run_fxsim("render '" + kScene + "' -o -");
+  EXPECT_EQ(run_fxsim("render '" + kSnowPath + "' --stats - --state-hashes -").exit_code, 64);
+  r = run_fxsim("render '" + kSnowPath + "' -o -");
   EXPECT_EQ(r.exit_code, 64) << r.err;
   EXPECT_NE(r.err.find("-o -"), std::string::npos);
 }
@@ -196,7 +196,7 @@ TEST(HostileOutput, StaleTemporaryFilesOfDeadRunsAreRemoved) {
   write_text_file(dir / "f_0010.png.fxsim-partial-2147483000", "an older fxsim's frame");
   // Another program's temporary file, however it is named, is not fxsim's to remove.
   write_text_file(dir / "thesis.tex.partial-2147483000", "a user's own");
-  const CliResult r = run_fxsim("render '" + kScene + "' --frames 1" + kSmall + "-o '" + (dir / "f_####.png").string() + "'");
+  const CliResult r = run_fxsim("render '" + kSnowPath + "' --frames 1" + kTiny + "-o '" + (dir / "f_####.png").string() + "'");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_FALSE(fs::exists(dir / ("f_0007.png" + mark + "2147483000")));
   EXPECT_TRUE(fs::exists(dir / alive));
@@ -208,7 +208,7 @@ TEST(HostileOutput, StaleTemporaryFilesOfDeadRunsAreRemoved) {
   // And a checkpoint a killed run was writing (they stayed for ever).
   fs::create_directories(dir / "ck");
   write_text_file(dir / ("ck/checkpoint_000004.fxck" + mark + "2147483000"), "half a checkpoint");
-  ASSERT_EQ(run_fxsim("render '" + kScene + "' --frames 1" + kSmall + "--checkpoints '" + (dir / "ck").string() +
+  ASSERT_EQ(run_fxsim("render '" + kSnowPath + "' --frames 1" + kTiny + "--checkpoints '" + (dir / "ck").string() +
                       "' -o '" + (dir / "f_####.png").string() + "'").exit_code, 0);
   EXPECT_FALSE(fs::exists(dir / ("ck/checkpoint_000004.fxck" + mark + "2147483000")));
 }
@@ -288,7 +288,7 @@ TEST(HostileOutput, AnImageTooLargeInBytesForTheGlIsAnInvalidSceneNotAMissingGl)
   // Within every size limit, 16384×16384 with 4 samples is 4 GiB of
   // framebuffer, which llvmpipe refuses (the framebuffer is incomplete).
   TempDir dir("huge_image");
-  const CliResult r = run_fxsim("render '" + kScene + "' --frames 1 --width 16384 --height 16384 -o '" +
+  const CliResult r = run_fxsim("render '" + kSnowPath + "' --frames 1 --width 16384 --height 16384 -o '" +
                                 (dir / "out/f.png").string() + "' --stats '" + (dir / "s.jsonl").string() + "'");
   if (r.exit_code == 0) GTEST_SKIP() << "this GL can hold a 16384×16384 image with 4 samples";
   EXPECT_EQ(r.exit_code, 65) << r.err;
@@ -317,18 +317,18 @@ TEST(HostileOutput, TwoOutputsInOneFileAreRefusedBeforeAnyWork) {
       {" --checkpoint-every 1 --checkpoints '" + same + "' --stats '" + same + "'", "--stats writes that file"},
   };
   for (const auto& [options, words] : cases) {
-    const CliResult r = run_fxsim("render '" + kScene + "' --frames 1-2" + kSmall + frames + options);
+    const CliResult r = run_fxsim("render '" + kSnowPath + "' --frames 1-2" + kTiny + frames + options);
     EXPECT_EQ(r.exit_code, 64) << options << ": " << r.err;
     EXPECT_NE(r.err.find(words), std::string::npos) << r.err;
   }
   // A digit after the run of '#': frame 1 of f_##5.png is f_015.png.
-  const CliResult r = run_fxsim("render '" + kScene + "' --frames 1-2" + kSmall + " -o '" + (dir / "f_##5.png").string() +
+  const CliResult r = run_fxsim("render '" + kSnowPath + "' --frames 1-2" + kTiny + " -o '" + (dir / "f_##5.png").string() +
                                 "' --stats '" + (dir / "f_015.png").string() + "'");
   EXPECT_EQ(r.exit_code, 64) << r.err;
   EXPECT_NE(r.err.find("where the render writes its frames"), std::string::npos) << r.err;
   // A layer's file: the depth layer would have replaced the statistics, and verify passed.
   for (const std::string layer : {"depth", "mask.snow", "motion"}) {
-    const CliResult l = run_fxsim("render '" + kScene + "' --frames 1-2" + kSmall +
+    const CliResult l = run_fxsim("render '" + kSnowPath + "' --frames 1-2" + kTiny +
                                   "--set '/output/layers=[\"depth\", \"mask\", \"motion\"]' -o '" +
                                   (dir / "f_####.png").string() + "' --stats '" + (dir / ("f_0002." + layer + ".png")).string() + "'");
     EXPECT_EQ(l.exit_code, 64) << layer << ": " << l.err;
@@ -346,7 +346,7 @@ TEST(HostileOutput, TwoOutputsInOneFileAreRefusedBeforeAnyWork) {
       {" -o '" + (dir / "v/a.mp4").string() + "' --state-hashes '" + (dir / "w").string() + "/'", "that names a folder"},
   };
   for (const auto& [options, words] : folders) {
-    const CliResult refused = run_fxsim("render '" + kScene + "' --frames 1-2" + kSmall + options);
+    const CliResult refused = run_fxsim("render '" + kSnowPath + "' --frames 1-2" + kTiny + options);
     EXPECT_EQ(refused.exit_code, 64) << options << ": " << refused.err;
     EXPECT_NE(refused.err.find(words), std::string::npos) << refused.err;
   }
@@ -362,7 +362,7 @@ TEST(HostileOutput, ManyHashRunsAgainstALongRunOfDigitsAreCheckedInOneSweep) {
   std::string pattern;
   for (int run = 0; run < 25; ++run) pattern += "#0";
   const std::string stats = std::string(80, '0') + "x.png";
-  const CliResult r = run_fxsim("render '" + kScene + "' --frames 1" + kSmall + " -o '" + (dir / (pattern + ".png")).string() +
+  const CliResult r = run_fxsim("render '" + kSnowPath + "' --frames 1" + kTiny + " -o '" + (dir / (pattern + ".png")).string() +
                                 "' --stats '" + (dir / stats).string() + "'");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(fs::exists(dir / stats));
@@ -372,7 +372,7 @@ TEST(HostileOutput, ACheckpointFolderThatIsAFileIsRefusedBeforeAnyFrame) {
   // Found at the first checkpoint before, with frames already written.
   TempDir dir("out_checkpoint_file");
   write_text_file(dir / "taken", "a file");
-  const CliResult r = run_fxsim("render '" + kScene + "' --frames 1-6" + kSmall + "-o '" + (dir / "f_####.png").string() +
+  const CliResult r = run_fxsim("render '" + kSnowPath + "' --frames 1-6" + kTiny + "-o '" + (dir / "f_####.png").string() +
                                 "' --checkpoints '" + (dir / "taken").string() + "' --checkpoint-every 4");
   EXPECT_EQ(r.exit_code, 73) << r.err;
   EXPECT_NE(r.err.find("taken: the checkpoint folder is a file"), std::string::npos) << r.err;
@@ -415,7 +415,7 @@ TEST(HostileOutput, ANameTooLongForTheTemporaryFileIsRefusedBeforeAnyWork) {
   // failed (73) after making the folder and the manifest's run line.
   TempDir dir("long_name");
   const std::string name(240, 'a');
-  const CliResult r = run_fxsim("render '" + kScene + "' --frames 1-2" + kSmall + "-o '" +
+  const CliResult r = run_fxsim("render '" + kSnowPath + "' --frames 1-2" + kTiny + "-o '" +
                                 (dir / ("out/" + name + "_####.png")).string() + "'");
   EXPECT_EQ(r.exit_code, 73) << r.err;
   EXPECT_NE(r.err.find("the name is too long"), std::string::npos) << r.err;
@@ -425,7 +425,7 @@ TEST(HostileOutput, ANameTooLongForTheTemporaryFileIsRefusedBeforeAnyWork) {
 TEST(HostileOutput, ControlCharactersInANameAreEscapedInTheProgressLines) {
   // A newline in a folder's name broke each frame's progress line in two.
   TempDir dir("control_name");
-  const CliResult r = run_fxsim("render '" + kScene + "' --frames 1-2 --width 48 --height 27 --progress lines -o '" +
+  const CliResult r = run_fxsim("render '" + kSnowPath + "' --frames 1-2 --width 48 --height 27 --progress lines -o '" +
                                 (dir / "a\nb/f_#.png").string() + "'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(fs::exists(dir / "a\nb" / "f_2.png"));
@@ -433,7 +433,7 @@ TEST(HostileOutput, ControlCharactersInANameAreEscapedInTheProgressLines) {
   EXPECT_NE(r.err.find("-> " + (dir / "a").string() + "\\nb/f_2.png\n"), std::string::npos) << r.err;
   EXPECT_NE(r.out.find("\\nb/f_#.png"), std::string::npos) << r.out;
   // A backslash is escaped too, so "c\nd" (no newline) reads apart from it.
-  const CliResult slash = run_fxsim("render '" + kScene + "' --frames 1 --width 48 --height 27 --progress lines -o '" +
+  const CliResult slash = run_fxsim("render '" + kSnowPath + "' --frames 1 --width 48 --height 27 --progress lines -o '" +
                                     (dir / "c\\nd/f_#.png").string() + "'");
   ASSERT_EQ(slash.exit_code, 0) << slash.err;
   EXPECT_NE(slash.err.find("-> " + (dir / "c").string() + "\\\\nd/f_1.png\n"), std::string::npos) << slash.err;
@@ -451,14 +451,14 @@ TEST(HostileOutput, AFullDiskLeavesWholeFilesAndWholeLinesOnly) {
   const uintmax_t room = fs::space(dir / "disk").available;
   ASSERT_GT(room, 16384u);
   write_text_file(dir / "disk/filler", std::string(size_t(room - 12288), 'x'));
-  const CliResult video = run_fxsim("render '" + kScene + "' --frames 1-400" + args + " -o '" +
+  const CliResult video = run_fxsim("render '" + kSnowPath + "' --frames 1-400" + args + " -o '" +
                                     (dir / "disk/v.mp4").string() + "'");
   EXPECT_EQ(video.exit_code, 73) << video.err;
   EXPECT_FALSE(fs::exists(dir / "disk/v.mp4"));
   fs::remove(dir / "disk/filler");
   // Frames with their statistics and hashes until the disk is full: each
   // text file ends in a whole line (a line was cut short after "mean_velocity":).
-  const CliResult frames = run_fxsim("render '" + kScene + "' --frames 1-400" + args + " -o '" +
+  const CliResult frames = run_fxsim("render '" + kSnowPath + "' --frames 1-400" + args + " -o '" +
                                      (dir / "disk/f_####.png").string() + "' --stats '" + (dir / "disk/s.jsonl").string() +
                                      "' --state-hashes '" + (dir / "disk/h.txt").string() + "'");
   EXPECT_EQ(frames.exit_code, 73) << frames.err;

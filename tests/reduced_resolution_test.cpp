@@ -24,9 +24,8 @@ using namespace fxsim::test;
 namespace fs = std::filesystem;
 
 namespace {
-fs::path example(const std::string& name) { return fs::path(FXSIM_SOURCE_DIR) / "scenes" / (name + ".json"); }
 
-fs::path render_with(const TempDir& dir, const fs::path& scene, const std::string& fill, const std::string& extra,
+fs::path render_fill(const TempDir& dir, const fs::path& scene, const std::string& fill, const std::string& extra,
                      int frame, const std::string& tag, const std::string& extension = "png") {
   const std::string pattern = fmt::format("{}-{}-{}-#.{}", scene.stem().string(), fill, tag, extension);
   const CliResult r = run_fxsim(fmt::format("render '{}' {} --frames {} -q --fill-resolution {} -o '{}'",
@@ -41,22 +40,22 @@ TEST(ReducedResolution, AFountainsMistAtHalfSizeKeepsTheFrameWithinTheGoldenTole
   // At 640x360 the mist's puffs are large and cover the frame many times
   // over: auto draws them at half size (the frame differs), the drops at full size.
   const std::string size = "--width 640 --height 360";
-  const fs::path full = render_with(dir, example("fountain"), "full", size, 48, "a");
-  const fs::path automatic = render_with(dir, example("fountain"), "auto", size, 48, "a");
+  const fs::path full = render_fill(dir, example_scene("fountain"), "full", size, 48, "a");
+  const fs::path automatic = render_fill(dir, example_scene("fountain"), "auto", size, 48, "a");
   ASSERT_NE(read_text_file(full), read_text_file(automatic)) << "auto drew nothing at half size";
   const ImageComparison c = compare_images(read_png(full), read_png(automatic), kGoldenTolerance);
   EXPECT_NE(c.verdict, CompareVerdict::failure)
       << c.fail_percent() << " % of pixels over 3/255, max " << c.max * 255;
   // At the golden size the puffs are a few pixels wide: nothing is drawn at half size.
-  EXPECT_EQ(read_text_file(render_with(dir, example("fountain"), "full", "--width 160 --height 90", 48, "b")),
-            read_text_file(render_with(dir, example("fountain"), "auto", "--width 160 --height 90", 48, "b")));
+  EXPECT_EQ(read_text_file(render_fill(dir, example_scene("fountain"), "full", "--width 160 --height 90", 48, "b")),
+            read_text_file(render_fill(dir, example_scene("fountain"), "auto", "--width 160 --height 90", 48, "b")));
 }
 
 TEST(ReducedResolution, RepeatedRunsWriteTheSameBytes) {
   TempDir dir("reduced-repeat");
   const std::string extra = "--width 320 --height 180";
-  EXPECT_EQ(read_text_file(render_with(dir, example("campfire"), "half", extra, 24, "a")),
-            read_text_file(render_with(dir, example("campfire"), "half", extra, 24, "b")));
+  EXPECT_EQ(read_text_file(render_fill(dir, example_scene("campfire"), "half", extra, 24, "a")),
+            read_text_file(render_fill(dir, example_scene("campfire"), "half", extra, 24, "b")));
 }
 
 TEST(ReducedResolution, TheUpsampleKeepsASpriteFromBleedingAcrossAnEdgeOfThePlatesDepth) {
@@ -91,7 +90,7 @@ TEST(ReducedResolution, TheUpsampleKeepsASpriteFromBleedingAcrossAnEdgeOfThePlat
   double beyond[2] = {0, 0};  // the flake's light right of the wall, full and half size
   for (const bool half : {false, true}) {
     const char* fill = half ? "half" : "full";
-    const ExrChannels frame = read_exr(render_with(dir, dir / "edge.json", fill, "", 2, "a", "exr"));
+    const ExrChannels frame = read_exr(render_fill(dir, dir / "edge.json", fill, "", 2, "a", "exr"));
     const std::vector<float>& red = frame.channels.at("R");
     const float wall = red[size_t(kHeight / 2) * kWidth + 10];  // the plate alone
     for (int y = kHeight / 2 - 30; y <= kHeight / 2 + 30; ++y) {

@@ -26,14 +26,14 @@ namespace fs = std::filesystem;
 
 namespace {
 // A few flakes in the middle of the view, no ground: most pixels see nothing.
-const std::string kScene = R"({"fxsim": 1, "seed": 5,
+const std::string kAlphaScene = R"({"fxsim": 1, "seed": 5,
   "output": {"width": 96, "height": 54, "frames": 4, "background": "#203050"},
   "camera": {"position": [0, 2, 10], "target": [0, 2, 0], "fov": 50},
   "emitters": [{"type": "snow", "max_particles": 400, "size": 0.15,
                 "region": {"center": [0, 2, 0], "size": [3, 2, 3]}}]})";
 
 fs::path render(const TempDir& dir, const std::string& output, const std::string& flags = "") {
-  if (!fs::exists(dir / "scene.json")) write_text_file(dir / "scene.json", kScene);
+  if (!fs::exists(dir / "scene.json")) write_text_file(dir / "scene.json", kAlphaScene);
   const CliResult r = run_fxsim(fmt::format("render '{}' --frames 4 -q -o '{}' {}", (dir / "scene.json").string(),
                                             (dir / output).string(), flags));
   EXPECT_EQ(r.exit_code, 0) << r.err;
@@ -99,7 +99,7 @@ TEST(RenderAlpha, TheGroundFadesIntoATransparentBackgroundAsIntoAnOpaqueOne) {
   // The ground's far part fades into the background: into a transparent one
   // it went to black, opaque (up to 4/255 off once composited).
   TempDir dir("over_ground");
-  std::string scene = kScene;
+  std::string scene = kAlphaScene;
   scene.replace(scene.find("\"emitters\""), 0, R"("environment": {"ground": {"height": 0, "color": "#dfe6ee"}}, )");
   write_text_file(dir / "scene.json", scene);
   EXPECT_LE(worst_over_the_background(dir), 1);
@@ -110,7 +110,7 @@ TEST(RenderAlpha, ATransparentFrameCoveredAllOverIsStillRgba) {
   // out RGB where the others of the sequence were RGBA (a loader expecting
   // four channels failed on them).
   TempDir dir("covered");
-  std::string scene = kScene;
+  std::string scene = kAlphaScene;
   scene.replace(scene.find("\"emitters\""), 0, R"("environment": {"ground": {"height": 0, "color": "#808080"}}, )");
   write_text_file(dir / "scene.json", scene);
   const std::string down = "--set /output/background=transparent --set /camera/position=[0,5,10] --set /camera/target=[0,0,9]";
@@ -171,7 +171,7 @@ TEST(RenderAlpha, SixteenBitPngAndRefusedExtensions) {
   TempDir dir("depth16");
   const std::string bytes = read_text_file(render(dir, "d_#.png", "--set /output/bit_depth=16"));
   EXPECT_EQ(int(uint8_t(bytes.at(24))), 16);  // IHDR bit depth
-  write_text_file(dir / "scene.json", kScene);
+  write_text_file(dir / "scene.json", kAlphaScene);
   const CliResult jpg = run_fxsim("render '" + (dir / "scene.json").string() + "' -o '" + (dir / "f_#.jpg").string() + "'");
   EXPECT_EQ(jpg.exit_code, 64) << jpg.err;
   EXPECT_NE(jpg.err.find("expected a path ending in .png or .exr"), std::string::npos) << jpg.err;

@@ -19,7 +19,7 @@ using namespace fxsim::test;
 namespace fs = std::filesystem;
 
 namespace {
-const std::string kSnow = "'" FXSIM_SOURCE_DIR "/scenes/snow.json'";
+const std::string kVideoSnow = "'" FXSIM_SOURCE_DIR "/scenes/snow.json'";
 
 // "codec,width,height,pix_fmt,frames" of the first video stream.
 std::string probe(const fs::path& video) {
@@ -36,7 +36,7 @@ std::string probe(const fs::path& video) {
 
 TEST(RenderVideo, Mp4IsH264WithEveryFrame) {
   TempDir dir("mp4");
-  const CliResult r = run_fxsim("render " + kSnow + " --frames 1-12 --width 160 --height 90 -q -o '" +
+  const CliResult r = run_fxsim("render " + kVideoSnow + " --frames 1-12 --width 160 --height 90 -q -o '" +
                                 (dir / "snow.mp4").string() + "'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(probe(dir / "snow.mp4"), "h264,160,90,yuv420p,12");
@@ -51,7 +51,7 @@ TEST(RenderVideo, EachFormatIsTheSameBytesFromRunToRun) {
     std::string bytes[2];
     for (int run = 0; run < 2; ++run) {
       const fs::path video = dir / fmt::format("v{}.{}", run, extension);
-      const CliResult r = run_fxsim("render " + kSnow + " --frames 1-3 --width 64 --height 36 -q -o '" +
+      const CliResult r = run_fxsim("render " + kVideoSnow + " --frames 1-3 --width 64 --height 36 -q -o '" +
                                     video.string() + "'");
       ASSERT_EQ(r.exit_code, 0) << r.err;
       bytes[run] = read_text_file(video);
@@ -62,21 +62,21 @@ TEST(RenderVideo, EachFormatIsTheSameBytesFromRunToRun) {
 
 TEST(RenderVideo, OddSizesArePaddedForYuv420AndMovKeepsAlpha) {
   TempDir dir("odd");
-  ASSERT_EQ(run_fxsim("render " + kSnow + " --frames 1-5 --width 101 --height 57 -q -o '" + (dir / "a.webm").string() +
+  ASSERT_EQ(run_fxsim("render " + kVideoSnow + " --frames 1-5 --width 101 --height 57 -q -o '" + (dir / "a.webm").string() +
                       "'").exit_code, 0);
   EXPECT_EQ(probe(dir / "a.webm"), "vp9,102,58,yuv420p,5");
-  ASSERT_EQ(run_fxsim("render " + kSnow + " --frames 1-5 --width 101 --height 57 -q -o '" + (dir / "a.mov").string() +
+  ASSERT_EQ(run_fxsim("render " + kVideoSnow + " --frames 1-5 --width 101 --height 57 -q -o '" + (dir / "a.mov").string() +
                       "'").exit_code, 0);
   const std::string mov = probe(dir / "a.mov");
   EXPECT_EQ(mov.rfind("prores,101,57,yuva444p", 0), 0u) << mov;
   EXPECT_EQ(mov.substr(mov.size() - 2), ",5") << mov;
-  ASSERT_EQ(run_fxsim("render " + kSnow + " --frames 1-5 --width 101 --height 57 -q -o '" + (dir / "a.gif").string() +
+  ASSERT_EQ(run_fxsim("render " + kVideoSnow + " --frames 1-5 --width 101 --height 57 -q -o '" + (dir / "a.gif").string() +
                       "'").exit_code, 0);
   EXPECT_EQ(probe(dir / "a.gif").substr(0, 11), "gif,101,57,");
   // The added column and row repeat the edge: padded with black, the dark
   // bled into the edge pixels through the shared chroma (and showed as a
   // black line where a player does not crop).
-  ASSERT_EQ(run_fxsim("render " + kSnow + " --frames 1 --width 101 --height 57 -q --unset /environment/sky "
+  ASSERT_EQ(run_fxsim("render " + kVideoSnow + " --frames 1 --width 101 --height 57 -q --unset /environment/sky "
                       "--set /environment/ground=null --set '/output/background=\"#ffffff\"' -o '" +
                       (dir / "w.mp4").string() + "'").exit_code, 0);
   const std::string decode = "ffmpeg -v error -i '" + (dir / "w.mp4").string() +
@@ -94,13 +94,13 @@ TEST(RenderVideo, OddSizesArePaddedForYuv420AndMovKeepsAlpha) {
 TEST(RenderVideo, NamesFfmpegWouldReadAsOptionsOrProtocolsAreFiles) {
   TempDir dir("names");
   for (const std::string name : {"-x.mp4", "file:z.mp4", "pipe:1.webm", "http:h.mp4"}) {
-    const CliResult r = run_fxsim("render " + kSnow + " --frames 1-3 --width 64 --height 36 -q -o '" + name + "'",
+    const CliResult r = run_fxsim("render " + kVideoSnow + " --frames 1-3 --width 64 --height 36 -q -o '" + name + "'",
                                   "cd '" + dir.path().string() + "' &&");
     ASSERT_EQ(r.exit_code, 0) << name << ": " << r.err;
     EXPECT_EQ(probe(dir / name).substr(probe(dir / name).size() - 2), ",3") << name;
   }
   // --video beside PNG frames too; and nothing else is left (no partial files).
-  ASSERT_EQ(run_fxsim("render " + kSnow + " --frames 1-2 --width 64 --height 36 -q -o 'f/f_####.png' --video 'file:v.mp4'",
+  ASSERT_EQ(run_fxsim("render " + kVideoSnow + " --frames 1-2 --width 64 --height 36 -q -o 'f/f_####.png' --video 'file:v.mp4'",
                       "cd '" + dir.path().string() + "' &&").exit_code, 0);
   EXPECT_EQ(probe(dir / "file:v.mp4"), "h264,64,36,yuv420p,2");
   EXPECT_EQ(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator()), 6);
@@ -110,7 +110,7 @@ TEST(RenderVideo, AVideoBesideThePngFrames) {
   TempDir dir("beside");
   // (With a $TMPDIR that is not there, ffmpeg's messages go to /tmp: the
   // video was refused, 73, after the folder was made.)
-  const CliResult r = run_fxsim("render " + kSnow + " --frames 3-8 --width 96 --height 54 -q -o '" +
+  const CliResult r = run_fxsim("render " + kVideoSnow + " --frames 3-8 --width 96 --height 54 -q -o '" +
                                 (dir / "f_####.png").string() + "' --video '" + (dir / "v.mp4").string() + "'",
                                 "TMPDIR=" + (dir / "no-such-folder").string());
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -150,17 +150,17 @@ TEST(RenderVideo, VideosAreBt709AndSaySo) {
 TEST(RenderVideo, WithoutFfmpegTheRenderIsRefusedBeforeAnyWork) {
   TempDir dir("no-ffmpeg");
   // A PATH with no ffmpeg on it.
-  const CliResult r = run_fxsim("render " + kSnow + " --frames 1-3 -o '" + (dir / "v.mp4").string() + "'",
+  const CliResult r = run_fxsim("render " + kVideoSnow + " --frames 1-3 -o '" + (dir / "v.mp4").string() + "'",
                                 "PATH=/nonexistent");
   EXPECT_EQ(r.exit_code, 72) << r.err;
   EXPECT_NE(r.err.find("needs ffmpeg, which is not installed"), std::string::npos) << r.err;
   EXPECT_TRUE(fs::is_empty(dir.path()));
-  const CliResult beside = run_fxsim("render " + kSnow + " --frames 1-3 -o '" + (dir / "f_#.png").string() +
+  const CliResult beside = run_fxsim("render " + kVideoSnow + " --frames 1-3 -o '" + (dir / "f_#.png").string() +
                                      "' --video '" + (dir / "v.webm").string() + "'", "PATH=/nonexistent");
   EXPECT_EQ(beside.exit_code, 72) << beside.err;
   EXPECT_TRUE(fs::is_empty(dir.path()));  // not even the PNG frames
   // validate gives render's verdict: it said ok.
-  const std::string video_scene = "validate " + kSnow + " --set '/output/path=\"" + (dir / "v.mp4").string() + "\"'";
+  const std::string video_scene = "validate " + kVideoSnow + " --set '/output/path=\"" + (dir / "v.mp4").string() + "\"'";
   const CliResult checked = run_fxsim(video_scene, "PATH=/nonexistent");
   EXPECT_EQ(checked.exit_code, 72) << checked.out << checked.err;
   EXPECT_NE(checked.err.find("needs ffmpeg, which is not installed"), std::string::npos) << checked.err;
@@ -204,7 +204,7 @@ TEST(RenderVideo, TheCrfSetsTheQualityAndIsRefusedWhereItWouldChangeNothing) {
   // No test used --video-crf, and it was taken silently where ffmpeg never
   // saw it (frames alone, a .mov or .gif) or could not use it (H.264 ends at 51).
   TempDir dir("video-crf");
-  const std::string render = "render " + kSnow + " --frames 1-6 --width 96 --height 54 -q";
+  const std::string render = "render " + kVideoSnow + " --frames 1-6 --width 96 --height 54 -q";
   ASSERT_EQ(run_fxsim(render + " -o '" + (dir / "fine.mp4").string() + "' --video-crf 10").exit_code, 0);
   ASSERT_EQ(run_fxsim(render + " -o '" + (dir / "coarse.mp4").string() + "' --video-crf 45").exit_code, 0);
   EXPECT_GT(fs::file_size(dir / "fine.mp4"), fs::file_size(dir / "coarse.mp4"));
@@ -235,7 +235,7 @@ TEST(RenderVideo, ALosslessMp4AndFramesThatAreNotConsecutiveAreWarnedAbout) {
   // Predictive) most players cannot decode, and frames 1-8:2 at 24 fps play
   // twice as fast as the scene.
   TempDir dir("video-warn");
-  const std::string render = "render " + kSnow + " --width 64 --height 36 --progress none";
+  const std::string render = "render " + kVideoSnow + " --width 64 --height 36 --progress none";
   const CliResult lossless = run_fxsim(render + " --frames 1-2 -o '" + (dir / "l.mp4").string() + "' --video-crf 0");
   ASSERT_EQ(lossless.exit_code, 0) << lossless.err;
   EXPECT_NE(lossless.err.find("warning: --video-crf 0: x264 encodes losslessly in its High 4:4:4 Predictive profile"),
@@ -273,7 +273,7 @@ TEST(RenderVideo, WhatAVideoCannotCarryIsRefusedNotDropped) {
   // transparency were dropped without a word, and the render ended with 0.
   TempDir dir("cannot-carry");
   const std::string video = " -o '" + (dir / "v.mp4").string() + "'";
-  const CliResult layers = run_fxsim("render " + kSnow + " --frames 1-2 -q --set '/output/layers=[\"mask\"]'" + video);
+  const CliResult layers = run_fxsim("render " + kVideoSnow + " --frames 1-2 -q --set '/output/layers=[\"mask\"]'" + video);
   EXPECT_EQ(layers.exit_code, 64) << layers.err;
   EXPECT_NE(layers.err.find("a video carries no layers"), std::string::npos) << layers.err;
   write_text_file(dir / "clear.json", R"({"fxsim": 1, "output": {"width": 32, "height": 18, "frames": 2,
@@ -284,7 +284,7 @@ TEST(RenderVideo, WhatAVideoCannotCarryIsRefusedNotDropped) {
   const CliResult webm = run_fxsim("render '" + (dir / "clear.json").string() + "' -q -o '" + (dir / "v.webm").string() + "'");
   EXPECT_EQ(webm.exit_code, 64) << webm.err;  // VP9 here is yuv420p: no alpha either
   // Written in the scene: its own error, at the key.
-  const CliResult deep = run_fxsim("render " + kSnow + " -q --set /output/path=v.webm --set /output/bit_depth=16");
+  const CliResult deep = run_fxsim("render " + kVideoSnow + " -q --set /output/path=v.webm --set /output/bit_depth=16");
   EXPECT_EQ(deep.exit_code, 65) << deep.err;
   EXPECT_NE(deep.err.find("/output/bit_depth: a video's samples are 8-bit"), std::string::npos) << deep.err;
   // Beside transparent frames an .mp4 showed their straight colour without
@@ -296,10 +296,10 @@ TEST(RenderVideo, WhatAVideoCannotCarryIsRefusedNotDropped) {
       << beside.err;
   // A GIF's frame times are hundredths of a second: at 60 frames a second they
   // were 1/100 s and 2/100 s, which browsers play as 1/10 s.
-  const CliResult fast = run_fxsim("render " + kSnow + " --frames 1-2 -q --fps 60 -o '" + (dir / "v.gif").string() + "'");
+  const CliResult fast = run_fxsim("render " + kVideoSnow + " --frames 1-2 -q --fps 60 -o '" + (dir / "v.gif").string() + "'");
   EXPECT_EQ(fast.exit_code, 64) << fast.err;
   EXPECT_NE(fast.err.find("a GIF plays at most 50 frames a second"), std::string::npos) << fast.err;
-  const CliResult gif_scene = run_fxsim("render " + kSnow + " -q --set /output/path=v.gif --set /output/fps=60");
+  const CliResult gif_scene = run_fxsim("render " + kVideoSnow + " -q --set /output/path=v.gif --set /output/fps=60");
   EXPECT_EQ(gif_scene.exit_code, 65) << gif_scene.err;
   EXPECT_NE(gif_scene.err.find("/output/fps: a GIF plays at most 50"), std::string::npos) << gif_scene.err;
   EXPECT_TRUE(fs::exists(dir / "clear.json"));

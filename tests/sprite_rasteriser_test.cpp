@@ -18,6 +18,7 @@
 #include "core/sprite_look.h"
 #include "core/sprite_rasteriser.h"
 #include "core/streak_geometry.h"
+#include "core/window_position.h"
 
 using namespace fxsim;
 
@@ -86,17 +87,16 @@ std::vector<glm::vec4> draw(const std::vector<SpriteInstance>& sprites, const Sp
 glm::vec4 at(const std::vector<glm::vec4>& layer, int x, int y) { return layer[size_t(y) * kWidth + size_t(x)]; }
 
 // The window position of a world point.
-glm::vec2 project(glm::vec3 p) {
+glm::vec2 sprite_camera_pixel(glm::vec3 p) {
   const SpriteCamera c = camera();
-  const glm::vec4 clip = c.projection * c.view * glm::vec4(p, 1.0f);
-  return (glm::vec2(clip) / clip.w * 0.5f + 0.5f) * c.viewport;
+  return window_position(c.projection * c.view * glm::vec4(p, 1.0f), c.viewport);
 }
 }  // namespace
 
 TEST(SpriteRasteriser, AnOpaqueSquareCoversItsPixelsSampleBySample) {
   // A 2 m square at the camera's target: opaque white inside, nothing far outside.
   const std::vector<glm::vec4> layer = draw({flake({0, 2, 0}, 2)}, flat_texture({glm::vec4(1)}));
-  const glm::vec2 lo = project({-1, 1, 0}), hi = project({1, 3, 0});
+  const glm::vec2 lo = sprite_camera_pixel({-1, 1, 0}), hi = sprite_camera_pixel({1, 3, 0});
   ASSERT_GT(hi.x - lo.x, 10);  // about 17 pixels wide
   for (int y = 0; y < kHeight; ++y)
     for (int x = 0; x < kWidth; ++x) {
@@ -115,7 +115,7 @@ TEST(SpriteRasteriser, AnOpaqueSquareCoversItsPixelsSampleBySample) {
 TEST(SpriteRasteriser, TheLaterSpriteIsInFrontAsInDrawingOrder) {
   const SpriteTexels texels = flat_texture({{1.0f, 0.0f, 0.0f, 1.0f}, {0.0f, 1.0f, 0.0f, 1.0f}});
   // Drawn red then green at the same place: green shows; the other way round, red.
-  const glm::vec2 centre = project({0, 2, 0});
+  const glm::vec2 centre = sprite_camera_pixel({0, 2, 0});
   const int x = int(centre.x), y = int(centre.y);
   const std::vector<glm::vec4> green_on_top = draw({flake({0, 2, 0}, 1, 0), flake({0, 2, 0}, 1, 1)}, texels);
   EXPECT_EQ(at(green_on_top, x, y), glm::vec4(0, 1, 0, 1));
@@ -131,7 +131,7 @@ TEST(SpriteRasteriser, TheLaterSpriteIsInFrontAsInDrawingOrder) {
 
 TEST(SpriteRasteriser, AdditiveSpritesAddLightAndNoCoverage) {
   const SpriteTexels texels = flat_texture({{0.25f, 0.5f, 0.125f, 1}});
-  const glm::vec2 centre = project({0, 2, 0});
+  const glm::vec2 centre = sprite_camera_pixel({0, 2, 0});
   const std::vector<glm::vec4> layer = draw({flake({0, 2, 0}, 1), flake({0, 2, 0}, 1)}, texels, true);
   EXPECT_EQ(at(layer, int(centre.x), int(centre.y)), glm::vec4(0.5f, 1.0f, 0.25f, 0.0f));
 }
@@ -143,7 +143,7 @@ TEST(SpriteRasteriser, TheGroundHidesWhatLiesBelowIt) {
   limits.ground_centre = {0, 10};
   const SpriteTexels texels = flat_texture({glm::vec4(1)});
   // Seen from 2 m up, a flake 1 m below the ground is hidden; one above it is not.
-  const glm::vec2 below = project({0, -1, 0}), above = project({0, 1, 0});
+  const glm::vec2 below = sprite_camera_pixel({0, -1, 0}), above = sprite_camera_pixel({0, 1, 0});
   const std::vector<glm::vec4> hidden = draw({flake({0, -1, 0}, 0.5f)}, texels, false, 1, limits);
   EXPECT_EQ(at(hidden, int(below.x), int(below.y)).a, 0.0f);
   const std::vector<glm::vec4> seen = draw({flake({0, 1, 0}, 0.5f)}, texels, false, 1, limits);
@@ -237,7 +237,7 @@ TEST(SpriteLook, AStreakUnderTheShutterKeepsASharpSpritesLightAtAnyWidth) {
     for (int i = 0; i < 4; ++i) area += double(ring[i].x) * ring[(i + 1) % 4].y - double(ring[(i + 1) % 4].x) * ring[i].y;
     return std::fabs(area) / 2 * v[0].alpha;
   };
-  const float metre = glm::length(project({1, 2, 0}) - project({0, 2, 0}));  // pixels a metre at the target
+  const float metre = glm::length(sprite_camera_pixel({1, 2, 0}) - sprite_camera_pixel({0, 2, 0}));  // pixels a metre at the target
   for (const float width : {0.3f, 1.0f, 1.5f, 3.0f, 8.0f})
     for (const float length : {0.5f, 1.5f, 5.0f, 20.0f}) {
       SpriteInstance sharp = flake({0, 2, 0}, width / metre), streak = sharp;

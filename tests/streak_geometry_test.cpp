@@ -6,21 +6,21 @@
 
 #include "core/camera_path.h"
 #include "core/streak_geometry.h"
+#include "core/window_position.h"
 
 using namespace fxsim;
 
 namespace {
-const CameraPose kCamera{{0, 1.5f, 8}, {0, 1.5f, 0}, {0, 1, 0}, 50, 0.1f, 100};
+const CameraPose kStreakCamera{{0, 1.5f, 8}, {0, 1.5f, 0}, {0, 1, 0}, 50, 0.1f, 100};
 const glm::vec2 kViewport{640, 360};
 
-glm::vec2 project(glm::vec3 p) {
-  const glm::mat4 vp = kCamera.projection(kViewport.x / kViewport.y) * kCamera.view();
-  const glm::vec4 c = vp * glm::vec4(p, 1.0f);
-  return (glm::vec2(c) / c.w * 0.5f + 0.5f) * kViewport;
+glm::vec2 streak_camera_pixel(glm::vec3 p) {
+  const glm::mat4 vp = kStreakCamera.projection(kViewport.x / kViewport.y) * kStreakCamera.view();
+  return window_position(vp * glm::vec4(p, 1.0f), kViewport);
 }
 
 StreakQuad quad_for(glm::vec3 head, glm::vec3 velocity, float exposure, float width) {
-  return streak_quad(kCamera.view(), kCamera.projection(kViewport.x / kViewport.y), kViewport, kCamera.near_plane,
+  return streak_quad(kStreakCamera.view(), kStreakCamera.projection(kViewport.x / kViewport.y), kViewport, kStreakCamera.near_plane,
                      head, head - velocity * exposure, width, 1.5f);
 }
 }  // namespace
@@ -31,7 +31,7 @@ TEST(StreakQuad, SpansTheProjectedTravelOfTheDrop) {
   const float exposure = 1.0f / 24.0f;
   const StreakQuad q = quad_for(head, velocity, exposure, 0.01f);
   ASSERT_TRUE(q.visible);
-  const glm::vec2 expected_head = project(head), expected_tail = project(head - velocity * exposure);
+  const glm::vec2 expected_head = streak_camera_pixel(head), expected_tail = streak_camera_pixel(head - velocity * exposure);
   EXPECT_NEAR(q.head.x, expected_head.x, 1e-3f);
   EXPECT_NEAR(q.head.y, expected_head.y, 1e-3f);
   EXPECT_NEAR(q.tail.x, expected_tail.x, 1e-3f);

@@ -19,7 +19,7 @@ using namespace fxsim::test;
 namespace fs = std::filesystem;
 
 namespace {
-const char* kScene = R"({"fxsim": 1, "seed": 3,
+const char* kTestedScene = R"({"fxsim": 1, "seed": 3,
   "output": {"width": 64, "height": 36, "frames": 6, "background": "#102040"},
   "camera": {"position": [0, 1.7, 12], "target": [0, 2, 0], "fov": 55},
   "emitters": [{"type": "snow", "max_particles": 2000, "size": 0.2, "region": {"center": [0, 4, 0], "size": [12, 8, 12]}}]})";
@@ -28,7 +28,7 @@ const char* kScene = R"({"fxsim": 1, "seed": 3,
 struct SuiteFolder {
   TempDir dir{"suite"};
   SuiteFolder() {
-    write_text_file(dir / "flakes.json", kScene);
+    write_text_file(dir / "flakes.json", kTestedScene);
     write_text_file(dir / "suite.json", R"({"fxsim_suite": 1, "defaults": {"width": 64, "height": 36, "backend": "cpu",
       "frames": "2,6", "tolerance": {"fail": 0.02, "failpercent": 0.5}}, "scenes": ["flakes.json"]})");
   }
@@ -73,7 +73,7 @@ TEST(TestCommand, UpdateWritesTheGoldensAndASecondRunPasses) {
 TEST(TestCommand, APerturbedSceneFailsWithAJUnitFailureAndAReportOfThreeImages) {
   SuiteFolder s;
   ASSERT_EQ(run_fxsim("test " + s.path() + " --device-class llvmpipe" + " --update").exit_code, 0);
-  std::string changed = kScene;
+  std::string changed = kTestedScene;
   changed.replace(changed.find("#102040"), 7, "#204060");  // another background: same simulation, other pixels
   write_text_file(s.dir / "flakes.json", changed);
   TempDir out("report");
@@ -109,7 +109,7 @@ TEST(TestCommand, APerturbedSceneFailsWithAJUnitFailureAndAReportOfThreeImages) 
 TEST(TestCommand, AChangedSimulationFailsOnItsStateHashes) {
   SuiteFolder s;
   ASSERT_EQ(run_fxsim("test " + s.path() + " --device-class llvmpipe" + " --update").exit_code, 0);
-  std::string reseeded = kScene;
+  std::string reseeded = kTestedScene;
   reseeded.replace(reseeded.find("\"seed\": 3"), 9, "\"seed\": 4");
   write_text_file(s.dir / "flakes.json", reseeded);
   const CliResult r = run_fxsim("test " + s.path() + " --device-class llvmpipe");
@@ -149,7 +149,7 @@ TEST(TestCommand, DeviceClassSetsFallBackToTheBaseSet) {
   EXPECT_NE(fallback.out.find("on nvidia"), std::string::npos) << fallback.out;
   // --update for that class writes its own set and leaves the base set and the shared CPU hashes alone.
   const auto base_hashes = read_text_file(s.golden("state-hashes.txt"));
-  std::string changed = kScene;
+  std::string changed = kTestedScene;
   changed.replace(changed.find("#102040"), 7, "#402010");
   write_text_file(s.dir / "flakes.json", changed);
   ASSERT_EQ(run_fxsim("test " + s.path() + " --device-class nvidia-h200 --update").exit_code, 0);
@@ -232,7 +232,7 @@ TEST(TestCommand, BadSuitesAreRefusedWithTheirExitCodes) {
 
 TEST(TestCommand, TheLayersBesideEachFrameHaveGoldensToo) {
   SuiteFolder s;
-  const std::string scene = kScene, at = "\"background\"";
+  const std::string scene = kTestedScene, at = "\"background\"";
   const size_t where = scene.find(at);
   write_text_file(s.dir / "flakes.json",
                   fmt::format("{}\"layers\": [\"mask\", \"motion\"], {}", scene.substr(0, where), scene.substr(where)));
@@ -272,7 +272,7 @@ TEST(TestCommand, TheLayersBesideEachFrameHaveGoldensToo) {
   EXPECT_EQ(changed.exit_code, 1);
   EXPECT_NE(changed.out.find("frame 6 motion:"), std::string::npos) << changed.out;
   // The scene stops writing its layers: their goldens went unread and the suite passed.
-  write_text_file(s.dir / "flakes.json", kScene);
+  write_text_file(s.dir / "flakes.json", kTestedScene);
   const CliResult lost = run_fxsim("test " + s.path() + " --device-class llvmpipe");
   EXPECT_EQ(lost.exit_code, 1) << lost.out;
   EXPECT_NE(lost.out.find("the render wrote no mask.snow0 layer"), std::string::npos) << lost.out;
@@ -330,12 +330,12 @@ TEST(TestCommand, TwoSuitesOfOneNameKeepTheirOwnResults) {
   TempDir dir("same_name");
   for (const char* side : {"a/s", "b/s"}) {
     fs::create_directories(dir / side);
-    write_text_file(dir / side / "flakes.json", kScene);
+    write_text_file(dir / side / "flakes.json", kTestedScene);
     write_text_file(dir / side / "suite.json", R"({"fxsim_suite": 1, "defaults": {"width": 64, "height": 36,
       "backend": "cpu", "frames": "6"}, "scenes": ["flakes.json"]})");
     ASSERT_EQ(run_fxsim("test " + quoted(dir / side) + " --device-class llvmpipe --update").exit_code, 0);
   }
-  std::string changed = kScene;
+  std::string changed = kTestedScene;
   changed.replace(changed.find("#102040"), 7, "#204060");
   write_text_file(dir / "b/s/flakes.json", changed);
   const CliResult r = run_fxsim("test " + quoted(dir / "a/s") + " " + quoted(dir / "b/s") +
@@ -353,7 +353,7 @@ TEST(TestCommand, AnInterruptStopsTheRendersAndLeavesNoScratchFolderNorHalfAGold
   // scratch folder stayed, and a golden being written could stay half-written.
   TempDir dir("interrupt");
   fs::create_directories(dir / "tmp");
-  std::string slow = kScene;  // a render of some seconds: a million turbulent flakes over 240 frames
+  std::string slow = kTestedScene;  // a render of some seconds: a million turbulent flakes over 240 frames
   slow.replace(slow.find("\"frames\": 6"), 11, "\"frames\": 240");
   slow.replace(slow.find("\"max_particles\": 2000"), 21, "\"max_particles\": 1000000");
   slow.replace(slow.find("\"emitters\""), 10,
@@ -384,7 +384,7 @@ TEST(TestCommand, JsonResultsAmongAFoldersScenesAreRefused) {
   // A folder without a suite.json is every *.json in it: the results written
   // there were read as a scene by every later run (65).
   TempDir dir("json_among_scenes");
-  write_text_file(dir / "flakes.json", kScene);
+  write_text_file(dir / "flakes.json", kTestedScene);
   const CliResult r = run_fxsim("test " + quoted(dir.path()) + " --device-class llvmpipe --json " + quoted(dir / "r.json"));
   EXPECT_EQ(r.exit_code, 64) << r.out << r.err;
   EXPECT_NE(r.err.find("the next run would read it as one"), std::string::npos) << r.err;
@@ -403,7 +403,7 @@ TEST(TestCommand, UpdateLeavesUnchangedHashesAloneAndAHardLimitSaysSo) {
   // A frame within `failpercent` but over `hardfail` says which limit it broke.
   write_text_file(s.dir / "suite.json", R"({"fxsim_suite": 1, "defaults": {"width": 64, "height": 36, "backend": "cpu",
     "frames": "2,6", "tolerance": {"fail": 0.02, "failpercent": 99, "hardfail": 0.05}}, "scenes": ["flakes.json"]})");
-  std::string changed = kScene;
+  std::string changed = kTestedScene;
   changed.replace(changed.find("#102040"), 7, "#204060");
   write_text_file(s.dir / "flakes.json", changed);
   const CliResult hard = run_fxsim("test " + s.path() + " --device-class llvmpipe");

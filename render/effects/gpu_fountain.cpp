@@ -52,12 +52,13 @@ FXSIM_GPU_PARAMS(FountainStepParams, FXSIM_FOUNTAIN_STEP_PARAMS);
   X(uint32_t, u_emitter) X(glm::vec3, u_gravity) X(glm::vec3, u_wind) X(float, u_drag) X(float, u_dt)    \
   X(float, u_size) X(float, u_size_variation) X(double, u_start_time) X(double, u_t1)
 FXSIM_GPU_PARAMS(FountainEmitParams, FXSIM_FOUNTAIN_EMIT_PARAMS);
-constexpr unsigned kParamsBinding = 0;  // the aging block takes binding 1
+constexpr unsigned kFountainParamsBinding = 0;  // the aging block takes binding 1
 
 // FountainSystem::step's loop over drops, with the mist conversion.
 const std::string& step_source() {
-  static const std::string source = glsl_prelude() + fountain_draws_glsl() + glsl_particle_block("P", 0) + glsl_particle_block("M", 1) +
-                                    kNozzleBlock + glsl_aging_step() + FountainStepParams::glsl(kParamsBinding) + R"(
+  static const std::string source = glsl_prelude() + fountain_draws_glsl() + glsl_particle_block("P", 0) +
+                                    glsl_particle_block("M", 1) + kNozzleBlock + glsl_aging_step() +
+                                    FountainStepParams::glsl(kFountainParamsBinding) + R"(
 layout(local_size_x = 256) in;
 layout(std430, binding = 2) buffer Counters { uint deaths; uint misted; uint mist_replaced; uint emit_replaced; };
 const float kTwoPi = 6.283185307179586;
@@ -96,7 +97,7 @@ void main() {
 // FountainSystem::emit's loop over new drops.
 const std::string& emit_source() {
   static const std::string source = glsl_prelude() + fountain_draws_glsl() + glsl_particle_block("P", 0) + kNozzleBlock +
-                                    FountainEmitParams::glsl(kParamsBinding) + R"(
+                                    FountainEmitParams::glsl(kFountainParamsBinding) + R"(
 layout(local_size_x = 256) in;
 layout(std430, binding = 2) buffer Counters { uint deaths; uint misted; uint mist_replaced; uint emit_replaced; };
 struct Burst { uint nozzle, count, first_j_lo, first_j_hi, first_spawn_lo, first_spawn_hi, first_slot, first_generation,
@@ -263,7 +264,7 @@ void GpuFountain::step(const StepContext& ctx) {
     params.u_step = uint32_t(ctx.step);
     params.u_total_capacity = uint32_t(drops_.capacity);
     params.u_mist = gpu_bool(mist_.has_value());
-    k.set_params(kParamsBinding, params);
+    k.set_params(kFountainParamsBinding, params);
     set_aging_params(k, ctx, wind_, drop_rules_, kernels_.turbulence(), threads_);
     for (size_t page = 0; page < drops_.page_count() && drops_.capacity > 0; ++page) {
       drops_.bind(k, 'P', 0, page);
@@ -320,7 +321,7 @@ void GpuFountain::step(const StepContext& ctx) {
   params.u_size_variation = settings_.size_variation;
   params.u_start_time = double(first_step_) / steps_per_second_;
   params.u_t1 = ctx.t1;
-  k.set_params(kParamsBinding, params);
+  k.set_params(kFountainParamsBinding, params);
   for (size_t page = 0; page < drops_.page_count(); ++page) {
     drops_.bind(k, 'P', 0, page);
     k.dispatch(total - skipped);

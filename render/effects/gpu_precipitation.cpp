@@ -29,12 +29,13 @@ namespace {
   X(GpuBool, u_splashing) X(uint32_t, u_splash_count) X(float, u_splash_speed) X(float, u_splash_size)  \
   X(uint32_t, u_step) X(float, u_top_layer)
 FXSIM_GPU_PARAMS(PrecipitationParamsBlock, FXSIM_PRECIPITATION_PARAMS);
-constexpr unsigned kParamsBinding = 0;
+constexpr unsigned kPrecipitationParamsBinding = 0;
 
 // PrecipitationSystem::birth, ::step and ::throw_splash, operation for operation.
 const std::string& precipitation_source() {
   static const std::string source = glsl_prelude() + precipitation_draws_glsl() + glsl_particle_block("P", 0) +
-                                    glsl_particle_block("S", 1) + glsl_turbulence() + PrecipitationParamsBlock::glsl(kParamsBinding) + R"(
+                                    glsl_particle_block("S", 1) + glsl_turbulence() +
+                                    PrecipitationParamsBlock::glsl(kPrecipitationParamsBinding) + R"(
 layout(local_size_x = 256) in;
 layout(std430, binding = 2) buffer Counters { uint reborn; uint thrown; uint replaced; };
 const float kTwoPi = 6.283185307179586;
@@ -255,7 +256,7 @@ void GpuPrecipitation::run(int mode, size_t first, size_t count, double t, const
     b.u_splash_size = splash_ ? params_.splash->size : 0.0f;
     b.u_step = uint32_t(ctx->step);
   }
-  kernel_.set_params(kParamsBinding, b);
+  kernel_.set_params(kPrecipitationParamsBinding, b);
   // Page by page: the part of [first, first + count) that lies in each.
   for (size_t page = 0; page < store_.page_count(); ++page) {
     const size_t base = page * store_.page_capacity, size = store_.page_size(page);

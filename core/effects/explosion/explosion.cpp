@@ -6,11 +6,11 @@
 #include <glm/geometric.hpp>
 
 #include "core/rng.h"
+#include "core/scalar_math.h"
 
 namespace fxsim {
 
 namespace {
-constexpr float kTwoPi = 6.283185307179586f;
 
 PoolRules debris_rules(double duration) {
   PoolRules rules;

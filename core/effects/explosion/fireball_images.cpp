@@ -5,6 +5,7 @@
 #include <glm/vec3.hpp>
 
 #include "core/noise.h"
+#include "core/scalar_math.h"
 
 namespace fxsim {
 
@@ -19,10 +20,6 @@ glm::vec3 heat_color(float t) {
   return kStops[i] + (kStops[i + 1] - kStops[i]) * f;
 }
 
-float smoothstep(float a, float b, float x) {
-  const float t = std::clamp((x - a) / (b - a), 0.0f, 1.0f);
-  return t * t * (3.0f - 2.0f * t);
-}
 }  // namespace
 
 std::vector<Image> fireball_flipbook(int frames, int size, uint64_t seed) {

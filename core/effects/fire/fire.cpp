@@ -7,6 +7,7 @@
 #include <glm/geometric.hpp>
 
 #include "core/rng.h"
+#include "core/scalar_math.h"
 #include "core/value_ranges.h"
 
 namespace fxsim {
@@ -35,7 +36,6 @@ glm::vec4 fire_color(float intensity, float max_intensity) {
 }
 
 namespace {
-constexpr float kTwoPi = 6.283185307179586f;
 
 PoolRules ember_rules() {
   PoolRules rules;

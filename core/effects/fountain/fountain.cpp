@@ -10,16 +10,11 @@
 #include "core/effects/fountain/fountain_draws.h"
 #include "core/motion.h"
 #include "core/rng.h"
+#include "core/scalar_math.h"
 #include "core/rng_batch.h"
 #include "core/wind.h"
 
 namespace fxsim {
-
-namespace {
-constexpr float kTwoPi = 6.283185307179586f;
-
-
-}  // namespace
 
 void perpendiculars(glm::vec3 d, glm::vec3& a, glm::vec3& b) {
   a = glm::normalize(std::fabs(d.y) < 0.9f ? glm::cross(d, glm::vec3(0, 1, 0)) : glm::cross(d, glm::vec3(1, 0, 0)));

@@ -16,12 +16,12 @@
 #include "core/glibc_cosf.h"
 #include "core/motion.h"
 #include "core/rng.h"
+#include "core/scalar_math.h"
 #include "core/wind.h"
 
 namespace fxsim {
 
 namespace {
-constexpr float kTwoPi = 6.283185307179586f;
 
 // Wraps x into [-h, h].
 float wrap_axis(float x, float h) {
