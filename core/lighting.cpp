@@ -6,6 +6,8 @@
 #include <glm/geometric.hpp>
 #include <glm/trigonometric.hpp>
 
+#include "core/scalar_math.h"
+
 namespace fxsim {
 
 Lighting lighting_at(const Lighting& lighting, const CameraPose& camera) {
@@ -74,8 +76,7 @@ namespace {
 float spot_cone(const Light& spot, glm::vec3 travel) {
   const float c = glm::dot(travel, spot.direction);
   const float lo = std::cos(glm::radians(spot.outer_cone)), hi = std::cos(glm::radians(spot.inner_cone));
-  const float t = std::clamp((c - lo) / (hi - lo), 0.0f, 1.0f);
-  return t * t * (3 - 2 * t);
+  return smoothstep(lo, hi, c);
 }
 }  // namespace
 

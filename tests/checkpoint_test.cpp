@@ -47,7 +47,7 @@ std::unique_ptr<EglContext> CheckpointRoundTrip::context_;
 
 TEST_P(CheckpointRoundTrip, ARestoredSimulationGoesOnExactlyAsTheSavedOne) {
   const auto [c, gpu] = GetParam();
-  const Scene scene = parse_scene_file(fs::path(FXSIM_SOURCE_DIR) / "scenes" / (std::string(c.scene) + ".json"));
+  const Scene scene = parse_scene_file(example_scene(c.scene));
   GpuKernels kernels;
   const SystemFactory factory = gpu ? gpu_system_factory(kernels) : SystemFactory{};
   Simulation original(scene, 2, factory);
@@ -347,7 +347,7 @@ TEST_P(CheckpointRoundTrip, ACapturedStateHashIsTheStateHash) {
   // The manifest's hash, captured without waiting for the GPU, must be the
   // one --state-hashes writes; small GPU pages put several pages in a field.
   const auto [c, gpu] = GetParam();
-  const Scene scene = parse_scene_file(fs::path(FXSIM_SOURCE_DIR) / "scenes" / (std::string(c.scene) + ".json"));
+  const Scene scene = parse_scene_file(example_scene(c.scene));
   // (Both simulations below are made with the same pages: a pool larger than a
   // page stays on the CPU, whose arithmetic may differ from the GPU's.)
   setenv("FXSIM_GPU_PAGE_PARTICLES", "4096", 1);

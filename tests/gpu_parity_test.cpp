@@ -30,7 +30,6 @@
 
 using namespace fxsim;
 using namespace fxsim::test;
-namespace fs = std::filesystem;
 
 namespace {
 constexpr float kPositionTolerance = 1e-3f;     // metres, after the steps compared
@@ -120,7 +119,7 @@ void expect_gpu_matches_cpu(const Scene& scene, const std::string& label) {
 }  // namespace
 
 TEST_P(GpuParity, ParticlesAndStatisticsMatchTheCpu) {
-  expect_gpu_matches_cpu(parse_scene_file(fs::path(FXSIM_SOURCE_DIR) / "scenes" / (GetParam() + ".json")), GetParam());
+  expect_gpu_matches_cpu(parse_scene_file(example_scene(GetParam())), GetParam());
 }
 
 TEST(GpuFountain, AStepOfSeveralTimesItsSlotsKeepsTheNewestDropsAsTheCpuDoes) {

@@ -70,7 +70,7 @@ TEST(SceneSchema, EveryExampleAndDocumentedScenePassesIt) {
   TempDir dir("schema-examples");
   std::vector<fs::path> files;
   for (const std::string& name : example_scene_names())
-    files.push_back(fs::path(FXSIM_SOURCE_DIR) / "scenes" / (name + ".json"));
+    files.push_back(example_scene(name));
   for (const char* document : {"docs/scene-format.md", "README.md"}) {
     const std::vector<std::string> scenes = documented_scenes(fs::path(FXSIM_SOURCE_DIR) / document);
     EXPECT_FALSE(scenes.empty()) << document;

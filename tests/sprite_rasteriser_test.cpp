@@ -214,7 +214,7 @@ TEST(SpriteLook, CornersSpanTheBillboardAxesAndTheStreakQuads) {
                                    drop.position - drop.stretch, drop.size, c.min_pixels);
   ASSERT_TRUE(q.visible);
   for (int i = 0; i < 4; ++i) {
-    const glm::vec2 p = (glm::vec2(v[i].clip) / v[i].clip.w * 0.5f + 0.5f) * c.viewport;
+    const glm::vec2 p = window_position(v[i].clip, c.viewport);
     EXPECT_LT(glm::length(p - q.corners[i]), 1e-3f) << "corner " << i;
   }
 }
@@ -230,7 +230,7 @@ TEST(SpriteLook, AStreakUnderTheShutterKeepsASharpSpritesLightAtAnyWidth) {
     SpriteVertex v[4];
     sprite_corners(c, s, v);
     glm::vec2 p[4];
-    for (int i = 0; i < 4; ++i) p[i] = (glm::vec2(v[i].clip) / v[i].clip.w * 0.5f + 0.5f) * c.viewport;
+    for (int i = 0; i < 4; ++i) p[i] = window_position(v[i].clip, c.viewport);
     // The strip's corners 0, 1, 3, 2 go round the quad.
     const glm::vec2 ring[4] = {p[0], p[1], p[3], p[2]};
     double area = 0;

@@ -2,11 +2,11 @@
 #include <cmath>
 #include <fmt/format.h>
 #include <glm/geometric.hpp>
-#include <glm/gtc/constants.hpp>
 #include <glm/trigonometric.hpp>
 
 #include "core/effects/fountain/fountain.h"
 #include "core/particle_images.h"
+#include "core/scalar_math.h"
 #include "core/scene.h"
 #include "core/scene_reader.h"
 #include "core/value_ranges.h"
@@ -53,7 +53,7 @@ void Effect<FountainParams>::parse(ObjectReader& r, EmitterSettings&, FountainPa
     g.finish();
     const float tilt_rad = glm::radians(tilt);
     for (int k = 0; k < count; ++k) {
-      const float around = 2.0f * glm::pi<float>() * float(k) / float(count);
+      const float around = kTwoPi * float(k) / float(count);
       const glm::vec3 outward{std::cos(around), 0.0f, std::sin(around)};
       Nozzle nozzle = jet;
       nozzle.position = center + outward * radius;
