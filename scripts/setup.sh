@@ -41,12 +41,18 @@ fxsim_install_packages() {
   echo "fxsim: packages installed" >&2
 }
 
-# Shows ninja's [done/total] count on one line (a terminal) or every 10 % (a log).
+# Shows ninja's [done/total] count on one line (a terminal) or every 10 % (a log),
+# and every compiler warning as it comes (the log keeps the whole output, but a
+# later build in the same folder, such as scripts/package's, starts it afresh).
 fxsim_build_progress() {
   local line last=-1 tty=0
   [ -t 2 ] && tty=1
   while IFS= read -r line; do
     printf '%s\n' "$line" >>"$1"
+    if [[ "$line" == *"warning:"* ]]; then
+      [ "$tty" = 1 ] && printf '\r\033[K' >&2
+      printf '%s\n' "$line" >&2
+    fi
     if [[ "$line" =~ ^\[([0-9]+)/([0-9]+)\] ]]; then
       local done=${BASH_REMATCH[1]} total=${BASH_REMATCH[2]}
       if [ "$tty" = 1 ]; then
