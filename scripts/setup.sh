@@ -86,6 +86,13 @@ fxsim_build() {
   [ "$status" = 0 ] || { cat "$log" >&2; echo "fxsim: build failed" >&2; exit 1; }
 }
 
+# The tests ctest lists in the current build folder, a name a line; a
+# parameterised test's without the parameter gtest_discover_tests appends
+# (`  # GetParam() = …`, which may print an address that changes from run to run).
+fxsim_ctest_names() {
+  ctest -N | sed -nE 's/^ *Test +#[0-9]+: (.*)$/\1/p' | sed 's/  # GetParam() = .*//'
+}
+
 # The sanitizer build (scripts/sanitize, scripts/fuzz): clang, ASan + UBSan, libFuzzer.
 fxsim_build_sanitized() {
   fxsim_install_packages "${FXSIM_TEST_PACKAGES[@]}"
