@@ -326,7 +326,14 @@ __attribute__((target("avx2"))) inline Tap8 along_x(const float* v, const int32_
 // --effect rain --particles 1000000 --frames 0`, five runs alternating with
 // the AVX2 binary: the turbulent step 3.15-3.41 ms against 3.67-3.99, steady
 // 1.72-1.96 ms: 0.52-0.56 of its rate against 0.44-0.50; snow 4.24-4.25
-// against 4.71-4.75 ms).
+// against 4.71-4.75 ms). Measured and not kept (7 December 2026, a program
+// sampling 4 M particles on the same VM, 1 and 2 threads, in a 30 m box and
+// in a 0.6 m one): a field whose rows hold each point beside the one a
+// plane above (planes z and z + 1 interleaved: two rows of two 32-byte
+// loads a particle, no transposes but its result's), each particle blended
+// on its own in 256-bit registers; the same bits, 15-20 % slower than the
+// 16-wide blend even with its field built beforehand: the lanes it wastes
+// cost more adds and multiplies than the transposes it saves.
 //
 // The same blend for 16 particles with AVX-512: each
 // row's pairs for particles m and m + 4 (m + 8 and m + 12) share a register,
