@@ -152,10 +152,19 @@ const SceneOverride* override_of(const std::vector<SceneOverride>& overrides, co
   for (const SceneOverride& o : overrides)
     if (is_at_or_below(pointer, o.pointer)) found = &o;  // the last one applied wins
   if (found || !file) return found;
-  bool in_file = false;
+  bool in_file = false, array_in_file = false;
   try {
-    in_file = file->contains(nlohmann::json::json_pointer(pointer));
+    const nlohmann::json::json_pointer at(pointer);
+    in_file = file->contains(at);
+    array_in_file = in_file && file->at(at).is_array();
   } catch (const nlohmann::json::exception&) {
+  }
+  // An array the file has, one of whose elements an override set: a problem
+  // with the array (a vector with a negative size) is that override's.
+  if (array_in_file) {
+    for (const SceneOverride& o : overrides)
+      if (!o.remove && o.pointer != pointer && is_at_or_below(o.pointer, pointer)) found = &o;
+    return found;
   }
   if (in_file) return nullptr;
   for (const SceneOverride& o : overrides)

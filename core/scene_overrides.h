@@ -46,7 +46,8 @@ bool is_at_or_below(const std::string& pointer, const std::string& at);
 // The override that set `pointer` or a value above it, or nullptr. With
 // `file` (the scene before the overrides), also the one that made `pointer`
 // on its way to a value below it, where the file has nothing there
-// (--set /nope/x=1 made /nope).
+// (--set /nope/x=1 made /nope), or the last that set an element of an
+// array the file has there (--set /camera/position/1=1e39).
 const SceneOverride* override_of(const std::vector<SceneOverride>& overrides, const std::string& pointer,
                                  const nlohmann::json* file = nullptr);
 

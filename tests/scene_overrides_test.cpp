@@ -133,3 +133,33 @@ TEST(SceneOverrides, AProblemFoundAfterParsingNamesTheOverrideThatSetItsValue) {
   EXPECT_EQ(locate_scene_problem(parse_with({"/output={\"width\": 64}"}), "/output/width", "too wide"),
             "--set /output={\"width\": 64}: /output/width: too wide");
 }
+
+TEST(SceneOverrides, AProblemWithAnArrayNamesTheOverrideThatSetOneOfItsElements) {
+  // The parser judges a vector whole, at the array's pointer: with one of
+  // its elements overridden, the file's line held none of the bad value.
+  const char* scene = R"({"fxsim": 1, "output": {"frames": 2, "path": "f_#.png"},
+    "camera": {"position": [0, 2, 10]},
+    "emitters": [{"name": "s", "type": "snow", "max_particles": 100,
+                  "region": {"center": [0, 5, 0], "size": [30, 12, 30]}}]})";
+  const auto lines_of = [&](const std::vector<std::string>& sets) {
+    std::vector<SceneOverride> overrides;
+    for (const auto& s : sets) overrides.push_back(parse_set_override(s));
+    try {
+      parse_scene_text(scene, "scene.json", ".", overrides);
+    } catch (const SceneError& e) {
+      std::string all;
+      for (const auto& l : e.lines()) all += l + "\n";
+      return all;
+    }
+    return std::string("accepted");
+  };
+  std::string all = lines_of({"/emitters/0/region/size/1=-1"});
+  EXPECT_EQ(all.find("--set /emitters/0/region/size/1=-1: /emitters/0/region/size: "), 0u) << all;
+  EXPECT_EQ(all.find("scene.json:"), std::string::npos) << all;
+  all = lines_of({"/camera/position/1=1e39", "/camera/position/2=1e39"});  // the last one applied is named
+  EXPECT_EQ(all.find("--set /camera/position/2=1e39: /camera/position: "), 0u) << all;
+  // A problem with the file's own array, beside an override of another value, stays the file's.
+  all = lines_of({"/emitters/0/region/center/1=7", "/emitters/0/region/size=[30, -1, 30]"});
+  EXPECT_EQ(all.find("--set /emitters/0/region/size=[30, -1, 30]: /emitters/0/region/size: "), 0u) << all;
+  EXPECT_EQ(all.find("center"), std::string::npos) << all;
+}
