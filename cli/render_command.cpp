@@ -564,7 +564,13 @@ int run_render(const RenderOptions& options) {
   if (!options.simulate_only)
     check_plates(scene, frames.frames());  // every plate frame the render needs, before anything renders
   // The outputs check their paths now, before any work; they create nothing yet.
+  // They create their files in this order (run_frame_loop starts them): a
+  // text file first, which only its creation can refuse (--stats /proc/s.jsonl
+  // passes every check before), then the frames' folder and its manifest's
+  // record of the run, which a refusal after them would leave behind.
   std::vector<std::unique_ptr<FrameSink>> sinks;
+  if (options.stats) sinks.push_back(std::make_unique<StatisticsSink>(*options.stats));
+  if (options.state_hashes) sinks.push_back(std::make_unique<StateHashSink>(*options.state_hashes));
   const VideoSettings video{options.video_crf};
   refuse_idle_crf(options, scene.output.path, video_only);
   refuse_idle_compute_options(options.rasteriser, options.tile_lists, options.coverage, options.part_sprites);
@@ -595,8 +601,6 @@ int run_render(const RenderOptions& options) {
       throw FxError(ExitCode::cannot_write, fmt::format("{}: the checkpoint folder is a file", folder.string()));
     check_output_folder(folder / "checkpoint");
   }
-  if (options.stats) sinks.push_back(std::make_unique<StatisticsSink>(*options.stats));
-  if (options.state_hashes) sinks.push_back(std::make_unique<StateHashSink>(*options.state_hashes));
 
   stop_cleanly_on_interrupt(options);
   const auto started = std::chrono::steady_clock::now();

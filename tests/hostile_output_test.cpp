@@ -16,6 +16,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <fmt/core.h>
+
 #include "cli_runner.h"
 
 using namespace fxsim::test;
@@ -81,6 +83,21 @@ TEST(HostileOutput, ALayerThatCannotBeWrittenLeavesNoneOfItsFramesFiles) {
   const std::string manifest = read_text_file(dir / "fxsim-manifest.jsonl");
   EXPECT_NE(manifest.find("f_0059.png"), std::string::npos);
   EXPECT_EQ(manifest.find("f_0060.png"), std::string::npos);
+}
+
+TEST(HostileOutput, AStatisticsFileThatCannotBeCreatedLeavesNoFolderOrManifest) {
+  // /proc passes every check of a path made before the render (as root it
+  // is a folder one may write into), but no file can be made there: the
+  // frames' folder and its manifest's record of the run were written
+  // first, and `verify` then found a run that wrote nothing.
+  TempDir dir("stats_proc");
+  for (const char* flag : {"--stats", "--state-hashes"}) {
+    const CliResult r = run_fxsim(fmt::format("render '{}' --frames 1{}-o '{}' {} /proc/fxsim-{}.txt", kSnowPath, kTiny,
+                                              (dir / "out/f_####.png").string(), flag, ::getpid()));
+    EXPECT_EQ(r.exit_code, 73) << flag << ": " << r.err;
+    EXPECT_NE(r.err.find("/proc/fxsim-"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(dir / "out")) << flag;
+  }
 }
 
 TEST(HostileOutput, AnOutputOverTheSceneFileIsRefused) {
