@@ -5,11 +5,13 @@
 
 #include <cmath>
 
+#include <fmt/core.h>
 #include <glm/trigonometric.hpp>
 
 #include "core/depth_of_field.h"
 #include "core/diagnostics.h"
 #include "core/scene_parser.h"
+#include "core/simulation.h"
 #include "core/lighting.h"
 #include "core/tone.h"
 #include "core/weather.h"
@@ -270,4 +272,27 @@ TEST(Weather, TheCapLimitsPhysicalWeatherWithAWarning) {
   const PrecipitationParams& p = snow.emitters[0].precipitation();
   ASSERT_TRUE(p.sizes);
   EXPECT_NEAR(9.81f / p.drag, p.sizes->mean_fall_speed(), 1e-3);
+}
+
+TEST(Weather, SnowInPhysicalUnitsFallsAtItsSizesSpeedWhateverItsVelocityKeySays) {
+  // `velocity` no longer applies (docs/scene-format.md): a constant flake
+  // fell at the key's speed (or the default 1 m/s); one in the wind was born at it.
+  for (const char* motion : {"constant", "wind"}) {
+    SCOPED_TRACE(motion);
+    const std::string keys = fmt::format(R"("type": "snow", "visibility": 600, "motion": "{}", "region": {{"size": [2, 2, 2]}})", motion);
+    const Scene plain = scene_of("", "{" + keys + "}");
+    const Scene given = scene_of("", "{" + keys + R"(, "velocity": [2, -3, 0], "velocity_variation": [1, 1, 1]})");
+    const PrecipitationParams &a = plain.emitters[0].precipitation(), &b = given.emitters[0].precipitation();
+    ASSERT_TRUE(a.sizes);
+    EXPECT_EQ(a.velocity, glm::vec3(0, -float(a.sizes->mean_fall_speed()), 0));
+    EXPECT_EQ(b.velocity, a.velocity);
+    EXPECT_EQ(b.velocity_variation, glm::vec3(0));
+    // The same particles, step by step: the keys change nothing.
+    Simulation x(plain, 1), y(given, 1);
+    x.advance_to_frame(6);
+    y.advance_to_frame(6);
+    EXPECT_EQ(x.state_hash(), y.state_hash());
+    const FrameStats stats = x.take_stats();
+    EXPECT_NEAR(stats.emitters[0].mean_velocity.y, -a.sizes->mean_fall_speed(), 0.05);
+  }
 }

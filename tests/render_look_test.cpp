@@ -361,7 +361,7 @@ TEST(RenderLook, SnowByVisibilityFallsAtItsFlakesMeanSpeedOnBothBackends) {
                                               (dir / "stats.jsonl").string()));
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const auto e = nlohmann::json::parse(read_text_file(dir / "stats.jsonl"))["emitters"][0];
-    // Born still, the flakes reach their terminal speed within a second (drag about 12/s).
+    // Born at their mean speed, which the drag (about 12/s) keeps.
     EXPECT_NEAR(-e["mean_velocity"][1].get<double>(), sizes.mean_fall_speed(), 0.02 * sizes.mean_fall_speed()) << backend;
   }
 }

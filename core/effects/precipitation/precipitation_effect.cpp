@@ -85,6 +85,10 @@ void parse_precipitation(ObjectReader& r, PrecipitationParams& s, bool rain, con
     s.velocity = {0, -float(s.sizes->mean_fall_speed()), 0};
     s.velocity_variation = glm::vec3(0);
   } else if (s.sizes) {  // snow: carried by the wind (its drag set from gravity, see Parser::apply_weather)
+    // Born falling at that drag's speed, the mean of its sizes' (with motion
+    // "constant", its speed for life): `velocity` set it, and a constant
+    // flake fell at the key's speed, or the default 1 m/s, whatever its intensity.
+    s.velocity = {0, -float(s.sizes->mean_fall_speed()), 0};
     s.velocity_variation = glm::vec3(0);
   }
   if (rain) {
