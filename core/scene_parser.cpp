@@ -342,7 +342,7 @@ class Parser {
         const auto nonzero = [](glm::vec3 v) { return glm::length(v) > 1e-6f; };
         if (light.type != LightType::directional) light.position = l.vector("position", light.position, kCoordinate);
         if (light.type != LightType::point)
-          light.direction = glm::normalize(l.vector("direction", light.direction, kCoordinate, "of length > 0", nonzero));
+          light.direction = glm::normalize(l.vector("direction", light.direction, kCoordinate, "of length > 0.000001", nonzero));
         light.color = l.color("color", light.color);
         light.intensity = float(l.number("intensity", light.intensity, Range{0, 1e7}));
         if (light.type != LightType::directional) light.range = float(l.number("range", light.range, Range{0.01, 1e5}));

@@ -153,6 +153,10 @@ TEST(NearestWord, SuggestsOnlyPlausibleTypos) {
   EXPECT_EQ(nearest_word("max_particle", keys), "max_particles");
   EXPECT_EQ(nearest_word("velocty", keys), "velocity");
   EXPECT_EQ(nearest_word("banana", keys), "");
+  // Two letters swapped are one slip, not two ("far" is two edits from "fvo" too).
+  const std::vector<std::string> camera{"far", "fov", "near", "up"};
+  EXPECT_EQ(nearest_word("fvo", camera), "fov");
+  EXPECT_EQ(nearest_word("nera", camera), "near");
 }
 
 TEST(SceneParser, ReadsTheLayersAndRefusesUnknownOnesAndAPlateLayerWithoutAPlate) {
