@@ -111,11 +111,13 @@ int main(int argc, char** argv) {
                          "output.frames (simulation still starts at 0)");
   render_cmd->add_option("--width", render.width, "image width, overrides output.width")->check(CLI::Range(1, 16384));
   render_cmd->add_option("--height", render.height, "image height, overrides output.height")->check(CLI::Range(1, 16384));
-  render_cmd->add_option("--fps", render.fps, "frames per second, overrides output.fps");
   // Read as text: CLI11 turns a number past the type's range into its
-  // largest value, which is a seed too (99999999999999999999 rendered with 2^63 - 1).
+  // largest value, which is a seed too (99999999999999999999 rendered with
+  // 2^63 - 1); and it read "0x10" and " 24" as frame rates, 1e999 as "inf".
+  std::optional<std::string> fps_text;
+  render_cmd->add_option("--fps", fps_text, "frames per second, overrides output.fps")->type_name("FLOAT");
   std::optional<std::string> seed_text;
-  render_cmd->add_option("--seed", seed_text, "the scene's seed, overrides seed");
+  render_cmd->add_option("--seed", seed_text, "the scene's seed, overrides seed")->type_name("UINT");
   render_cmd->add_option("--set", render.sets,
                          "set a scene value before validation: /json/pointer=VALUE (VALUE is JSON, or else a "
                          "string); repeatable, applied in order")
@@ -194,7 +196,9 @@ int main(int argc, char** argv) {
   // The scene as a render with the same options sees it (a farm's scripts
   // read the frame count and rate from here).
   RenderOptions validate_overrides;
-  validate_cmd->add_option("--fps", validate_overrides.fps, "frames per second, overrides output.fps (as render's)");
+  std::optional<std::string> validate_fps_text;
+  validate_cmd->add_option("--fps", validate_fps_text, "frames per second, overrides output.fps (as render's)")
+      ->type_name("FLOAT");
   validate_cmd->add_option("--set", validate_overrides.sets,
                            "set a scene value before validation: /json/pointer=VALUE, as render's; repeatable")
       ->allow_extra_args(false);
@@ -371,7 +375,18 @@ int main(int argc, char** argv) {
   }
 
   try {
+    // A decimal number as typed, finite: anything else is a usage error naming the text.
+    const auto parse_fps = [](const std::optional<std::string>& text) -> std::optional<double> {
+      if (!text) return std::nullopt;
+      double fps = 0;
+      const char* end = text->data() + text->size();
+      const auto [stop, error] = std::from_chars(text->data(), end, fps);
+      if (error != std::errc() || stop != end || !std::isfinite(fps))
+        throw FxError(ExitCode::usage, fmt::format("--fps {}: expected a number of frames per second", *text));
+      return fps;
+    };
     if (*render_cmd) {
+      render.fps = parse_fps(fps_text);
       if (seed_text) {
         int64_t seed = -1;
         const char* end = seed_text->data() + seed_text->size();
@@ -383,7 +398,10 @@ int main(int argc, char** argv) {
       }
       return delivered(run_render(render));
     }
-    if (*validate_cmd) return delivered(run_validate(validate_scene, validate_backend, validate_overrides));
+    if (*validate_cmd) {
+      validate_overrides.fps = parse_fps(validate_fps_text);
+      return delivered(run_validate(validate_scene, validate_backend, validate_overrides));
+    }
     if (*info_cmd) return delivered(run_info(info_device, info_json));
     if (*test_cmd) return delivered(run_test(test));
     if (*compare_cmd) return delivered(run_compare(compare));

@@ -46,9 +46,7 @@ std::vector<SceneOverride> scene_overrides(const RenderOptions& options) {
   std::vector<SceneOverride> overrides;
   for (const std::string& unset : options.unsets) overrides.push_back(parse_unset_override(unset));
   for (const std::string& set : options.sets) overrides.push_back(parse_set_override(set));
-  if (options.fps && !std::isfinite(*options.fps))  // (JSON has no NaN: the scene's message would say "null")
-    throw FxError(ExitCode::usage, fmt::format("--fps {}: expected a number of frames per second", *options.fps));
-  if (options.fps) {
+  if (options.fps) {  // finite (cli/main.cpp: JSON has no NaN, a scene's message would say "null")
     // A whole number as JSON's integer, so that a problem shows it as given ("got 0", not "got 0.0").
     const double fps = *options.fps;
     const Json value = std::abs(fps) < 1e15 && fps == std::floor(fps) ? Json(int64_t(fps)) : Json(fps);

@@ -81,6 +81,15 @@ TEST(RenderBatch, SeedAndFpsOverridesChangeTheSimulationAsTheSceneKeysWould) {
   const CliResult nan = run_fxsim("render " + kSnow + " --frames 1" + kSmall + "-o " + out_pattern(dir) + " --fps nan");
   EXPECT_EQ(nan.exit_code, 64) << nan.err;  // (it said "got null": JSON has no NaN)
   EXPECT_NE(nan.err.find("--fps nan: expected a number"), std::string::npos) << nan.err;
+  // A decimal number as typed, nothing else (CLI11 read 0x10 as 16 and " 24"
+  // as 24, and named 1e999 "inf"); the same for validate.
+  for (const char* bad : {"0x10", " 24", "24 ", "1e999", "1e-400", "abc"})
+    for (const char* command : {"render", "validate"}) {
+      const std::string outputs = command == std::string("render") ? " --frames 1" + kSmall + "-o " + out_pattern(dir) : "";
+      const CliResult r = run_fxsim(fmt::format("{} {}{} --fps '{}'", command, kSnow, outputs, bad));
+      EXPECT_EQ(r.exit_code, 64) << command << " --fps '" << bad << "': " << r.err;
+      EXPECT_NE(r.err.find(fmt::format("--fps {}: expected a number of frames per second", bad)), std::string::npos) << r.err;
+    }
   for (const char* bad : {"-1", "99999999999999999999", "12x"}) {
     const CliResult r = run_fxsim("render " + kSnow + " --frames 1" + kSmall + "-o " + out_pattern(dir) + " --seed " + bad);
     EXPECT_EQ(r.exit_code, 64) << bad << ": " << r.err;
