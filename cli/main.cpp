@@ -346,6 +346,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "fxsim: %s: no such command; the commands are %s (fxsim --help)\n", argv[1], names.c_str());
     return int(ExitCode::usage);
   }
+  if (argc == 1) {
+    std::fprintf(stderr, "fxsim: a command is needed: %s (fxsim --help)\n", names.c_str());
+    return int(ExitCode::usage);
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ExtrasError& e) {
@@ -370,8 +374,13 @@ int main(int argc, char** argv) {
                  dashes ? " (options go before --)" : "");
     return int(ExitCode::usage);
   } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);  // --help and --version print and give 0
-    return code == 0 ? delivered(0) : int(ExitCode::usage);
+    if (e.get_exit_code() == 0) return app.exit(e) == 0 ? delivered(0) : int(ExitCode::usage);  // --help, --version
+    // CLI11's own words ("scene is required", "--width: Value 0 not in
+    // range 1 to 16384"), said in fxsim's voice: the command, then the problem.
+    std::string where = "fxsim";
+    for (const CLI::App* sub : app.get_subcommands()) where += " " + sub->get_name();
+    std::fprintf(stderr, "%s: %s\nRun with --help for more information.\n", where.c_str(), e.what());
+    return int(ExitCode::usage);
   }
 
   try {

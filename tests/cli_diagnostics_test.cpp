@@ -160,8 +160,17 @@ TEST(Cli, MissingSceneFileExitsWith66) {
 }
 
 TEST(Cli, UsageErrorsExitWith64) {
-  EXPECT_EQ(run_fxsim("").exit_code, 64);
-  EXPECT_EQ(run_fxsim("render").exit_code, 64);
+  // In fxsim's voice, naming the command (CLI11 said "A subcommand is
+  // required", "scene is required" with no word of whose).
+  const CliResult none = run_fxsim("");
+  EXPECT_EQ(none.exit_code, 64);
+  EXPECT_EQ(none.err.find("fxsim: a command is needed: render, validate"), 0u) << none.err;
+  const CliResult no_scene = run_fxsim("render");
+  EXPECT_EQ(no_scene.exit_code, 64);
+  EXPECT_EQ(no_scene.err.find("fxsim render: scene is required\n"), 0u) << no_scene.err;
+  const CliResult narrow = run_fxsim("validate x.json --unset");
+  EXPECT_EQ(narrow.exit_code, 64);
+  EXPECT_EQ(narrow.err.find("fxsim validate: --unset"), 0u) << narrow.err;
   EXPECT_EQ(run_fxsim("render x.json --threads 0").exit_code, 64);
   const CliResult unknown = run_fxsim("frobnicate");
   EXPECT_EQ(unknown.exit_code, 64);
