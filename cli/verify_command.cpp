@@ -125,10 +125,21 @@ int run_verify(const std::string& folder_text, bool quiet) {
       if (current_runs.count(r.run) && !detail(r).empty()) list += (list.empty() ? "" : ", ") + r.run + " (" + detail(r) + ")";
     return list;
   };
-  const auto scene_of = [](const ManifestRun& r) { return r.scene; };
-  if (scenes.size() > 1)
-    mismatched.push_back(fmt::format("the folder holds frames of {} different scenes (or overrides): runs {}", scenes.size(),
-                                     runs_with(scene_of)));
+  if (scenes.size() > 1) {
+    // Each scene with its runs: one file rendered with other overrides is
+    // another scene under the same name (runs A, B, C of one name, "2 scenes").
+    std::vector<std::string> groups;
+    for (const std::string& scene : scenes) {
+      std::vector<std::string> of_scene;
+      std::string file;
+      for (const ManifestRun& r : manifest.runs)
+        if (current_runs.count(r.run) && r.scene_hash == scene) of_scene.push_back(r.run), file = r.scene;
+      groups.push_back(fmt::format("{} (scene {}) in run{} {}", file, scene.substr(0, 8), of_scene.size() == 1 ? "" : "s",
+                                   fmt::join(of_scene, ", ")));
+    }
+    mismatched.push_back(fmt::format("the folder holds frames of {} different scenes (or overrides): {}", scenes.size(),
+                                     fmt::join(groups, "; ")));
+  }
   else if (looks.size() > 1)
     mismatched.push_back(fmt::format("the folder holds frames of {} different looks of one simulation (exposure, fog, "
                                      "colours, lights…): runs {}", looks.size(),

@@ -369,6 +369,12 @@ TEST(Farm, FramesOfAnotherSceneAreDrawnAgainAndOnlyTheFramesThereCount) {
   const CliResult mixed = run_fxsim("verify " + q(dir.path()));
   EXPECT_EQ(mixed.exit_code, 1) << mixed.out;
   EXPECT_NE(mixed.out.find("the folder holds frames of 2 different scenes"), std::string::npos) << mixed.out;
+  // Each scene named with its runs (one file, other seeds: the runs of one
+  // name were listed together, "2 scenes" beside three runs).
+  const size_t first = mixed.out.find("sleet.json (scene ");
+  ASSERT_NE(first, std::string::npos) << mixed.out;
+  EXPECT_NE(mixed.out.find("; ", first), std::string::npos) << mixed.out;
+  EXPECT_NE(mixed.out.find("sleet.json (scene ", first + 1), std::string::npos) << mixed.out;
   // The same simulation with another look (exposure, background, fog): kept
   // by --skip-existing and passed by verify, a shot that changes at frame 3.
   TempDir looks("relook");
