@@ -156,7 +156,8 @@ const SceneOverride* override_of(const std::vector<SceneOverride>& overrides, co
   try {
     const nlohmann::json::json_pointer at(pointer);
     in_file = file->contains(at);
-    array_in_file = in_file && file->at(at).is_array();
+    // (Not the root: no override goes into a scene that is no object.)
+    array_in_file = in_file && !pointer.empty() && file->at(at).is_array();
   } catch (const nlohmann::json::exception&) {
   }
   // An array the file has, one of whose elements an override set: a problem
