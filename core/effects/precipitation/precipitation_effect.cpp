@@ -80,14 +80,15 @@ void parse_precipitation(ObjectReader& r, PrecipitationParams& s, bool rain, con
     r.error(r.child("visibility"), "expected intensity or visibility, not both (each sets how much snow falls)");
   if (intensity) s.sizes = rain ? rain_of_intensity(*intensity) : snow_of_intensity(*intensity);
   else if (visibility) s.sizes = snow_of_visibility(*visibility);
-  if (s.sizes && rain) {  // each drop at its own terminal velocity, with the wind where it was born
-    s.motion = Motion::constant;
-    s.velocity = {0, -float(s.sizes->mean_fall_speed()), 0};
-    s.velocity_variation = glm::vec3(0);
-  } else if (s.sizes) {  // snow: carried by the wind (its drag set from gravity, see Parser::apply_weather)
-    // Born falling at that drag's speed, the mean of its sizes' (with motion
-    // "constant", its speed for life): `velocity` set it, and a constant
-    // flake fell at the key's speed, or the default 1 m/s, whatever its intensity.
+  if (s.sizes) {
+    // The sizes' mean fall speed. Rain: the box's fill rate (each drop is
+    // born at its own terminal velocity, with the wind where it was born,
+    // and keeps it). Snow: each flake's, for life with motion "constant";
+    // in the wind, the speed its drag gives (set from gravity, see
+    // Parser::apply_weather), which it is born at. (`velocity` set a
+    // flake's: a constant one fell at the key's speed, or the default 1 m/s,
+    // whatever its intensity.)
+    if (rain) s.motion = Motion::constant;
     s.velocity = {0, -float(s.sizes->mean_fall_speed()), 0};
     s.velocity_variation = glm::vec3(0);
   }
