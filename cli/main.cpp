@@ -6,7 +6,6 @@
 //   bench    throughput figures
 #include <cmath>
 #include <CLI/CLI.hpp>
-#include <charconv>
 #include <cstdio>
 #include <limits>
 #include <fmt/format.h>
@@ -16,6 +15,7 @@
 #include "cli/progress.h"
 #include "cli/completion.h"
 #include "core/exit_codes.h"
+#include "core/number_text.h"
 #include "core/shards.h"
 #include "core/scene_schema.h"
 
@@ -387,23 +387,19 @@ int main(int argc, char** argv) {
     // A decimal number as typed, finite: anything else is a usage error naming the text.
     const auto parse_fps = [](const std::optional<std::string>& text) -> std::optional<double> {
       if (!text) return std::nullopt;
-      double fps = 0;
-      const char* end = text->data() + text->size();
-      const auto [stop, error] = std::from_chars(text->data(), end, fps);
-      if (error != std::errc() || stop != end || !std::isfinite(fps))
+      const std::optional<double> fps = number_of_text<double>(*text);
+      if (!fps || !std::isfinite(*fps))
         throw FxError(ExitCode::usage, fmt::format("--fps {}: expected a number of frames per second", *text));
       return fps;
     };
     if (*render_cmd) {
       render.fps = parse_fps(fps_text);
       if (seed_text) {
-        int64_t seed = -1;
-        const char* end = seed_text->data() + seed_text->size();
-        const auto [stop, error] = std::from_chars(seed_text->data(), end, seed);
-        if (error != std::errc() || stop != end || seed < 0)
+        const std::optional<int64_t> seed = number_of_text<int64_t>(*seed_text);
+        if (!seed || *seed < 0)
           throw FxError(ExitCode::usage, fmt::format("--seed {}: expected a whole number in 0..{}", *seed_text,
                                                      std::numeric_limits<int64_t>::max()));
-        render.seed = seed;
+        render.seed = *seed;
       }
       return delivered(run_render(render));
     }

@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <cctype>
-#include <charconv>
 #include <fmt/format.h>
 
 #include "core/limits.h"
+#include "core/number_text.h"
 #include "core/scene.h"
 
 namespace fxsim {
@@ -13,9 +13,8 @@ namespace fxsim {
 // A frame number (or a step) from 1 to kMaxFrames, as output.frames: a
 // range of two thousand million frames was a list of them in memory.
 static std::optional<int> parse_positive(std::string_view text) {
-  int value = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size() || value < 1 || value > kMaxFrames) return std::nullopt;
+  const std::optional<int> value = number_of_text<int>(text);
+  if (!value || *value < 1 || *value > kMaxFrames) return std::nullopt;
   return value;
 }
 

@@ -1,27 +1,24 @@
 #include "core/shards.h"
 
-#include <charconv>
 #include <fmt/format.h>
 
 #include "core/exit_codes.h"
+#include "core/number_text.h"
 
 namespace fxsim {
 
 namespace {
+// A variable's value (null where it is not set) as a whole number.
 std::optional<long long> integer(const char* text) {
-  if (!text || !*text) return std::nullopt;
-  long long v = 0;
-  const char* end = text + std::char_traits<char>::length(text);
-  const auto [at, error] = std::from_chars(text, end, v);
-  if (error != std::errc() || at != end) return std::nullopt;
-  return v;
+  return text ? number_of_text<long long>(text) : std::nullopt;
 }
 }  // namespace
 
 std::optional<Shard> parse_shard(const std::string& text) {
   const size_t slash = text.find('/');
   if (slash == std::string::npos) return std::nullopt;
-  const auto i = integer(text.substr(0, slash).c_str()), n = integer(text.substr(slash + 1).c_str());
+  const std::string_view whole(text);
+  const auto i = number_of_text<long long>(whole.substr(0, slash)), n = number_of_text<long long>(whole.substr(slash + 1));
   if (!i || !n || *n < 1 || *i < 1 || *i > *n || *n > kMaxShards) return std::nullopt;
   return Shard{int(*i), int(*n), "--shard " + text};
 }
