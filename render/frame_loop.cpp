@@ -1,6 +1,7 @@
 #include "render/frame_loop.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <deque>
 
@@ -18,12 +19,12 @@ constexpr size_t kFramesInFlightOnTheGpu = 2;
 // would lose it), while a stride (1-240:2) keeps reading one frame back as
 // the next is drawn.
 constexpr int kLongGap = 4;
-}  // namespace
 
-FrameLoopReport run_frame_loop(Simulation& simulation, Renderer& renderer, const FrameSelection& frames,
-                               const std::vector<FrameSink*>& sinks, const FrameLoopOptions& options) {
-  // Everything that can be refused has been: only now do the sinks create files.
-  for (FrameSink* sink : sinks) sink->start();
+// The loop over the frames once the sinks have started; `committed` is set
+// once a frame's commits are done.
+FrameLoopReport draw_frames(Simulation& simulation, Renderer& renderer, const FrameSelection& frames,
+                            const std::vector<FrameSink*>& sinks, const FrameLoopOptions& options,
+                            std::atomic<bool>& committed) {
   const bool hashing = std::any_of(sinks.begin(), sinks.end(), [](const FrameSink* s) { return s->wants_hashes(); });
   const bool frame_hashing =
       std::any_of(sinks.begin(), sinks.end(), [](const FrameSink* s) { return s->wants_frame_hash(); });
@@ -37,6 +38,7 @@ FrameLoopReport run_frame_loop(Simulation& simulation, Renderer& renderer, const
           const CommitSection section;
           for (size_t s = 0; s < sinks.size(); ++s) sinks[s]->commit(record, record.prepared[s]);
         }
+        committed = true;
         if (options.on_committed) options.on_committed(record);
       },
       options.encoders, options.frames_in_flight());
@@ -103,6 +105,25 @@ FrameLoopReport run_frame_loop(Simulation& simulation, Renderer& renderer, const
   writer.finish();
   for (FrameSink* sink : sinks) sink->finish();
   return report;
+}
+}  // namespace
+
+FrameLoopReport run_frame_loop(Simulation& simulation, Renderer& renderer, const FrameSelection& frames,
+                               const std::vector<FrameSink*>& sinks, const FrameLoopOptions& options) {
+  size_t started = 0;
+  std::atomic<bool> committed = false;
+  try {
+    // Everything that can be refused has been: only now do the sinks create files.
+    for (; started < sinks.size(); ++started) sinks[started]->start();
+    return draw_frames(simulation, renderer, frames, sinks, options, committed);
+  } catch (...) {
+    // Refused by a later sink's start (a folder that cannot be made), or
+    // failed before any frame was whole: nothing the render made stays where
+    // it can be taken back (an emptied or new statistics file was left).
+    if (!committed)
+      for (size_t s = 0; s < started; ++s) sinks[s]->abandon();
+    throw;
+  }
 }
 
 }  // namespace fxsim

@@ -222,6 +222,14 @@ TextSink::TextSink(std::string path) : path_(std::move(path)) {
 
 void TextSink::start() { out_ = TextOutput::open(path_); }
 
+void TextSink::finish() {
+  if (out_) out_->finish();
+}
+
+void TextSink::abandon() {
+  if (out_) out_->abandon();
+}
+
 void StatisticsSink::commit(const FrameRecord& record, const Prepared&) { out_->append(to_json_line(record.stats) + "\n"); }
 
 void StateHashSink::commit(const FrameRecord& record, const Prepared&) {

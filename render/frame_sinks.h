@@ -72,6 +72,9 @@ class FrameSink {
   virtual void commit(const FrameRecord& record, const Prepared& prepared) = 0;
   // After the last frame's commit: completes what spans frames (a video file).
   virtual void finish() {}
+  // The render failed before its first frame was committed: takes back what
+  // start() made where that can be undone (the text outputs' files).
+  virtual void abandon() {}
 };
 
 // How frames are written: the format follows the path's extension.
@@ -135,6 +138,8 @@ class TextSink : public FrameSink {
   explicit TextSink(std::string path);  // "-": standard output; checked now, created by start()
   bool writes_stdout() const override { return path_ == "-"; }
   void start() override;
+  void finish() override;
+  void abandon() override;
 
  protected:
   std::string path_;

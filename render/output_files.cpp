@@ -187,22 +187,65 @@ std::optional<TextOutput> TextOutput::open(const std::optional<std::string>& pat
   if (!path) return std::nullopt;
   if (*path == "-") return TextOutput(1, "standard output");
   check_output_path(*path, true);
+  // The folders missing above the file, the outermost first: abandon() removes them.
+  std::vector<std::filesystem::path> missing;
+  std::error_code ec;
+  for (std::filesystem::path f = std::filesystem::path(*path).parent_path(); !f.empty() && !std::filesystem::exists(f, ec);
+       f = f.parent_path())
+    missing.insert(missing.begin(), f);
   prepare_output_folder(*path);
-  const int fd = ::open(path->c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+  // Not truncated yet (empty_once): a render refused after this leaves the file as it was.
+  bool created = true;
+  int fd = ::open(path->c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0 && errno == EEXIST) {
+    created = false;
+    fd = ::open(path->c_str(), O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+  }
   if (fd < 0)
     throw FxError(ExitCode::cannot_write, fmt::format("{}: cannot create the file ({})", *path, std::strerror(errno)));
-  return TextOutput(fd, *path);
+  TextOutput out(fd, *path);
+  out.created_ = out.emptied_ = created;
+  out.made_folders_ = std::move(missing);
+  return out;
 }
 
-TextOutput::TextOutput(TextOutput&& other) noexcept : fd_(std::exchange(other.fd_, -1)), name_(std::move(other.name_)) {}
+TextOutput::TextOutput(TextOutput&& other) noexcept
+    : fd_(std::exchange(other.fd_, -1)), name_(std::move(other.name_)), emptied_(other.emptied_),
+      created_(other.created_), appended_(other.appended_), made_folders_(std::move(other.made_folders_)) {}
 
 TextOutput& TextOutput::operator=(TextOutput&& other) noexcept {
   if (this != &other) {
     if (fd_ > 2) ::close(fd_);
     fd_ = std::exchange(other.fd_, -1);
     name_ = std::move(other.name_);
+    emptied_ = other.emptied_;
+    created_ = other.created_;
+    appended_ = other.appended_;
+    made_folders_ = std::move(other.made_folders_);
   }
   return *this;
+}
+
+void TextOutput::empty_once() {
+  if (emptied_) return;
+  emptied_ = true;
+  // A regular file only: /dev/null and the like have nothing to empty.
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) return;
+  if (::ftruncate(fd_, 0) != 0)
+    throw FxError(ExitCode::cannot_write, fmt::format("{}: cannot empty the file ({})", name_, std::strerror(errno)));
+}
+
+void TextOutput::finish() {
+  if (fd_ > 2) empty_once();
+}
+
+void TextOutput::abandon() {
+  if (fd_ <= 2 || !created_ || appended_) return;
+  std::error_code ec;
+  std::filesystem::remove(name_, ec);
+  // Innermost first; a folder something else has filled since stays.
+  for (auto f = made_folders_.rbegin(); f != made_folders_.rend(); ++f) std::filesystem::remove(*f, ec);
 }
 
 TextOutput::~TextOutput() {
@@ -210,6 +253,8 @@ TextOutput::~TextOutput() {
 }
 
 void TextOutput::append(std::string_view text) {
+  if (fd_ > 2) empty_once();
+  appended_ = true;
   // Where a file's whole lines end: a write cut short (a full disk) is taken
   // back to there, so the file never ends in half a line.
   struct stat st {};

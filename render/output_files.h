@@ -84,8 +84,10 @@ void prepare_output_folder(const std::filesystem::path& file);
 size_t remove_stale_partials(const std::filesystem::path& folder);
 
 // A text stream written as the render goes: standard output for "-", else a
-// regular file (created or truncated when opened). Each append is written and
-// flushed at once.
+// regular file, created where missing (with its folder) when opened, and
+// emptied by the first append or by finish(): a render that stops before
+// either leaves a file that was there as it was, and abandon() takes away
+// what open() made. Each append is written and flushed at once.
 class TextOutput {
  public:
   // Checks the path and opens it; nothing when `path` is empty.
@@ -94,12 +96,22 @@ class TextOutput {
   TextOutput& operator=(TextOutput&& other) noexcept;
   ~TextOutput();
   void append(std::string_view text);
+  // The render is done: a file nothing was appended to is emptied (it had no frame).
+  void finish();
+  // The render stopped before anything was appended: a file open() created
+  // is removed, with the folders it made for it; a file that was there stays.
+  void abandon();
   bool is_stdout() const { return fd_ == 1; }
 
  private:
   TextOutput(int fd, std::string name) : fd_(fd), name_(std::move(name)) {}
+  void empty_once();
   int fd_ = -1;
   std::string name_;
+  bool emptied_ = false;  // by the first append or finish(), or new
+  bool created_ = false;
+  bool appended_ = false;
+  std::vector<std::filesystem::path> made_folders_;  // by open(), the outermost first
 };
 
 }  // namespace fxsim

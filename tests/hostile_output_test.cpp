@@ -100,6 +100,28 @@ TEST(HostileOutput, AStatisticsFileThatCannotBeCreatedLeavesNoFolderOrManifest) 
   }
 }
 
+TEST(HostileOutput, AFramesFolderThatCannotBeMadeLeavesTheTextOutputsAsTheyWere) {
+  // The text outputs are opened first (above); the frames' folder under
+  // /proc then cannot be made (as root every check before passes). A new
+  // statistics file and its folder were left, empty, and an earlier file emptied.
+  TempDir dir("text_then_folder");
+  write_text_file(dir / "earlier.txt", "1 0123456789abcdef\n");
+  const CliResult r = run_fxsim(fmt::format("render '{}' --frames 1{}-o /proc/fxsim-{}/f_####.png --stats '{}' "
+                                            "--state-hashes '{}'", kSnowPath, kTiny, ::getpid(),
+                                            (dir / "new/folders/s.jsonl").string(), (dir / "earlier.txt").string()));
+  EXPECT_EQ(r.exit_code, 73) << r.err;
+  EXPECT_NE(r.err.find("/proc/fxsim-"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "new"));
+  EXPECT_EQ(read_text_file(dir / "earlier.txt"), "1 0123456789abcdef\n");
+  // Written, they hold this render's lines only (the earlier file emptied first).
+  ASSERT_EQ(run_fxsim(fmt::format("render '{}' --frames 1{}-o '{}' --state-hashes '{}'", kSnowPath, kTiny,
+                                  (dir / "out/f_#.png").string(), (dir / "earlier.txt").string())).exit_code, 0);
+  const std::string hashes = read_text_file(dir / "earlier.txt");
+  EXPECT_EQ(std::count(hashes.begin(), hashes.end(), '\n'), 1) << hashes;
+  EXPECT_EQ(hashes.rfind("1 ", 0), 0u) << hashes;
+  EXPECT_NE(hashes, "1 0123456789abcdef\n");
+}
+
 TEST(HostileOutput, AnOutputOverTheSceneFileIsRefused) {
   // --stats scene.json replaced the scene with statistics, exit 0.
   TempDir dir("out_over_scene");
