@@ -1,7 +1,9 @@
 #include "render/sky_pass.h"
 
+#include <cmath>
+
 #include <glm/gtc/type_ptr.hpp>
-#include <glm/matrix.hpp>
+#include <glm/trigonometric.hpp>
 
 #include "render/fog_glsl.h"
 #include "render/shader.h"
@@ -10,14 +12,16 @@ namespace fxsim {
 
 namespace {
 // One triangle covering the screen; each pixel's world direction from the
-// inverse of the camera's rotation and projection.
+// camera's axes scaled by the field of view (linear across the screen, so
+// interpolated exactly). Unprojecting the far plane through the inverse of
+// the projection lost every direction's precision when far / near passed
+// about 2e7 (the sky came out one colour, unfogged).
 constexpr const char* kSkyVertexShader = R"(#version 330 core
-uniform mat4 u_inverse_view_projection;  // rotation only: the eye at the origin
+uniform mat3 u_view_rays;  // the direction of window point p (-1..1) is u_view_rays * (p, -1)
 out vec3 v_direction;
 void main() {
   vec2 p = vec2(float((gl_VertexID & 1) << 2) - 1.0, float((gl_VertexID & 2) << 1) - 1.0);
-  vec4 far = u_inverse_view_projection * vec4(p, 1.0, 1.0);
-  v_direction = far.xyz / far.w;
+  v_direction = u_view_rays * vec3(p, -1.0);
   gl_Position = vec4(p, 1.0, 1.0);
 }
 )";
@@ -44,11 +48,14 @@ SkyPass::SkyPass() {
 }
 
 void SkyPass::draw(const Sky& sky, const CameraPose& camera, float aspect, const std::optional<Fog>& fog) {
-  glm::mat4 view = camera.view();
-  view[3] = glm::vec4(0, 0, 0, 1);  // directions only
-  const glm::mat4 inverse = glm::inverse(camera.projection(aspect) * view);
+  // The camera's right, up and backward axes; right and up reach the
+  // frame's edges at z = -1 (camera.projection's field of view and aspect).
+  const float half_height = std::tan(glm::radians(camera.fov_degrees) * 0.5f);
+  glm::mat3 rays = camera.basis();
+  rays[0] *= half_height * aspect;
+  rays[1] *= half_height;
   glUseProgram(program_.get());
-  glUniformMatrix4fv(uniform(program_, "u_inverse_view_projection"), 1, GL_FALSE, glm::value_ptr(inverse));
+  glUniformMatrix3fv(uniform(program_, "u_view_rays"), 1, GL_FALSE, glm::value_ptr(rays));
   const glm::vec4 horizon = sky.horizon.linear(), zenith = sky.zenith.linear();
   glUniform3f(uniform(program_, "u_horizon"), horizon.r, horizon.g, horizon.b);
   glUniform3f(uniform(program_, "u_zenith"), zenith.r, zenith.g, zenith.b);

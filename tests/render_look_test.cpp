@@ -299,18 +299,21 @@ TEST(RenderLook, TheSkyRunsFromTheHorizonToTheZenith) {
     "camera": {"position": [0, 2, 10], "target": [0, 2, 0], "fov": 90},
     "environment": {"ground": null, "sky": {"horizon": "#ffffff", "zenith": "#000000"}},
     "emitters": [{"type": "snow", "max_particles": 1, "opacity": 0, "region": {"center": [0, 2, 0], "size": [0.01, 0.01, 0.01]}}]})");
-  for (const char* backend : kBackends) {
-    const CliResult run = run_fxsim(fmt::format("render '{}' -q --backend {} -o '{}'", (dir / "sky.json").string(),
-                                                backend, (dir / "sky_#.exr").string()));
-    ASSERT_EQ(run.exit_code, 0) << run.err;
-    const ExrChannels exr = read_exr(dir / "sky_1.exr");
-    const auto& r = exr.channels.at("R");
-    const auto at = [&](int row) { return r[size_t(row) * 64 + 32]; };
-    EXPECT_NEAR(at(40), 1.0f, 0.01f) << backend;  // below the horizon
-    // Row 0: 45° up at the top's centre (fov 90): 1 − sin(45°)^0.45.
-    EXPECT_NEAR(at(0), 1.0f - std::pow(std::sin(glm::radians(44.3f)), 0.45f), 0.02f) << backend;
-    for (int row = 1; row < 32; ++row) EXPECT_GE(at(row), at(row - 1)) << row;  // brighter towards the horizon
-  }
+  // Also with the widest far / near the format allows (10^11): directions
+  // found through the projection's inverse made the sky one colour past about 2e7.
+  for (const char* planes : {"", "--set /camera/near=0.0001 --set /camera/far=10000000"})
+    for (const char* backend : kBackends) {
+      const CliResult run = run_fxsim(fmt::format("render '{}' -q --backend {} {} -o '{}'", (dir / "sky.json").string(),
+                                                  backend, planes, (dir / "sky_#.exr").string()));
+      ASSERT_EQ(run.exit_code, 0) << run.err;
+      const ExrChannels exr = read_exr(dir / "sky_1.exr");
+      const auto& r = exr.channels.at("R");
+      const auto at = [&](int row) { return r[size_t(row) * 64 + 32]; };
+      EXPECT_NEAR(at(40), 1.0f, 0.01f) << backend << planes;  // below the horizon
+      // Row 0: 45° up at the top's centre (fov 90): 1 − sin(45°)^0.45.
+      EXPECT_NEAR(at(0), 1.0f - std::pow(std::sin(glm::radians(44.3f)), 0.45f), 0.02f) << backend << planes;
+      for (int row = 1; row < 32; ++row) EXPECT_GE(at(row), at(row - 1)) << row << planes;  // brighter towards the horizon
+    }
 }
 
 TEST(RenderLook, PhysicalRainFillsItsBoxAndFallsAtTheMeanTerminalVelocity) {
