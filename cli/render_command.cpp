@@ -680,9 +680,10 @@ int run_render(const RenderOptions& options) {
   // fog that hides everything, an emitter with nothing to draw gave such
   // frames with exit 0 and no word.
   std::vector<int> one_colour_frames;
+  const ImageEncoding written = images ? images->encoding() : ImageEncoding{};  // a video's frames: 8-bit
   loop.on_committed = [&](const FrameRecord& frame) {
     progress.committed(frame);
-    if (frame.linear ? one_colour(*frame.linear) : one_colour(frame.image)) one_colour_frames.push_back(frame.frame);
+    if (one_colour_as_written(frame, written)) one_colour_frames.push_back(frame.frame);
   };
   loop.on_skipped = [&](int frame) { progress.skipped(frame); };
   loop.on_simulated = [&](int frame) { checkpoints.reached(simulation, frame); };

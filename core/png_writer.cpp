@@ -88,23 +88,30 @@ std::vector<uint8_t> encode_png(const Image& image, const PngSettings& settings)
                 !settings.alpha && opaque(image) ? Layout::rgb_of_rgba : Layout::rgba, settings);
 }
 
-std::vector<uint8_t> encode_png16(const LinearImage& image, const PngSettings& settings) {
-  const bool srgb = settings.srgb;
-  check_pixels(image);
-  std::vector<uint8_t> samples(image.rgba.size() * 2);
-  bool all_opaque = true;
+std::vector<uint16_t> png16_samples(const LinearImage& image, bool srgb) {
+  std::vector<uint16_t> samples(image.rgba.size());
   for (size_t i = 0; i < image.rgba.size(); i += 4) {
     const float a = std::clamp(image.rgba[i + 3], 0.0f, 1.0f);
-    all_opaque = all_opaque && a >= 1.0f;
     for (size_t c = 0; c < 4; ++c) {
       const float straight = straight_channel(image.rgba[i + c], a);
       const float v = c == 3 ? a : srgb ? linear_to_srgb(straight) : straight;
-      const auto q = uint16_t(std::lround(v * 65535.0f));
-      samples[(i + c) * 2] = uint8_t(q >> 8);  // PNG samples are big-endian
-      samples[(i + c) * 2 + 1] = uint8_t(q & 0xff);
+      samples[i + c] = uint16_t(std::lround(v * 65535.0f));
     }
   }
-  return encode(samples.data(), image.width, image.height, 16,
+  return samples;
+}
+
+std::vector<uint8_t> encode_png16(const LinearImage& image, const PngSettings& settings) {
+  check_pixels(image);
+  const std::vector<uint16_t> samples = png16_samples(image, settings.srgb);
+  std::vector<uint8_t> bytes(samples.size() * 2);
+  for (size_t i = 0; i < samples.size(); ++i) {
+    bytes[i * 2] = uint8_t(samples[i] >> 8);  // PNG samples are big-endian
+    bytes[i * 2 + 1] = uint8_t(samples[i] & 0xff);
+  }
+  bool all_opaque = true;
+  for (size_t i = 3; i < image.rgba.size(); i += 4) all_opaque = all_opaque && image.rgba[i] >= 1.0f;
+  return encode(bytes.data(), image.width, image.height, 16,
                 !settings.alpha && all_opaque ? Layout::rgb_of_rgba : Layout::rgba, settings);
 }
 

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <fmt/format.h>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sys/stat.h>
 
@@ -79,6 +80,23 @@ std::vector<uint8_t> motion_png(const MotionLayer& motion, int width, int height
 }
 }  // namespace
 
+namespace {
+// What a 16-bit PNG is made of: the linear frame, through the filmic tone
+// where the output has it (kept in `toned`).
+const LinearImage& png16_source(const LinearImage& linear, const ImageEncoding& encoding,
+                                std::optional<LinearImage>& toned) {
+  if (encoding.tone != OutputSettings::Tone::filmic) return linear;
+  return toned.emplace(tone_mapped(linear));
+}
+}  // namespace
+
+bool one_colour_as_written(const FrameRecord& record, const ImageEncoding& encoding) {
+  if (!record.linear || (encoding.format != ImageFormat::exr && encoding.bit_depth != 16)) return one_colour(record.image);
+  if (encoding.format == ImageFormat::exr) return one_colour(as_exr_halves(*record.linear));
+  std::optional<LinearImage> toned;
+  return one_colour(png16_samples(png16_source(*record.linear, encoding, toned), encoding.png.srgb));
+}
+
 Prepared ImageSequenceSink::prepare(const FrameRecord& record) const {
   const std::filesystem::path path = frame_path(pattern_, record.frame);
   const bool linear = encoding_.format == ImageFormat::exr || encoding_.bit_depth == 16;
@@ -96,11 +114,10 @@ Prepared ImageSequenceSink::prepare(const FrameRecord& record) const {
     }
     files.push_back({path, encode_exr(*record.linear, channels)});
   } else {
-    if (encoding_.bit_depth == 16)
-      files.push_back({path, encode_png16(encoding_.tone == OutputSettings::Tone::filmic ? tone_mapped(*record.linear)
-                                                                                        : *record.linear,
-                                          encoding_.png)});
-    else
+    if (encoding_.bit_depth == 16) {
+      std::optional<LinearImage> toned;
+      files.push_back({path, encode_png16(png16_source(*record.linear, encoding_, toned), encoding_.png)});
+    } else
       files.push_back({path, encode_png(record.image, encoding_.png)});
   }
   if (!encoding_.clean_plate.empty()) {

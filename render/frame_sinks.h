@@ -86,6 +86,11 @@ struct ImageEncoding {
   OutputSettings::Tone tone = OutputSettings::Tone::clip;  // of 16-bit PNG (the 8-bit frame has it already)
 };
 
+// Whether every pixel of `record` is the same as `encoding` writes it (the
+// 8-bit frame, 16-bit samples after the tone, EXR's halves): a float frame
+// may differ where its file does not (an exposure of 20: white throughout in 16 bits).
+bool one_colour_as_written(const FrameRecord& record, const ImageEncoding& encoding);
+
 // One image per frame at a path pattern ('#' runs are the frame number): PNG
 // (8 or 16 bits, straight alpha) or OpenEXR (half float, premultiplied linear).
 class ImageSequenceSink : public FrameSink {
@@ -106,6 +111,7 @@ class ImageSequenceSink : public FrameSink {
   bool wants_frame_hash() const override { return manifest_ != nullptr && state_hashes_; }
   // Frame lines written right after the run line (frames kept by --skip-existing that no line records).
   void adopt(std::vector<ManifestFrame> frames) { adopted_ = std::move(frames); }
+  const ImageEncoding& encoding() const { return encoding_; }
 
  private:
   // Makes the folder of `file` (and cleans up after killed runs there) the

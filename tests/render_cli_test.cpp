@@ -112,6 +112,19 @@ TEST(Render, FramesInWhichNothingShowsAreSaid) {
   const CliResult seen = run_fxsim(render);
   EXPECT_EQ(seen.exit_code, 0) << seen.err;
   EXPECT_EQ(seen.err.find("one colour"), std::string::npos) << seen.err;
+  // As written: a 16-bit frame whose float pixels differ but whose samples
+  // are all white (an exposure of 20) or all black was not said.
+  for (const char* written : {"--set /output/bit_depth=16 --set /camera/exposure=20",
+                              "--set /output/bit_depth=16 --set /camera/exposure=-20",
+                              "--set /output/bit_depth=16 --set /camera/exposure=20 --set '/output/tone=\"filmic\"'"}) {
+    const CliResult r = run_fxsim(render + " " + written);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.err.find("frames 1-3 are one colour throughout"), std::string::npos) << written << ": " << r.err;
+  }
+  const CliResult exr = run_fxsim("render '" FXSIM_SOURCE_DIR "/scenes/snow-streetlamp.json' --frames 1-3 --width 64 "
+                                  "--height 36 -q --set /camera/exposure=20 -o '" + (dir / "f_####.exr").string() + "'");
+  EXPECT_EQ(exr.exit_code, 0) << exr.err;
+  EXPECT_EQ(exr.err.find("one colour"), std::string::npos) << exr.err;  // EXR keeps the light past white
 }
 
 TEST(Render, AScenePastTheMachinesMemoryIsRefusedWith65) {
