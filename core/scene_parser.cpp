@@ -149,9 +149,15 @@ class Parser {
   void parse_camera(const Json* node) {
     ObjectReader r(node, "/camera", problems_);
     auto& c = scene_.camera;
+    // The view is judged only from values that were read: a target out of
+    // range stood as the default one, and was said to look along up too.
+    const size_t problems_before_view = problems_.size();
     c.position = r.vector("position", c.position, kCoordinate);
     c.target = r.vector("target", c.target, kCoordinate);
+    const size_t problems_before_up = problems_.size();
     c.up = r.vector("up", c.up, kCoordinate, "of length > 0.001", [](glm::vec3 v) { return glm::length(v) > 1e-3f; });
+    const bool up_read = problems_.size() == problems_before_up;
+    const bool view_read = up_read && problems_before_up == problems_before_view;
     c.fov = float(r.number("fov", c.fov, Range{1, 179}));
     c.near_plane = float(r.number("near", c.near_plane, Range{1e-4, 1e5}));
     // far beyond near by a thousandth at least: the depth range the GL keeps.
@@ -182,9 +188,10 @@ class Parser {
         if (i > 0 && key.time <= previous.time && k.present("time") && problems_.size() == problems_before)
           k.error(k.child("time"), fmt::format("expected a time later than the previous key's {}, got {}",
                                                previous.time, key.time));
+        const size_t problems_before_key_view = problems_.size();
         key.position = k.vector("position", previous.position, kCoordinate);
         key.target = k.vector("target", previous.target, kCoordinate);
-        check_view(k, key.position, key.target, c.up);
+        if (up_read && problems_.size() == problems_before_key_view) check_view(k, key.position, key.target, c.up);
         k.finish();
         c.keys.push_back(key);
         previous = key;
@@ -202,7 +209,7 @@ class Parser {
                           "got {:g}: nearer, the lens focuses nothing",
                           f, c.fov, *c.focus_distance));
     c.exposure = float(r.number("exposure", c.exposure, Range{-20, 20}));
-    if (c.keys.empty()) check_view(r, c.position, c.target, c.up);
+    if (c.keys.empty() && view_read) check_view(r, c.position, c.target, c.up);
     else if (problems_.empty()) check_path(r);
     r.finish();
   }

@@ -97,6 +97,21 @@ TEST(SceneParser, AKeysTimeOutOfRangeIsOneProblem) {
   EXPECT_NE(lines[0].find("/camera/keys/1/time: expected a number in 0..10000000, got -1"), std::string::npos) << lines[0];
 }
 
+TEST(SceneParser, AViewOutOfRangeIsOneProblem) {
+  // The target stood as the default [0, 2, 0], which from this eye looks
+  // along up: "not parallel to the camera's up" came second, about a view
+  // the scene does not have. The same for a key's target.
+  for (const char* camera : {R"("position": [0, -999000, 0], "target": [5, -1000010, 0])",
+                             R"("keys": [{"time": 0, "position": [0, -999000, 0], "target": [5, -1000010, 0]}])"}) {
+    const auto lines = problems(std::string(R"({"fxsim": 1, "camera": {)") + camera + R"(}, "emitters": [{"type": "snow"}]})");
+    ASSERT_EQ(lines.size(), 1u) << lines.back();
+    EXPECT_NE(lines[0].find("target: expected a vector [x, y, z] of 3 numbers, each in -1000000..1000000"),
+              std::string::npos) << lines[0];
+  }
+  // A view that is read and degenerate is still said.
+  EXPECT_EQ(problems(R"({"fxsim": 1, "camera": {"position": [0, 0, 0], "target": [0, 5, 0]}, "emitters": [{"type": "snow"}]})").size(), 1u);
+}
+
 TEST(SceneParser, AFocusNearerThanTheFocalLengthIsRefused) {
   // The lens focuses nothing there: every flake was spread over the frame
   // and the frames came out empty, exit 0.
