@@ -52,9 +52,9 @@ int run_validate(const std::string& scene_argument, const std::string& backend, 
     const std::string slots = all == primary ? fmt::format("{} particle slots", primary)
                                              : fmt::format("{} particle slots + {} for secondaries (splashes, mist, "
                                                            "embers, debris)", primary, all - primary);
-    fmt::print("{}: ok ({} emitter{}, {}, {} frames at {} fps, {}x{}; about {} of memory on the {} backend)\n",
+    fmt::print("{}: ok ({} emitter{}, {}, {} frame{} at {} fps, {}x{}; about {} of memory on the {} backend)\n",
                scene_file, scene.emitters.size(), scene.emitters.size() == 1 ? "" : "s", slots, scene.output.frames,
-               scene.output.fps, scene.output.width, scene.output.height, format_bytes(double(ram)),
+               scene.output.frames == 1 ? "" : "s", scene.output.fps, scene.output.width, scene.output.height, format_bytes(double(ram)),
                backend == "gpu" ? "GPU (in RAM)" : "CPU");
     return 0;
   } catch (const SceneError& e) {

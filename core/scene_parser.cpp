@@ -423,6 +423,7 @@ class Parser {
     parse_common(r, e, effect_defaults(e.params));
     parse_effect_keys(r, e, textures_);
     if (e.is_precipitation() && e.precipitation().sizes) apply_weather(r, e);
+    if (e.is_precipitation()) warn_of_a_box_under_the_ground(r, e.precipitation().region);
     if (e.is<FireParams>() || e.is<ExplosionParams>()) parse_effect_light(r, e);
     r.finish();
     scene_.emitters.push_back(std::move(e));
@@ -473,6 +474,18 @@ class Parser {
                                                                 : fmt::format("{:.0f}", sizes.per_cubic_metre()),
           e.is<SnowParams>() ? "flakes" : "drops", volume, wanted, e.max_particles,
           given ? "its max_particles" : "fxsim's cap for physical weather"));
+  }
+
+  // Rain or snow whose box lies wholly under the ground is born there, and
+  // lay in one flat sheet at the box's top, dying and born again each frame,
+  // without a word.
+  void warn_of_a_box_under_the_ground(ObjectReader& r, const Region& region) {
+    const auto& ground = scene_.environment.ground;
+    if (!ground || region.center.y + region.size.y * 0.5f > ground->height) return;
+    scene_.warnings.push_back(fmt::format(
+        "{}/region: the box (top at {:g} m) lies wholly under the ground (at {:g} m): its particles are born under it "
+        "and lie on it; raise the box's center",
+        r.pointer(), region.center.y + region.size.y * 0.5f, ground->height));
   }
 
   // The shaders hold kMaxLights: the scene's and the effects' together.

@@ -112,6 +112,25 @@ TEST(SceneParser, AViewOutOfRangeIsOneProblem) {
   EXPECT_EQ(problems(R"({"fxsim": 1, "camera": {"position": [0, 0, 0], "target": [0, 5, 0]}, "emitters": [{"type": "snow"}]})").size(), 1u);
 }
 
+TEST(SceneParser, RainOrSnowWhollyUnderTheGroundIsWarnedAbout) {
+  // Born under the ground, its flakes lay in one sheet, without a word.
+  const auto warnings_of = [](const std::string& environment, const char* center) {
+    return parse_scene_text(std::string(R"({"fxsim": 1, "environment": {)") + environment +
+                                R"(}, "emitters": [{"type": "snow", "region": {"center": )" + center +
+                                R"(, "size": [4, 4, 4]}}, {"type": "rain", "region": {"center": )" + center +
+                                R"(, "size": [4, 4, 4]}}]})",
+                            "s.json", ".")
+        .warnings;
+  };
+  const std::vector<std::string> under = warnings_of(R"("ground": {"height": 1})", "[0, -1, 0]");
+  ASSERT_EQ(under.size(), 2u);
+  EXPECT_EQ(under[0], "/emitters/0/region: the box (top at 1 m) lies wholly under the ground (at 1 m): its particles "
+                      "are born under it and lie on it; raise the box's center");
+  EXPECT_NE(under[1].find("/emitters/1/region"), std::string::npos) << under[1];
+  EXPECT_TRUE(warnings_of(R"("ground": {"height": 1})", "[0, -0.9, 0]").empty());  // its top above the ground
+  EXPECT_TRUE(warnings_of(R"("ground": null)", "[0, -10, 0]").empty());            // no ground
+}
+
 TEST(SceneParser, AFocusNearerThanTheFocalLengthIsRefused) {
   // The lens focuses nothing there: every flake was spread over the frame
   // and the frames came out empty, exit 0.
