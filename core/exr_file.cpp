@@ -40,11 +40,7 @@ constexpr float kHalfMax = 65504.0f;
 Imath::half to_half(float v) { return Imath::half(std::clamp(v, -kHalfMax, kHalfMax)); }
 }  // namespace
 
-LinearImage as_exr_halves(const LinearImage& color) {
-  LinearImage out = color;
-  for (float& v : out.rgba) v = float(to_half(v));
-  return out;
-}
+float exr_stored(float v) { return float(to_half(v)); }
 
 std::vector<uint8_t> encode_exr(const LinearImage& color, const std::vector<ExrLayer>& layers) {
   const size_t pixels = size_t(color.width) * size_t(color.height);

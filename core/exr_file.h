@@ -20,8 +20,8 @@ struct ExrLayer {
 };
 
 std::vector<uint8_t> encode_exr(const LinearImage& color, const std::vector<ExrLayer>& layers = {});
-// The colour as encode_exr stores it: each value a half (±65504 at most), read back as a float.
-LinearImage as_exr_halves(const LinearImage& color);
+// The value encode_exr stores for `v`: a half (±65504 at most), read back as a float.
+float exr_stored(float v);
 
 // Every channel of an EXR file as floats, by name (tests, plates). Throws
 // FxError(input_missing) naming the file when it cannot be read.

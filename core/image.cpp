@@ -196,7 +196,6 @@ bool every_pixel_the_first(const std::vector<Sample>& rgba) {
 
 bool one_colour(const Image& image) { return every_pixel_the_first(image.rgba); }
 bool one_colour(const LinearImage& image) { return every_pixel_the_first(image.rgba); }
-bool one_colour(const std::vector<uint16_t>& rgba) { return every_pixel_the_first(rgba); }
 
 Image resize_image(const Image& image, int width, int height) {
   if (image.width == width && image.height == height) return image;

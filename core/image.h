@@ -28,7 +28,6 @@ struct LinearImage {
 // shows (false for an empty image).
 bool one_colour(const Image& image);
 bool one_colour(const LinearImage& image);
-bool one_colour(const std::vector<uint16_t>& rgba);  // four samples a pixel
 
 // One premultiplied linear channel as straight (divided by the coverage
 // `alpha`, itself clamped to 0..1), clamped to 0..1; 0 where nothing covers.

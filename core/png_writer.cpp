@@ -88,30 +88,29 @@ std::vector<uint8_t> encode_png(const Image& image, const PngSettings& settings)
                 !settings.alpha && opaque(image) ? Layout::rgb_of_rgba : Layout::rgba, settings);
 }
 
-std::vector<uint16_t> png16_samples(const LinearImage& image, bool srgb) {
-  std::vector<uint16_t> samples(image.rgba.size());
-  for (size_t i = 0; i < image.rgba.size(); i += 4) {
-    const float a = std::clamp(image.rgba[i + 3], 0.0f, 1.0f);
-    for (size_t c = 0; c < 4; ++c) {
-      const float straight = straight_channel(image.rgba[i + c], a);
-      const float v = c == 3 ? a : srgb ? linear_to_srgb(straight) : straight;
-      samples[i + c] = uint16_t(std::lround(v * 65535.0f));
-    }
+void png16_pixel(const float* rgba, bool srgb, uint16_t out[4]) {
+  const float a = std::clamp(rgba[3], 0.0f, 1.0f);
+  for (size_t c = 0; c < 4; ++c) {
+    const float straight = straight_channel(rgba[c], a);
+    const float v = c == 3 ? a : srgb ? linear_to_srgb(straight) : straight;
+    out[c] = uint16_t(std::lround(v * 65535.0f));
   }
-  return samples;
 }
 
 std::vector<uint8_t> encode_png16(const LinearImage& image, const PngSettings& settings) {
   check_pixels(image);
-  const std::vector<uint16_t> samples = png16_samples(image, settings.srgb);
-  std::vector<uint8_t> bytes(samples.size() * 2);
-  for (size_t i = 0; i < samples.size(); ++i) {
-    bytes[i * 2] = uint8_t(samples[i] >> 8);  // PNG samples are big-endian
-    bytes[i * 2 + 1] = uint8_t(samples[i] & 0xff);
-  }
+  std::vector<uint8_t> samples(image.rgba.size() * 2);
   bool all_opaque = true;
-  for (size_t i = 3; i < image.rgba.size(); i += 4) all_opaque = all_opaque && image.rgba[i] >= 1.0f;
-  return encode(bytes.data(), image.width, image.height, 16,
+  for (size_t i = 0; i < image.rgba.size(); i += 4) {
+    all_opaque = all_opaque && image.rgba[i + 3] >= 1.0f;
+    uint16_t q[4];
+    png16_pixel(&image.rgba[i], settings.srgb, q);
+    for (size_t c = 0; c < 4; ++c) {
+      samples[(i + c) * 2] = uint8_t(q[c] >> 8);  // PNG samples are big-endian
+      samples[(i + c) * 2 + 1] = uint8_t(q[c] & 0xff);
+    }
+  }
+  return encode(samples.data(), image.width, image.height, 16,
                 !settings.alpha && all_opaque ? Layout::rgb_of_rgba : Layout::rgba, settings);
 }
 

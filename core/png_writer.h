@@ -28,8 +28,9 @@ std::vector<uint8_t> encode_png(const Image& image, const PngSettings& settings 
 // opaque), from a linear premultiplied image.
 // With settings.srgb false the samples are written as they are (data such as depth, not colour).
 std::vector<uint8_t> encode_png16(const LinearImage& image, const PngSettings& settings = {});
-// encode_png16's samples, four a pixel (RGBA), before the file's layout and byte order.
-std::vector<uint16_t> png16_samples(const LinearImage& image, bool srgb);
+// One pixel's four samples (RGBA) as encode_png16 writes them, from its
+// linear premultiplied `rgba`, before the file's layout and byte order.
+void png16_pixel(const float* rgba, bool srgb, uint16_t out[4]);
 // One sample a pixel (a grey PNG, colour type 0), 8 or 16 bits, as they are:
 // data layers such as depth and coverage, which a loader reads as one channel.
 std::vector<uint8_t> encode_grey_png(const std::vector<uint16_t>& samples, int width, int height, int bit_depth,

@@ -15,5 +15,7 @@ float filmic(float x);
 // Each pixel's straight colour through the curve, premultiplied again (pure
 // emission, alpha 0, through the curve as it is).
 LinearImage tone_mapped(const LinearImage& image);
+// One pixel's premultiplied `rgba` as tone_mapped maps it.
+void tone_map_pixel(float* rgba);
 
 }  // namespace fxsim

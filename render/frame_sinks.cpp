@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <cstring>
 #include <fstream>
-#include <optional>
 #include <set>
 #include <sys/stat.h>
 
@@ -81,20 +81,34 @@ std::vector<uint8_t> motion_png(const MotionLayer& motion, int width, int height
 }  // namespace
 
 namespace {
-// What a 16-bit PNG is made of: the linear frame, through the filmic tone
-// where the output has it (kept in `toned`).
-const LinearImage& png16_source(const LinearImage& linear, const ImageEncoding& encoding,
-                                std::optional<LinearImage>& toned) {
-  if (encoding.tone != OutputSettings::Tone::filmic) return linear;
-  return toned.emplace(tone_mapped(linear));
+// Whether every pixel of `image` gives the first's four samples (`as_written`
+// turns a pixel's linear RGBA into them), bit for bit; it stops at the first
+// that differs, so a frame where something shows costs a pixel or two.
+template <class Sample, class AsWritten>
+bool every_pixel_written_as_the_first(const LinearImage& image, AsWritten as_written) {
+  if (image.rgba.size() < 4) return false;
+  Sample first[4], other[4];
+  as_written(&image.rgba[0], first);
+  for (size_t i = 4; i < image.rgba.size(); i += 4) {
+    as_written(&image.rgba[i], other);
+    if (std::memcmp(first, other, sizeof first) != 0) return false;
+  }
+  return true;
 }
 }  // namespace
 
 bool one_colour_as_written(const FrameRecord& record, const ImageEncoding& encoding) {
   if (!record.linear || (encoding.format != ImageFormat::exr && encoding.bit_depth != 16)) return one_colour(record.image);
-  if (encoding.format == ImageFormat::exr) return one_colour(as_exr_halves(*record.linear));
-  std::optional<LinearImage> toned;
-  return one_colour(png16_samples(png16_source(*record.linear, encoding, toned), encoding.png.srgb));
+  if (encoding.format == ImageFormat::exr)
+    return every_pixel_written_as_the_first<float>(*record.linear, [](const float* rgba, float* out) {
+      for (int c = 0; c < 4; ++c) out[c] = exr_stored(rgba[c]);
+    });
+  const bool toned = encoding.tone == OutputSettings::Tone::filmic, srgb = encoding.png.srgb;
+  return every_pixel_written_as_the_first<uint16_t>(*record.linear, [&](const float* rgba, uint16_t* out) {
+    float pixel[4] = {rgba[0], rgba[1], rgba[2], rgba[3]};
+    if (toned) tone_map_pixel(pixel);
+    png16_pixel(pixel, srgb, out);
+  });
 }
 
 Prepared ImageSequenceSink::prepare(const FrameRecord& record) const {
@@ -114,10 +128,11 @@ Prepared ImageSequenceSink::prepare(const FrameRecord& record) const {
     }
     files.push_back({path, encode_exr(*record.linear, channels)});
   } else {
-    if (encoding_.bit_depth == 16) {
-      std::optional<LinearImage> toned;
-      files.push_back({path, encode_png16(png16_source(*record.linear, encoding_, toned), encoding_.png)});
-    } else
+    if (encoding_.bit_depth == 16)
+      files.push_back({path, encode_png16(encoding_.tone == OutputSettings::Tone::filmic ? tone_mapped(*record.linear)
+                                                                                        : *record.linear,
+                                          encoding_.png)});
+    else
       files.push_back({path, encode_png(record.image, encoding_.png)});
   }
   if (!encoding_.clean_plate.empty()) {
