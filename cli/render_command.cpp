@@ -75,6 +75,7 @@ extern "C" void on_interrupt(int signal) {
   stop_commits();
   stop_child_processes(signal);  // ffmpeg: its temporary file is removed next; shards stop after their frame
   remove_partial_output();
+  remove_unwritten_text_outputs();  // stopped before the first frame: as a failure leaves them
   if (!g_quiet) {  // write(2) alone: async-signal-safe
     const char* what = signal == SIGINT ? "interrupted (SIGINT)" : signal == SIGTERM ? "terminated (SIGTERM)"
                                                                                      : "hung up (SIGHUP)";
@@ -565,7 +566,9 @@ int run_render(const RenderOptions& options) {
   // They create their files in this order (run_frame_loop starts them): a
   // text file first, which only its creation can refuse (--stats /proc/s.jsonl
   // passes every check before), then the frames' folder and its manifest's
-  // record of the run, which a refusal after them would leave behind.
+  // record of the run, which a refusal after them would leave behind. They
+  // commit each frame in the reverse order: a text output's line comes once
+  // the frame's image is on disk.
   std::vector<std::unique_ptr<FrameSink>> sinks;
   if (options.stats) sinks.push_back(std::make_unique<StatisticsSink>(*options.stats));
   if (options.state_hashes) sinks.push_back(std::make_unique<StateHashSink>(*options.state_hashes));

@@ -36,7 +36,10 @@ FrameLoopReport draw_frames(Simulation& simulation, Renderer& renderer, const Fr
       [&](FrameRecord& record) {
         {
           const CommitSection section;
-          for (size_t s = 0; s < sinks.size(); ++s) sinks[s]->commit(record, record.prepared[s]);
+          // The last started first: the text outputs, started first, take
+          // a frame's line once its image or video frame is written (a
+          // frame whose image could not be written has no line).
+          for (size_t s = sinks.size(); s-- > 0;) sinks[s]->commit(record, record.prepared[s]);
         }
         committed = true;
         if (options.on_committed) options.on_committed(record);
@@ -118,10 +121,11 @@ FrameLoopReport run_frame_loop(Simulation& simulation, Renderer& renderer, const
     return draw_frames(simulation, renderer, frames, sinks, options, committed);
   } catch (...) {
     // Refused by a later sink's start (a folder that cannot be made), or
-    // failed before any frame was whole: nothing the render made stays where
-    // it can be taken back (an emptied or new statistics file was left).
+    // failed before any frame was whole: the text outputs take back the
+    // files and folders they made, the last started first (two files in one
+    // new folder: the folder goes with the second).
     if (!committed)
-      for (size_t s = 0; s < started; ++s) sinks[s]->abandon();
+      for (size_t s = started; s-- > 0;) sinks[s]->abandon();
     throw;
   }
 }

@@ -3,9 +3,9 @@
 // twice: prepare() (slow work such as encoding, on encoder threads, several
 // frames at once, so it must not touch the sink's state), then commit() (the
 // quick step that makes the output whole: a rename, an appended line), one
-// frame at a time in frame order. Commits of one frame happen inside one
-// CommitSection, so an interrupt leaves every sink's output consistent with
-// the same frames.
+// frame at a time in frame order, the sinks in the reverse of the order they
+// started. Commits of one frame happen inside one CommitSection, so an
+// interrupt leaves every sink's output consistent with the same frames.
 //
 // A sink's constructor only checks (nothing is created, so a refused render
 // writes nothing); start() creates its files once every check has passed.

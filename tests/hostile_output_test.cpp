@@ -120,6 +120,13 @@ TEST(HostileOutput, AFramesFolderThatCannotBeMadeLeavesTheTextOutputsAsTheyWere)
   EXPECT_EQ(std::count(hashes.begin(), hashes.end(), '\n'), 1) << hashes;
   EXPECT_EQ(hashes.rfind("1 ", 0), 0u) << hashes;
   EXPECT_NE(hashes, "1 0123456789abcdef\n");
+  // Both in one new folder (and one below it): the folder went with neither,
+  // each file taken back in the order they were made.
+  const CliResult shared = run_fxsim(fmt::format(
+      "render '{}' --frames 1{}-o /proc/fxsim-{}/f_####.png --stats '{}' --state-hashes '{}'", kSnowPath, kTiny,
+      ::getpid(), (dir / "both/s.jsonl").string(), (dir / "both/sub/h.txt").string()));
+  EXPECT_EQ(shared.exit_code, 73) << shared.err;
+  EXPECT_FALSE(fs::exists(dir / "both"));
 }
 
 TEST(HostileOutput, AnOutputOverTheSceneFileIsRefused) {
@@ -448,6 +455,47 @@ void expect_whole_lines(const fs::path& path, Check whole) {
   for (std::string line; std::getline(in, line);) EXPECT_TRUE(whole(line)) << path << ": " << line;
 }
 }  // namespace
+
+TEST(HostileOutput, AFirstFrameThatCannotBeWrittenLeavesTheTextOutputsAsTheyWere) {
+  // The disk fills at frame 1's image: its lines had been appended first, so
+  // a new statistics file stayed with a line for a frame not on disk and an
+  // earlier hash file was emptied and written over.
+  if (geteuid() != 0) GTEST_SKIP() << "mounting a small disk needs root";
+  TempDir dir("first_frame_full");
+  const SmallDisk disk(dir / "disk", 64);
+  if (!disk.mounted()) GTEST_SKIP() << "this machine lets no tmpfs be mounted here";
+  // Room for the manifest's run line, not for a frame of 96x54 at PNG level 0 (about 15 KB).
+  const uintmax_t room = fs::space(dir / "disk").available;
+  ASSERT_GT(room, 8192u);
+  write_text_file(dir / "disk/filler", std::string(size_t(room - 4096), 'x'));
+  write_text_file(dir / "earlier.txt", "1 0123456789abcdef\n");
+  const CliResult r = run_fxsim(fmt::format(
+      "render '{}' --frames 1-3 --width 96 --height 54 --png-level 0 -q -o '{}' --stats '{}' --state-hashes '{}'",
+      kSnowPath, (dir / "disk/f_####.png").string(), (dir / "new/s.jsonl").string(), (dir / "earlier.txt").string()));
+  EXPECT_EQ(r.exit_code, 73) << r.err;
+  EXPECT_NE(r.err.find("f_0001.png"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "disk/f_0001.png"));
+  EXPECT_FALSE(fs::exists(dir / "new"));
+  EXPECT_EQ(read_text_file(dir / "earlier.txt"), "1 0123456789abcdef\n");
+}
+
+TEST(HostileOutput, AnInterruptBeforeTheFirstFrameLeavesTheTextOutputsAsTheyWere) {
+  // Stopped while frame 100000's simulation runs (the text files are open,
+  // no frame is whole): a new file and its folder were left empty, as a
+  // failure no longer leaves them; an earlier one stays as it was.
+  TempDir dir("interrupt_first");
+  write_text_file(dir / "earlier.txt", "1 0123456789abcdef\n");
+  const int status = render_and_when_written(
+      fmt::format("'{}' --frames 100000{}--set /emitters/0/max_particles=100 -o '{}' --stats '{}' "
+                  "--state-hashes '{}'", kSnowPath, kTiny, (dir / "out/f_#.png").string(),
+                  (dir / "new/deeper/s.jsonl").string(), (dir / "earlier.txt").string()),
+      dir / "new/deeper/s.jsonl", 60, "sleep 0.2; kill -INT $pid", dir / "interrupt.sh");
+  ASSERT_TRUE(WIFEXITED(status)) << status;
+  EXPECT_EQ(WEXITSTATUS(status), 128 + SIGINT);
+  EXPECT_FALSE(fs::exists(dir / "new"));
+  EXPECT_EQ(read_text_file(dir / "earlier.txt"), "1 0123456789abcdef\n");
+  EXPECT_FALSE(fs::exists(dir / "out/f_100000.png"));
+}
 
 TEST(HostileOutput, ANameTooLongForTheTemporaryFileIsRefusedBeforeAnyWork) {
   // 249 bytes is a legal name, but NAME.fxsim-partial-HOST-PID is not: the render
