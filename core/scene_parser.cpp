@@ -153,7 +153,10 @@ class Parser {
     // range stood as the default one, and was said to look along up too.
     const size_t problems_before_view = problems_.size();
     c.position = r.vector("position", c.position, kCoordinate);
+    const bool position_read = problems_.size() == problems_before_view;
+    const size_t problems_before_target = problems_.size();
     c.target = r.vector("target", c.target, kCoordinate);
+    const bool target_read = problems_.size() == problems_before_target;
     const size_t problems_before_up = problems_.size();
     c.up = r.vector("up", c.up, kCoordinate, "of length > 0.001", [](glm::vec3 v) { return glm::length(v) > 1e-3f; });
     const bool up_read = problems_.size() == problems_before_up;
@@ -173,6 +176,10 @@ class Parser {
     }
     if (const Json* keys = r.array("keys")) {
       CameraKey previous{0, c.position, c.target};
+      // Whether the previous key's position and target (the camera's before
+      // the first key) were read: a key without its own takes them, and one
+      // that stood in for a value refused is no view to judge.
+      bool previous_position_read = position_read, previous_target_read = target_read;
       for (size_t i = 0; i < keys->size(); ++i) {
         ObjectReader k(&(*keys)[i], fmt::format("/camera/keys/{}", i), problems_);
         if (!(*keys)[i].is_object()) {
@@ -188,13 +195,19 @@ class Parser {
         if (i > 0 && key.time <= previous.time && k.present("time") && problems_.size() == problems_before)
           k.error(k.child("time"), fmt::format("expected a time later than the previous key's {}, got {}",
                                                previous.time, key.time));
-        const size_t problems_before_key_view = problems_.size();
+        size_t problems_before_key_value = problems_.size();
         key.position = k.vector("position", previous.position, kCoordinate);
+        const bool key_position_read =
+            problems_.size() == problems_before_key_value && (k.present("position") || previous_position_read);
+        problems_before_key_value = problems_.size();
         key.target = k.vector("target", previous.target, kCoordinate);
-        if (up_read && problems_.size() == problems_before_key_view) check_view(k, key.position, key.target, c.up);
+        const bool key_target_read =
+            problems_.size() == problems_before_key_value && (k.present("target") || previous_target_read);
+        if (up_read && key_position_read && key_target_read) check_view(k, key.position, key.target, c.up);
         k.finish();
         c.keys.push_back(key);
         previous = key;
+        previous_position_read = key_position_read, previous_target_read = key_target_read;
       }
     }
     c.shutter = optional_float(r, "shutter", Range{0, 1});
@@ -423,7 +436,8 @@ class Parser {
     parse_common(r, e, effect_defaults(e.params));
     parse_effect_keys(r, e, textures_);
     if (e.is_precipitation() && e.precipitation().sizes) apply_weather(r, e);
-    if (e.is_precipitation()) warn_of_a_box_under_the_ground(r, e.precipitation().region);
+    if (e.is_precipitation() && !e.precipitation().follow_camera)  // (carried by the camera: where it lies moves)
+      warn_of_a_box_under_the_ground(r, e.precipitation().region);
     if (e.is<FireParams>() || e.is<ExplosionParams>()) parse_effect_light(r, e);
     r.finish();
     scene_.emitters.push_back(std::move(e));

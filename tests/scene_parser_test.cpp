@@ -101,15 +101,24 @@ TEST(SceneParser, AViewOutOfRangeIsOneProblem) {
   // The target stood as the default [0, 2, 0], which from this eye looks
   // along up: "not parallel to the camera's up" came second, about a view
   // the scene does not have. The same for a key's target.
+  // A key without its own target takes one refused before it (the
+  // previous key's, or the camera's): no view to judge either.
   for (const char* camera : {R"("position": [0, -999000, 0], "target": [5, -1000010, 0])",
-                             R"("keys": [{"time": 0, "position": [0, -999000, 0], "target": [5, -1000010, 0]}])"}) {
+                             R"("keys": [{"time": 0, "position": [0, -999000, 0], "target": [5, -1000010, 0]}])",
+                             R"("keys": [{"time": 0, "position": [0, -999000, 0], "target": [5, -1000010, 0]},
+                                         {"time": 1, "position": [0, -999000, 0]}])",
+                             R"("target": [5, -1000010, 0], "keys": [{"time": 0, "position": [0, -999000, 0]}])"}) {
     const auto lines = problems(std::string(R"({"fxsim": 1, "camera": {)") + camera + R"(}, "emitters": [{"type": "snow"}]})");
     ASSERT_EQ(lines.size(), 1u) << lines.back();
     EXPECT_NE(lines[0].find("target: expected a vector [x, y, z] of 3 numbers, each in -1000000..1000000"),
               std::string::npos) << lines[0];
   }
-  // A view that is read and degenerate is still said.
+  // A view that is read and degenerate is still said, a key's taken from the key before too.
   EXPECT_EQ(problems(R"({"fxsim": 1, "camera": {"position": [0, 0, 0], "target": [0, 5, 0]}, "emitters": [{"type": "snow"}]})").size(), 1u);
+  const auto taken = problems(R"({"fxsim": 1, "camera": {"keys": [{"time": 0, "position": [0, 0, 0], "target": [0, 5, 0]},
+    {"time": 1, "position": [0, 1, 0]}]}, "emitters": [{"type": "snow"}]})");
+  ASSERT_EQ(taken.size(), 2u);
+  EXPECT_NE(taken[1].find("/camera/keys/1"), std::string::npos) << taken[1];
 }
 
 TEST(SceneParser, RainOrSnowWhollyUnderTheGroundIsWarnedAbout) {
@@ -129,6 +138,14 @@ TEST(SceneParser, RainOrSnowWhollyUnderTheGroundIsWarnedAbout) {
   EXPECT_NE(under[1].find("/emitters/1/region"), std::string::npos) << under[1];
   EXPECT_TRUE(warnings_of(R"("ground": {"height": 1})", "[0, -0.9, 0]").empty());  // its top above the ground
   EXPECT_TRUE(warnings_of(R"("ground": null)", "[0, -10, 0]").empty());            // no ground
+  // A box carried by the camera is in the camera's frame: its y is no height
+  // (a box 8 m below a camera 50 m up was said to lie under the ground).
+  const std::vector<std::string> carried =
+      parse_scene_text(R"({"fxsim": 1, "camera": {"position": [0, 50, 10], "target": [0, 50, 0]},
+        "environment": {"ground": {"height": 0}}, "emitters": [{"type": "snow", "follow_camera": true,
+        "region": {"center": [0, -8, -10], "size": [20, 10, 20]}}]})", "s.json", ".")
+          .warnings;
+  EXPECT_TRUE(carried.empty()) << carried.front();
 }
 
 TEST(SceneParser, AFocusNearerThanTheFocalLengthIsRefused) {
