@@ -106,6 +106,11 @@ ImageComparison compare_files(const std::string& a, const std::string& b, const 
     c = compare_images(image_a, image_b, thresholds, compared_channels(image_a.file_channels, image_b.file_channels));
     if (diff && c.same_size()) heat_map = encode_png(difference_heat_map(image_a, image_b));
   }
+  // Sizes that differ make no map: an earlier run's at --diff would stand as this one's.
+  if (diff && heat_map.empty()) {
+    std::error_code ignored;
+    if (fs::is_regular_file(fs::symlink_status(*diff, ignored))) fs::remove(*diff, ignored);
+  }
   // The heat map first: a verdict printed and then a failure to write it read as two answers.
   if (!heat_map.empty()) {
     // Its folder made as render makes its output's (a folder that does not

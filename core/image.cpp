@@ -98,6 +98,10 @@ std::string damaged_chunk(const std::vector<uint8_t>& bytes) {
 
 // A file's IHDR from its first bytes alone, nothing decoded.
 std::optional<Ihdr> file_ihdr(const std::filesystem::path& path) {
+  // A regular file only: opening a FIFO blocked (fxsim compare fifo.png b.png
+  // hung); the decode that follows says what else it is.
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(path, error)) return std::nullopt;
   std::ifstream in(path, std::ios::binary);
   uint8_t header[25] = {};
   in.read(reinterpret_cast<char*>(header), sizeof header);

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.h"
@@ -286,6 +287,24 @@ TEST(Compare, AnOldHeatMapOfAPairThatMakesNoneNowIsRemoved) {
   image(b, "f1.png", 0, 0, 12);  // now of another size: no map, and the old one went
   EXPECT_EQ(compare(a.path(), b.path(), "--diff '" + maps.string() + "'"), 3);
   EXPECT_FALSE(fs::exists(maps / "diff_f1.png"));
+  // The same for two images: the earlier run's map stayed at --diff.
+  const fs::path map = out / "d.png";
+  EXPECT_EQ(compare(a / "f1.png", image(a, "g.png", 3, 51), "--diff '" + map.string() + "'"), 2);
+  ASSERT_TRUE(fs::is_regular_file(map));
+  EXPECT_EQ(compare(a / "f1.png", b / "f1.png", "--diff '" + map.string() + "'"), 3);
+  EXPECT_FALSE(fs::exists(map));
+}
+
+TEST(Compare, AFifoIsNoImageWhicheverSideItIs) {
+  // Given first, it was opened to read its bit depth and fxsim hung.
+  TempDir d("cmp-fifo");
+  ASSERT_EQ(mkfifo((d / "f.png").c_str(), 0600), 0);
+  const fs::path png = image(d, "a.png", 0, 0);
+  for (const auto& [a, b] : {std::pair{d / "f.png", png}, {png, d / "f.png"}}) {
+    const CliResult r = run_fxsim(fmt::format("compare '{}' '{}'", a.string(), b.string()), "timeout 20");
+    EXPECT_EQ(r.exit_code, 66) << a << r.err;
+    EXPECT_NE(r.err.find("not a regular file"), std::string::npos) << r.err;
+  }
 }
 
 TEST(Cli, WhatCannotReachStandardOutputIsAnError) {
