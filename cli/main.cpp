@@ -17,6 +17,7 @@
 #include "core/exit_codes.h"
 #include "core/number_text.h"
 #include "core/shards.h"
+#include "core/utf8.h"
 #include "core/scene_schema.h"
 
 using namespace fxsim;
@@ -47,25 +48,6 @@ constexpr const char* kPartSpritesHelp =
     "sprites may differ slightly from a batch drawn whole (0, the default: parts as large as the GL's storage "
     "blocks hold)";
 
-// Whether `text` is valid UTF-8 (no overlong forms, surrogates or code
-// points past U+10FFFF).
-bool is_utf8(std::string_view text) {
-  for (size_t i = 0; i < text.size();) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    const size_t length = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
-    if (length == 0 || i + length > text.size()) return false;
-    uint32_t code = length == 1 ? c : c & (0x7F >> length);
-    for (size_t k = 1; k < length; ++k) {
-      const auto next = static_cast<unsigned char>(text[i + k]);
-      if ((next >> 6) != 0x2) return false;
-      code = code << 6 | (next & 0x3F);
-    }
-    const uint32_t least[] = {0, 0, 0x80, 0x800, 0x10000};
-    if (code < least[length] || code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF)) return false;
-    i += length;
-  }
-  return true;
-}
 }  // namespace
 
 namespace {

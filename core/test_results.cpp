@@ -7,6 +7,7 @@
 
 #include "core/exit_codes.h"
 #include "core/test_suite.h"
+#include "core/utf8.h"
 
 namespace fxsim {
 
@@ -50,7 +51,9 @@ std::string steps(double x, int bits = 8) {
   return std::abs(s - std::round(s)) < 0.01 ? fmt::format("{}/{}", std::lround(s), scale) : fmt::format("{:g}", x);
 }
 
-std::string xml_escape(const std::string& s) {
+std::string xml_escape(const std::string& text) {
+  // (A scene file's name need not be UTF-8; XML and HTML hold text: such bytes become U+FFFD.)
+  const std::string s = valid_utf8(text);
   std::string out;
   for (const char c : s) {
     switch (c) {

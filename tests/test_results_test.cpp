@@ -4,6 +4,7 @@
 #include "core/image_compare.h"
 #include "core/test_results.h"
 #include "core/test_suite.h"
+#include "core/utf8.h"
 
 using namespace fxsim;
 
@@ -43,6 +44,29 @@ TEST(TestResults, ARenderThatFailedIsAJUnitErrorAndAFrameThatDiffersAFailure) {
   EXPECT_NE(xml.find("<error type=\"render\" message=\"fxsim render exited with 70: &lt;GL lost&gt;\">"), std::string::npos)
       << xml;
   EXPECT_NE(xml.find("<failure type=\"image\" message=\"FAIL: max 9/255\">"), std::string::npos) << xml;
+}
+
+TEST(TestResults, NamesThatAreNotUtf8AreWellFormedXml) {
+  // A suite's file names are bytes: one that is not UTF-8 went into the
+  // JUnit file as it was, and no XML parser read the file.
+  SuiteCheck suite;
+  suite.name = std::string("s\xff");
+  SceneCheck scene;
+  scene.name = "c\xc3(d";  // a lead byte without its continuation
+  scene.render_error = "\x80";
+  suite.scenes = {scene};
+  const std::string xml = junit_xml({suite});
+  EXPECT_TRUE(is_utf8(xml)) << xml;
+  EXPECT_NE(xml.find("classname=\"s\xEF\xBF\xBD.c\xEF\xBF\xBD(d\""), std::string::npos) << xml;
+}
+
+TEST(Utf8, ValidTextIsKeptAndEachBadByteBecomesOneReplacement) {
+  EXPECT_EQ(valid_utf8("snow \xE2\x9D\x84 \xF0\x9F\x8C\xA7"), "snow \xE2\x9D\x84 \xF0\x9F\x8C\xA7");
+  EXPECT_EQ(valid_utf8("a\xC0\xAF" "b"), "a\xEF\xBF\xBD\xEF\xBF\xBD" "b");  // an overlong '/'
+  EXPECT_EQ(valid_utf8("\xED\xA0\x80"), "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");  // a surrogate
+  EXPECT_EQ(valid_utf8("\xE2\x9D"), "\xEF\xBF\xBD\xEF\xBF\xBD");  // cut short
+  EXPECT_TRUE(is_utf8("plain"));
+  EXPECT_FALSE(is_utf8("\xF4\x90\x80\x80"));  // past U+10FFFF
 }
 
 TEST(GoldenNames, TheFrameOfAGoldensFileNameIsReadBack) {
