@@ -6,7 +6,10 @@
 #include <array>
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <chrono>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -62,8 +65,28 @@ void make_scratch_folder(const fs::path& p) {
 
 void write_all(const fs::path& p, const std::string& text) {
   const std::lock_guard lock(g_writing);
-  if (!p.parent_path().empty()) fs::create_directories(p.parent_path());
+  std::error_code error;
+  if (!p.parent_path().empty() && !fs::create_directories(p.parent_path(), error) && error)
+    throw FxError(ExitCode::cannot_write,
+                  fmt::format("{}: cannot make its folder {} ({})", p.string(), p.parent_path().string(), error.message()));
   write_file_atomically(p, std::vector<uint8_t>(text.begin(), text.end()));
+}
+
+// The scratch folder, made anew with a name no other run has (mkdtemp):
+// one named by the process id alone was taken as it stood, so the layers a
+// killed run had left in it were compared as this run's. Throws FxError(73).
+fs::path make_unique_scratch_folder() {
+  std::error_code error;
+  const fs::path temporary = fs::temp_directory_path(error);
+  if (error)
+    throw FxError(ExitCode::cannot_write, fmt::format("fxsim test: no folder for its scratch files ({}: {})",
+                                                      std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp",
+                                                      error.message()));
+  std::string name = (temporary / "fxsim-test-XXXXXX").string();
+  if (::mkdtemp(name.data()) == nullptr)
+    throw FxError(ExitCode::cannot_write, fmt::format("fxsim test: cannot make a scratch folder in {} ({})",
+                                                      temporary.string(), std::strerror(errno)));
+  return name;
 }
 
 // On Ctrl-C or a kill while the suites run: the renders are stopped, the
@@ -73,11 +96,20 @@ void write_all(const fs::path& p, const std::string& text) {
 // then do what a signal handler may not (remove a folder, take a lock).
 // Left alone, a Ctrl-C ended fxsim at once: the renders ran on to their
 // end, the scratch folder stayed, and a golden could be left half-written.
+//
+// It makes the scratch folder once the interrupts are blocked, and removes it
+// when the run ends, however it ends.
 class StopCleanlyOnInterrupt {
  public:
-  explicit StopCleanlyOnInterrupt(fs::path scratch) : scratch_(std::move(scratch)) {
+  StopCleanlyOnInterrupt() {
     const sigset_t interrupts = interrupt_signals();
     pthread_sigmask(SIG_BLOCK, &interrupts, &before_);
+    try {
+      scratch_ = make_unique_scratch_folder();
+    } catch (...) {
+      pthread_sigmask(SIG_SETMASK, &before_, nullptr);
+      throw;
+    }
     waiter_ = std::thread([this, interrupts] {
       siginfo_t info;
       const timespec tick{0, 100'000'000};
@@ -98,8 +130,11 @@ class StopCleanlyOnInterrupt {
   ~StopCleanlyOnInterrupt() {
     done_ = true;
     waiter_.join();
+    std::error_code ignored;
+    fs::remove_all(scratch_, ignored);
     pthread_sigmask(SIG_SETMASK, &before_, nullptr);  // (one pending now ends fxsim as it would have)
   }
+  const fs::path& scratch() const { return scratch_; }
   StopCleanlyOnInterrupt(const StopCleanlyOnInterrupt&) = delete;
   StopCleanlyOnInterrupt& operator=(const StopCleanlyOnInterrupt&) = delete;
 
@@ -126,6 +161,7 @@ std::string first_hash_difference(const std::string& actual, const std::string& 
 struct Job {
   const Suite* suite;
   size_t suite_index;  // its place among the suites: its scratch folder's (two suites may share a name)
+  size_t scene_index;  // its place in the suite: its scratch folder's (a name may be too long for one)
   const SuiteScene* scene;
   SceneCheck* result;
 };
@@ -144,19 +180,28 @@ class Runner {
     out.scene = scene.scene.string();
     out.backend = scene.backend;
     out.tolerance = scene.tolerance;
-    const fs::path dir = work_ / fmt::format("{}-{}-{}", job.suite_index + 1, job.suite->name, scene.name);
+    // Named by the places of the suite and scene (and the scene's name, cut
+    // short, to be read): two suites may share a name, a scene's may be too
+    // long for a folder's with more before it.
+    const fs::path dir =
+        work_ / fmt::format("{}-{}-{}", job.suite_index + 1, job.scene_index + 1, scene.name.substr(0, 64));
     make_scratch_folder(dir);
     std::string frames;
     for (const int f : scene.frames) frames += (frames.empty() ? "" : ",") + std::to_string(f);
-    std::vector<std::string> argv = {self_.string(), "render", scene.scene.string(), "--width", std::to_string(scene.width),
+    // The render starts in its scratch folder and writes there by relative
+    // names: a '#' in the scratch folder's path (a TMPDIR, a suite's or a
+    // scene's name) would be read as the frame number and the frames go
+    // elsewhere.
+    const std::string scene_file = fs::absolute(scene.scene).string();
+    std::vector<std::string> argv = {self_.string(), "render", scene_file, "--width", std::to_string(scene.width),
                                      "--height", std::to_string(scene.height), "--frames", frames, "--backend",
                                      scene.backend, "--quiet", "--encoders", "1", "--threads",
-                                     std::to_string(threads_each_), "-o", (dir / "frame_####.png").string(),
-                                     "--state-hashes", (dir / "state-hashes.txt").string(), kEveryFrame[0], kEveryFrame[1]};
+                                     std::to_string(threads_each_), "-o", "frame_####.png",
+                                     "--state-hashes", "state-hashes.txt", kEveryFrame[0], kEveryFrame[1]};
     if (options_.device) argv.insert(argv.end(), {"--device", std::to_string(*options_.device)});
     if (options_.rasteriser) argv.insert(argv.end(), {"--rasteriser", *options_.rasteriser});
     if (options_.fill_resolution) argv.insert(argv.end(), {"--fill-resolution", *options_.fill_resolution});
-    ChildProcess render(argv);
+    ChildProcess render(argv, OnInterrupt::kill, dir.string());
     const int status = render.finish();
     if (status != 0) {
       out.render_error = fmt::format("fxsim render exited with {}: {}", status, render.error_tail());
@@ -182,12 +227,12 @@ class Runner {
         const fs::path cpu_dir = dir / "cpu";
         make_scratch_folder(cpu_dir);
         // Only the last frame is drawn (at the suite's size: plates must match it); every frame is hashed.
-        ChildProcess cpu_render({self_.string(), "render", scene.scene.string(), "--width", std::to_string(scene.width),
+        ChildProcess cpu_render({self_.string(), "render", scene_file, "--width", std::to_string(scene.width),
                                  "--height", std::to_string(scene.height),
                                  "--frames", std::to_string(scene.frames.back()), "--backend", "cpu", "--quiet",
-                                 "--threads", std::to_string(threads_each_), "-o", (cpu_dir / "f_####.png").string(),
-                                 "--state-hashes", (cpu_dir / "state-hashes.txt").string(), kEveryFrame[0],
-                                 kEveryFrame[1]});
+                                 "--threads", std::to_string(threads_each_), "-o", "f_####.png",
+                                 "--state-hashes", "state-hashes.txt", kEveryFrame[0], kEveryFrame[1]},
+                                OnInterrupt::kill, cpu_dir.string());
         if (const int cpu_status = cpu_render.finish(); cpu_status != 0)
           out.render_error = fmt::format("fxsim render --backend cpu exited with {}: {}", cpu_status, cpu_render.error_tail());
         else
@@ -233,12 +278,15 @@ class Runner {
     f.layer = layer;
     f.golden = golden;
     f.golden_set = set_name(set, folder);
-    if (options_.update && folder == set.folder) {
-      std::error_code error;
-      fs::remove(f.golden, error);
+    std::error_code error;
+    if (options_.update && folder == set.folder && fs::remove(f.golden, error)) {
       f.status = CheckStatus::updated;
       f.message = fmt::format("removed {}: {}", f.golden.string(), removed);
       f.golden.clear();
+    } else if (options_.update && folder == set.folder) {  // (a folder of that name, not empty; a read-only folder)
+      f.status = CheckStatus::fail;
+      f.message = fmt::format("{}; --update could not remove it ({})", failed,
+                              error ? error.message() : "it is not there");
     } else {
       f.status = CheckStatus::fail;
       f.message = fmt::format("{} (remove it{})", failed, folder == set.folder ? ", or run with --update" : "");
@@ -297,22 +345,43 @@ class Runner {
     f.layer = layer;
     const std::string name = golden_frame_name(frame, layer);
     f.actual = dir / name;
+    fs::path golden_folder;
     for (const fs::path& folder : set.lookup)
       if (fs::is_regular_file(folder / name)) {
         f.golden = folder / name;
         f.golden_set = set_name(set, folder);
+        golden_folder = folder;
         break;
       }
+    // The render ended well but wrote no such file (the scratch folder's
+    // '#' once sent its frames elsewhere, and --update wrote empty goldens).
+    std::error_code error;
+    if (!fs::is_regular_file(f.actual, error)) {
+      f.status = CheckStatus::fail;
+      f.message = fmt::format("the render wrote no {}", name);
+      return f;
+    }
     // --update writes the frames that fail or have no golden; a frame within
     // the tolerance keeps the golden it matched (no churn in the goldens).
+    // It writes into its own set, or into the more specific set whose
+    // golden failed (an exact class's, nvidia-h200/): that one is read first,
+    // and a golden written below it was never read.
     const auto write_golden = [&] {
-      const fs::path target = set.folder / name;
-      // (write_all makes the folder under the lock an interrupt waits for:
-      // made here before it, an interrupt between the two left it empty.)
-      write_all(target, read_all(f.actual));
+      const auto at = [&](const fs::path& folder) { return std::find(set.lookup.begin(), set.lookup.end(), folder); };
+      const bool more_specific = !golden_folder.empty() && at(golden_folder) < at(set.folder);
+      const fs::path target = (more_specific ? golden_folder : set.folder) / name;
+      try {
+        // (write_all makes the folder under the lock an interrupt waits for:
+        // made here before it, an interrupt between the two left it empty.)
+        write_all(target, read_all(f.actual));
+      } catch (const FxError& e) {  // a golden that is a link or a FIFO, a folder that cannot be made: this frame's
+        f.status = CheckStatus::fail;
+        f.message = fmt::format("--update could not write the golden: {}", e.what());
+        return f;
+      }
       f.status = CheckStatus::updated;
       f.golden = target;
-      f.golden_set = set.name;
+      f.golden_set = more_specific ? set_name(set, golden_folder) : set.name;
       f.message = fmt::format("written to {}", target.string());
       return f;
     };
@@ -324,12 +393,22 @@ class Runner {
       return f;
     }
     const Image actual = read_png(f.actual, PngUse::frame);
-    const bool deep = png_bit_depth(f.actual) == 16;
+    const int actual_bits = png_bit_depth(f.actual);
     Image golden;
     std::optional<Samples16> golden16;  // where both are 16-bit layers (depth, motion)
     try {
       golden = read_png(f.golden, PngUse::frame);
-      if (deep && png_bit_depth(f.golden) == 16) golden16 = read_png16(f.golden, 4, PngUse::frame);
+      // Of another depth, it is not this output's golden: an 8-bit golden of
+      // a 16-bit depth layer was compared in 8 bits, its errors of 600 mm
+      // passing as 3/255.
+      if (const int golden_bits = png_bit_depth(f.golden); golden_bits != actual_bits) {
+        if (options_.update) return write_golden();
+        f.status = CheckStatus::fail;
+        f.message = fmt::format("the golden has {} bits a sample, the render wrote {}; fxsim test {} --update "
+                                "writes a new one", golden_bits, actual_bits, suite.file.string());
+        return f;
+      }
+      if (actual_bits == 16) golden16 = read_png16(f.golden, 4, PngUse::frame);
     } catch (const FxError& e) {
       // A damaged golden fails its frame (--update writes a new one for this device class), not the whole run.
       if (options_.update) return write_golden();
@@ -450,8 +529,8 @@ int run_test(const TestOptions& o) {
   // The interrupts blocked from the start, before the GL makes threads of its
   // own (NVIDIA's driver keeps some), which would otherwise take a Ctrl-C and
   // end fxsim without the cleaning up below.
-  const fs::path work = fs::temp_directory_path() / fmt::format("fxsim-test-{}", getpid());
-  const StopCleanlyOnInterrupt stop_cleanly(work);
+  const StopCleanlyOnInterrupt stop_cleanly;
+  const fs::path& work = stop_cleanly.scratch();
   // Suites are read and every scene validated before anything renders.
   std::vector<Suite> suites;
   for (const std::string& path : o.suites) suites.push_back(load_suite(path, o.backend));
@@ -488,18 +567,33 @@ int run_test(const TestOptions& o) {
     refuse_output_over_input(what, path, inputs);
   }
   refuse_outputs_in_one_file(outputs);
-  // A folder without a suite.json is every *.json in it: --json written
-  // there was read as a scene by the next run (65 on every run after).
-  if (o.json && fs::path(*o.json).extension() == ".json")
+  for (const auto& [what, path] : outputs) {
+    const std::string output = resolved(path);
     for (const Suite& suite : suites) {
-      std::error_code error;
-      if (!suite.every_json) continue;
-      if (fs::weakly_canonical(fs::absolute(fs::path(*o.json)).parent_path(), error) ==
-          fs::weakly_canonical(suite.file, error))
-        throw FxError(ExitCode::usage, fmt::format("--json {}: in {}, whose *.json files are the suite's scenes: the "
+      // Inside a goldens folder it would be read as a golden, or be one
+      // (--junit golden/s/frame_0002.png replaced a golden).
+      const std::string goldens = resolved(suite.goldens.string()) + "/";
+      if (output.compare(0, goldens.size(), goldens) == 0)
+        throw FxError(ExitCode::usage, fmt::format("{} {}: inside the goldens folder {}, whose files are the goldens; "
+                                                   "write it elsewhere", what, path, suite.goldens.string()));
+      // A folder without a suite.json is every *.json in it: a .json report
+      // written there was read as a scene by the next run (65 on every run after).
+      if (suite.every_json && fs::path(path).extension() == ".json" &&
+          fs::path(output).parent_path() == fs::path(resolved(suite.file.string())))
+        throw FxError(ExitCode::usage, fmt::format("{} {}: in {}, whose *.json files are the suite's scenes: the "
                                                    "next run would read it as one; write it elsewhere, or list the "
-                                                   "scenes in a suite.json", *o.json, suite.file.string()));
+                                                   "scenes in a suite.json", what, path, suite.file.string()));
     }
+  }
+  // The report's images go into DIR/images: a file there ended the run with
+  // 73 after every scene had rendered.
+  if (o.report) {
+    const fs::path images = fs::path(*o.report) / "images";
+    std::error_code error;
+    if (fs::exists(fs::symlink_status(images, error)) && !fs::is_directory(fs::symlink_status(images, error)))
+      throw FxError(ExitCode::cannot_write,
+                    fmt::format("--report {}: {} exists and is not a folder", *o.report, images.string()));
+  }
 
   // The device class of the GL the renders will get.
   DeviceClass device;
@@ -509,7 +603,22 @@ int run_test(const TestOptions& o) {
     device = device_class(context->info().vendor, context->info().renderer);
     software = context->software();
   }
-  if (o.device_class) device = {*o.device_class, o.device_class->substr(0, o.device_class->find('-'))};
+  if (o.device_class) {
+    // A folder's name under each scene's goldens: "../x" or "/abs" had
+    // --update write goldens outside them.
+    const std::string& c = *o.device_class;
+    const bool name = !c.empty() && c.front() != '.' && c.front() != '-' &&
+                      std::all_of(c.begin(), c.end(), [](char ch) {
+                        return std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_' || ch == '.';
+                      });
+    if (!name)
+      throw FxError(ExitCode::usage, fmt::format("--device-class {}: expected a class name such as llvmpipe or "
+                                                 "nvidia-h200 (letters, digits, '-', '_', '.'; see fxsim info)", c));
+    if (o.update && c.substr(0, c.find('-')) != device.base)
+      fmt::print(stderr, "fxsim test: warning: --update with --device-class {} on a GL of class {}: the goldens "
+                         "written are this GL's renders\n", c, device.exact);
+    device = {c, c.substr(0, c.find('-'))};
+  }
   for (Suite& suite : suites)
     for (SuiteScene& scene : suite.scenes)
       if (scene.backend == "auto") scene.backend = software ? "cpu" : "gpu";
@@ -522,7 +631,6 @@ int run_test(const TestOptions& o) {
   // "256 at once" and gave its one render a single thread).
   const int jobs = std::clamp(o.jobs > 0 ? o.jobs : software ? cores / 2 : 4, 1, int(std::max<size_t>(total, 1)));
   const int threads_each = std::max(1, cores / jobs);
-  make_scratch_folder(work);
 
   std::vector<SuiteCheck> results(suites.size());
   std::vector<Job> queue;
@@ -535,7 +643,7 @@ int run_test(const TestOptions& o) {
     results[i].device = device;
     results[i].scenes.resize(suites[i].scenes.size());
     for (size_t k = 0; k < suites[i].scenes.size(); ++k)
-      queue.push_back({&suites[i], i, &suites[i].scenes[k], &results[i].scenes[k]});
+      queue.push_back({&suites[i], i, k, &suites[i].scenes[k], &results[i].scenes[k]});
   }
   fmt::print("fxsim test: {} scene{} on {} ({}), {} at once{}\n", total, total == 1 ? "" : "s", device.base, device.exact,
              jobs, o.update ? ", updating goldens" : "");
@@ -560,10 +668,7 @@ int run_test(const TestOptions& o) {
       }
     });
   for (std::thread& t : workers) t.join();
-  if (error) {
-    fs::remove_all(work);
-    std::rethrow_exception(error);
-  }
+  if (error) std::rethrow_exception(error);  // (the scratch folder goes with stop_cleanly)
   const double seconds = std::chrono::duration<double>(Clock::now() - started).count();
   for (SuiteCheck& r : results) r.seconds = seconds;
 
@@ -574,6 +679,10 @@ int run_test(const TestOptions& o) {
       images += s.frames.size();
       if (s.failed()) names += (failed_scenes++ ? ", " : "") + s.name;
     }
+  // The summary first: a report that cannot be written (73) does not hide the results.
+  fmt::print("{} scene{}, {} images in {:.1f} s on {}: {} passed, {} failed{}\n", total, total == 1 ? "" : "s", images,
+             seconds, device.base, total - failed_scenes, failed_scenes, failed_scenes ? " (" + names + ")" : "");
+  std::fflush(stdout);
   try {
     const std::lock_guard lock(g_writing);  // the reports, whole or not begun
     if (o.junit) write_all(*o.junit, junit_xml(results));
@@ -583,9 +692,6 @@ int run_test(const TestOptions& o) {
   } catch (const fs::filesystem_error& e) {  // changed since the check (a folder removed, a disk full)
     throw FxError(ExitCode::cannot_write, fmt::format("{}: cannot write ({})", e.path1().string(), e.code().message()));
   }
-  fs::remove_all(work);
-  fmt::print("{} scene{}, {} images in {:.1f} s on {}: {} passed, {} failed{}\n", total, total == 1 ? "" : "s", images,
-             seconds, device.base, total - failed_scenes, failed_scenes, failed_scenes ? " (" + names + ")" : "");
   if (o.report) fmt::print("report: {}\n", (fs::path(*o.report) / "index.html").string());
   return failed_scenes ? int(ExitCode::images_differ) : 0;
 }

@@ -8,6 +8,7 @@
 #include "core/exit_codes.h"
 #include "core/frame_output.h"
 #include "core/scene_parser.h"
+#include "core/utf8.h"
 
 namespace fxsim {
 
@@ -164,6 +165,17 @@ Suite load_suite(const fs::path& path, const std::optional<std::string>& backend
         continue;
       }
       const std::string name = scene_file.stem().string();
+      if (!is_utf8(scene_file.string())) {  // (its render refuses it: JSON, XML and HTML hold text)
+        problems.push_back({pointer, fmt::format("the scene file's path is not UTF-8 text ({}): rename it",
+                                                 valid_utf8(scene_file.string())), false, {}});
+        continue;
+      }
+      if (name == "." || name == "..") {  // its goldens folder would be golden/.. (the suite's folder) or golden/
+        problems.push_back({pointer, fmt::format("a scene named \"{}\" ({}): its goldens would be golden/{}, not a "
+                                                 "folder of its own; rename the file", name, scene_path, name),
+                            false, {}});
+        continue;
+      }
       if (const auto [taken, fresh] = first_of_name.emplace(name, pointer); !fresh) {
         problems.push_back({pointer, fmt::format("a second scene named {} (as at {}): their goldens would share "
                                                  "golden/{}", name, taken->second, name), false, {}});

@@ -103,7 +103,8 @@ ProgramOutput run_program(const std::vector<std::string>& argv) {
   return result;
 }
 
-ChildProcess::ChildProcess(const std::vector<std::string>& argv, OnInterrupt on_interrupt) {
+ChildProcess::ChildProcess(const std::vector<std::string>& argv, OnInterrupt on_interrupt,
+                           const std::string& working_folder) {
   const std::string path = argv.at(0).find('/') != std::string::npos ? argv[0] : find_program(argv[0]);
   if (path.empty()) throw FxError(ExitCode::cannot_write, fmt::format("cannot find {} on PATH", argv[0]));
   slot_ = claim_slot();
@@ -141,6 +142,7 @@ ChildProcess::ChildProcess(const std::vector<std::string>& argv, OnInterrupt on_
   posix_spawn_file_actions_adddup2(&actions, in[0], STDIN_FILENO);
   posix_spawn_file_actions_adddup2(&actions, stderr_fd_, STDERR_FILENO);
   posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+  if (!working_folder.empty()) posix_spawn_file_actions_addchdir_np(&actions, working_folder.c_str());
   // The child ignores Ctrl-C: fxsim decides when it stops (stop_child_processes).
   posix_spawnattr_t attributes;
   posix_spawnattr_init(&attributes);

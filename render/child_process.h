@@ -32,7 +32,11 @@ class ChildProcess {
  public:
   // Starts `argv` (argv[0] a path, or a program found on PATH) with a pipe to its standard input. Throws FxError(cannot_write)
   // when it cannot be started, or when kMaxChildProcesses are running.
-  explicit ChildProcess(const std::vector<std::string>& argv, OnInterrupt on_interrupt = OnInterrupt::kill);
+  // `working_folder`, where given: the child starts there (fxsim test's
+  // renders: an output pattern's folders may not hold '#', which a render
+  // reads as the frame number, and a scratch folder's path may).
+  explicit ChildProcess(const std::vector<std::string>& argv, OnInterrupt on_interrupt = OnInterrupt::kill,
+                        const std::string& working_folder = "");
   ~ChildProcess();  // kills a child still running
   ChildProcess(const ChildProcess&) = delete;
   ChildProcess& operator=(const ChildProcess&) = delete;

@@ -441,3 +441,126 @@ TEST(TestCommand, AGoldenOfAFrameTheSuiteNoLongerChecksFailsAndUpdateRemovesIt) 
   EXPECT_NE(passed.out.find("1 scene on llvmpipe"), std::string::npos) << passed.out;
   EXPECT_NE(passed.out.find(", 1 at once"), std::string::npos) << passed.out;  // not "256 at once" for one scene
 }
+
+TEST(TestCommand, AHashInANameOrTheScratchFoldersPathIsNoFrameNumber) {
+  // A render reads each run of '#' in its output path as the frame number:
+  // the scratch folder's path held the scene's name (a#b) and TMPDIR, so the
+  // frames went elsewhere, --update wrote empty goldens and said so not, and
+  // the next run stopped with 66.
+  TempDir dir("hash_names");
+  write_text_file(dir / "a#b.json", kTestedScene);
+  write_text_file(dir / "suite.json", R"({"fxsim_suite": 1, "defaults": {"width": 64, "height": 36, "backend": "cpu",
+      "frames": "2,6"}, "scenes": ["a#b.json"]})");
+  fs::create_directories(dir / "tmp#1");
+  const std::string env = "env TMPDIR='" + (dir / "tmp#1").string() + "'";
+  const CliResult update = run_fxsim("test " + quoted(dir.path()) + " --device-class llvmpipe --update", env);
+  ASSERT_EQ(update.exit_code, 0) << update.out << update.err;
+  EXPECT_GT(fs::file_size(dir / "golden/a#b/frame_0002.png"), 100u);
+  const CliResult again = run_fxsim("test " + quoted(dir.path()) + " --device-class llvmpipe", env);
+  EXPECT_EQ(again.exit_code, 0) << again.out << again.err;
+  EXPECT_NE(again.out.find("PASS     a#b"), std::string::npos) << again.out;
+  EXPECT_TRUE(fs::is_empty(dir / "tmp#1"));  // the scratch folder went, and nothing beside it was made
+  for (const auto& entry : fs::directory_iterator(dir.path()))
+    EXPECT_TRUE(entry.path().filename() == "a#b.json" || entry.path().filename() == "suite.json" ||
+                entry.path().filename() == "golden" || entry.path().filename() == "tmp#1")
+        << entry.path();
+}
+
+TEST(TestCommand, TheDeviceClassIsANameAndUpdateMendsTheSetThatFailed) {
+  SuiteFolder s;
+  // A class is a folder's name under each scene's goldens: --update wrote
+  // "/abs" and "../x" outside them.
+  for (const std::string bad : {"/tmp/fxsim-abs", "../x", "", "."}) {
+    const CliResult r = run_fxsim("test " + s.path() + " --device-class '" + bad + "' --update");
+    EXPECT_EQ(r.exit_code, 64) << bad << r.out << r.err;
+    EXPECT_NE(r.err.find("expected a class name"), std::string::npos) << r.err;
+  }
+  EXPECT_FALSE(fs::exists(s.dir / "golden"));
+  EXPECT_FALSE(fs::exists("/tmp/fxsim-abs"));
+  // A failing golden of the exact class's set is read before the base set's:
+  // --update wrote below it, said so, and the next run failed as before.
+  ASSERT_EQ(run_fxsim("test " + s.path() + " --device-class llvmpipe --update").exit_code, 0);
+  fs::create_directories(s.golden("llvmpipe"));
+  fs::copy_file(s.golden("frame_0006.png"), s.golden("llvmpipe/frame_0002.png"));
+  const std::string base = read_text_file(s.golden("frame_0002.png"));
+  ASSERT_EQ(run_fxsim("test " + s.path() + " --device-class llvmpipe").exit_code, 1);
+  const CliResult mend = run_fxsim("test " + s.path() + " --device-class llvmpipe --update");
+  EXPECT_EQ(mend.exit_code, 0) << mend.out << mend.err;
+  EXPECT_NE(mend.out.find("1 of 2 images written"), std::string::npos) << mend.out;
+  EXPECT_EQ(read_text_file(s.golden("llvmpipe/frame_0002.png")), base);
+  EXPECT_EQ(run_fxsim("test " + s.path() + " --device-class llvmpipe").exit_code, 0);
+}
+
+TEST(TestCommand, AGoldenOfAnotherBitDepthFailsItsFrame) {
+  // An 8-bit golden of a 16-bit output was compared in 8 bits: its high
+  // bytes alone (600 mm of depth passed as 3/255).
+  SuiteFolder s;
+  const std::string scene = kTestedScene, at = "\"background\"";
+  const size_t where = scene.find(at);
+  write_text_file(s.dir / "flakes.json",
+                  fmt::format("{}\"bit_depth\": 16, {}", scene.substr(0, where), scene.substr(where)));
+  ASSERT_EQ(run_fxsim("test " + s.path() + " --device-class llvmpipe --update").exit_code, 0);
+  const fxsim::Image eight = fxsim::read_png(s.golden("frame_0002.png"));
+  const std::vector<uint8_t> png = fxsim::encode_png(eight);
+  write_text_file(s.golden("frame_0002.png"), std::string(png.begin(), png.end()));
+  const CliResult r = run_fxsim("test " + s.path() + " --device-class llvmpipe");
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_NE(r.out.find("frame 2: the golden has 8 bits a sample, the render wrote 16"), std::string::npos) << r.out;
+  ASSERT_EQ(run_fxsim("test " + s.path() + " --device-class llvmpipe --update").exit_code, 0);
+  EXPECT_EQ(fxsim::png_bit_depth(s.golden("frame_0002.png")), 16);
+  EXPECT_EQ(run_fxsim("test " + s.path() + " --device-class llvmpipe").exit_code, 0);
+}
+
+TEST(TestCommand, UpdateSaysWhatItCouldNotWriteOrRemoveAndGoesOn) {
+  SuiteFolder s;
+  ASSERT_EQ(run_fxsim("test " + s.path() + " --device-class llvmpipe --update").exit_code, 0);
+  // A golden that is a link (kept elsewhere): the whole run stopped with 73,
+  // no line, no summary. Now its frame fails, and the other is checked.
+  fs::rename(s.golden("frame_0002.png"), s.dir / "kept.png");
+  fs::create_symlink(s.dir / "nowhere.png", s.golden("frame_0002.png"));
+  const CliResult link = run_fxsim("test " + s.path() + " --device-class llvmpipe --update");
+  EXPECT_EQ(link.exit_code, 1) << link.out << link.err;
+  EXPECT_NE(link.out.find("--update could not write the golden"), std::string::npos) << link.out;
+  EXPECT_NE(link.out.find("1 scene, 2 images"), std::string::npos) << link.out;  // the summary
+  fs::remove(s.golden("frame_0002.png"));
+  fs::rename(s.dir / "kept.png", s.golden("frame_0002.png"));
+  // A stale golden's name held by a folder with files: "removed", it stayed.
+  fs::create_directories(s.golden("frame_0009.png"));
+  write_text_file(s.golden("frame_0009.png/x"), "x");
+  const CliResult stale = run_fxsim("test " + s.path() + " --device-class llvmpipe --update");
+  EXPECT_EQ(stale.exit_code, 1) << stale.out;
+  EXPECT_NE(stale.out.find("--update could not remove it"), std::string::npos) << stale.out;
+  EXPECT_TRUE(fs::exists(s.golden("frame_0009.png/x")));
+  // A scene named "...json": its goldens went into the suite's folder (golden/..).
+  fs::remove_all(s.golden("frame_0009.png"));
+  write_text_file(s.dir / "...json", kTestedScene);
+  write_text_file(s.dir / "suite.json", R"({"fxsim_suite": 1, "scenes": ["flakes.json", "...json"]})");
+  const CliResult dots = run_fxsim("test " + s.path() + " --device-class llvmpipe --update");
+  EXPECT_EQ(dots.exit_code, 65) << dots.out << dots.err;
+  EXPECT_NE(dots.err.find("/scenes/1: a scene named \"..\""), std::string::npos) << dots.err;
+}
+
+TEST(TestCommand, OutputsAmongTheGoldensOrAReportOverAFileAreRefusedBeforeAnyRender) {
+  SuiteFolder s;
+  ASSERT_EQ(run_fxsim("test " + s.path() + " --device-class llvmpipe --update").exit_code, 0);
+  const std::string hashes = read_text_file(s.golden("state-hashes.txt"));
+  fs::create_directories(s.dir / "r");
+  write_text_file(s.dir / "r/images", "a file");
+  const std::pair<std::string, int> cases[] = {
+      {"--json " + quoted(s.golden("state-hashes.txt")), 64},
+      {"--junit " + quoted(s.golden("frame_0002.png")), 64},
+      {"--report " + quoted(s.dir / "golden/r"), 64},
+      {"--report " + quoted(s.dir / "r"), 73}};
+  for (const auto& [flags, code] : cases) {
+    const CliResult r = run_fxsim("test " + s.path() + " --device-class llvmpipe " + flags);
+    EXPECT_EQ(r.exit_code, code) << flags << r.out << r.err;
+    EXPECT_EQ(r.out.find("flakes"), std::string::npos) << flags << r.out;  // nothing rendered
+  }
+  EXPECT_EQ(read_text_file(s.golden("state-hashes.txt")), hashes);
+  // JUnit as .json among a folder's scenes: read as a scene by the next run.
+  TempDir dir("junit_among_scenes");
+  write_text_file(dir / "flakes.json", kTestedScene);
+  const CliResult r = run_fxsim("test " + quoted(dir.path()) + " --device-class llvmpipe --junit " + quoted(dir / "j.json"));
+  EXPECT_EQ(r.exit_code, 64) << r.out << r.err;
+  EXPECT_FALSE(fs::exists(dir / "j.json"));
+}
