@@ -40,6 +40,20 @@ std::string decode_problem(const fs::path& file, int width, int height) {
   }
   return w == width && h == height ? "" : fmt::format("it is {}x{}, the run's frames are {}x{}", w, h, width, height);
 }
+
+// The first folder below `folder` on the way to `file` (a path relative to
+// it) that is a symbolic link, or empty: a frame reached through one
+// (v/0001 linked elsewhere, for v/####/f.png) is gone once the link's target
+// is, or when the folder is copied without following links.
+fs::path linked_folder_on_the_way(const fs::path& folder, const fs::path& file) {
+  fs::path at = folder;
+  for (const fs::path& part : file.parent_path()) {
+    at /= part;
+    std::error_code error;
+    if (fs::is_symlink(fs::symlink_status(at, error))) return at;
+  }
+  return {};
+}
 }  // namespace
 
 int run_verify(const std::string& folder_text, bool quiet) {
@@ -197,6 +211,11 @@ int run_verify(const std::string& folder_text, bool quiet) {
         if (fs::is_symlink(fs::symlink_status(path, error))) {
           corrupt.push_back(fmt::format("{}: frame {}: a symbolic link stands there, not the file the render wrote",
                                         file.file, frame));
+          continue;
+        }
+        if (const fs::path link = linked_folder_on_the_way(folder, file.file); !link.empty()) {
+          corrupt.push_back(fmt::format("{}: frame {}: reached through {}, a symbolic link, not the folder the render "
+                                        "wrote into", file.file, frame, link.string()));
           continue;
         }
         if (!fs::is_regular_file(path, error)) {

@@ -266,6 +266,14 @@ TEST(Farm, VerifyFindsMissingTruncatedAndCorruptFrames) {
   EXPECT_NE(v.out.find("corrupt: f_0002.png: frame 2: its SHA-256 is not the one recorded"), std::string::npos) << v.out;
   EXPECT_NE(v.out.find("corrupt: f_0004.png: frame 4: a symbolic link stands there"), std::string::npos) << v.out;
   EXPECT_NE(v.out.find("1 missing, 3 corrupt, 0 mismatched"), std::string::npos) << v.out;
+  // A folder of the pattern (v/####/f.png) linked elsewhere: the frame read as whole.
+  TempDir nested("verify-nested");
+  ASSERT_EQ(run_fxsim("render " + kSleet + kFarmSize + "--frames 1-2 -o " + q(nested / "####/f.png")).exit_code, 0);
+  fs::rename(nested / "0001", elsewhere / "0001");
+  fs::create_symlink(elsewhere / "0001", nested / "0001");
+  const CliResult linked = run_fxsim("verify " + q(nested.path()));
+  EXPECT_EQ(linked.exit_code, 1) << linked.out;
+  EXPECT_NE(linked.out.find("corrupt: 0001/f.png: frame 1: reached through"), std::string::npos) << linked.out;
   // --skip-existing does not count the link as written: the render comes to it, and will not replace it.
   const CliResult resume = run_fxsim("render " + kSleet + kFarmSize + "--frames 4 --skip-existing -o " + q(dir / "f_####.png"));
   EXPECT_EQ(resume.exit_code, 73) << resume.err;
