@@ -24,32 +24,48 @@ std::optional<Shard> parse_shard(const std::string& text) {
 }
 
 namespace {
-// A Slurm array task's shard (SLURM_ARRAY_TASK_ID set).
+// A Slurm array task's shard (SLURM_ARRAY_TASK_ID set). The variables are
+// checked before any arithmetic: values past Slurm's own (a step of 0, a MAX
+// of 2^32) divided by zero or read past the frames.
 Shard slurm_shard(const EnvironmentLookup& getenv, std::optional<int> shard_count) {
+  const auto text = [&](const char* name) { return getenv(name) ? std::string(getenv(name)) : std::string("none"); };
   const char* id_text = getenv("SLURM_ARRAY_TASK_ID");
   const auto id = integer(id_text), lo = integer(getenv("SLURM_ARRAY_TASK_MIN")),
-             hi = integer(getenv("SLURM_ARRAY_TASK_MAX")), count = integer(getenv("SLURM_ARRAY_TASK_COUNT"));
+             hi = integer(getenv("SLURM_ARRAY_TASK_MAX")), count = integer(getenv("SLURM_ARRAY_TASK_COUNT")),
+             given_step = integer(getenv("SLURM_ARRAY_TASK_STEP"));
   if (!id)
     throw FxError(ExitCode::usage, fmt::format("SLURM_ARRAY_TASK_ID={}: expected a whole number", id_text));
-  if (!id || !lo || !hi || *hi < *lo || *id < *lo || *id > *hi)
-    throw FxError(ExitCode::usage, fmt::format("SLURM_ARRAY_TASK_ID={} needs SLURM_ARRAY_TASK_MIN and _MAX around it "
-                                               "(got {} and {})", id_text, getenv("SLURM_ARRAY_TASK_MIN") ? getenv("SLURM_ARRAY_TASK_MIN") : "none",
-                                               getenv("SLURM_ARRAY_TASK_MAX") ? getenv("SLURM_ARRAY_TASK_MAX") : "none"));
-  // An array of MIN..MAX has MAX-MIN+1 tasks; a stepped one (1-7:2) says how many in _COUNT.
-  long long n = *hi - *lo + 1, index = *id - *lo + 1;
-  std::string how = fmt::format("SLURM_ARRAY_TASK_ID={} of {}-{}", *id, *lo, *hi);
-  if (count && *count != n) {
-    if (*count < 2 || (*hi - *lo) % (*count - 1) != 0 || (*id - *lo) % ((*hi - *lo) / (*count - 1)) != 0)
-      throw FxError(ExitCode::usage, fmt::format("SLURM_ARRAY_TASK_COUNT={} does not fit an array from {} to {} "
-                                                 "with task {}", *count, *lo, *hi, *id));
-    const long long step = (*hi - *lo) / (*count - 1);
-    n = *count;
-    index = (*id - *lo) / step + 1;
-    how += fmt::format(" step {}", step);
+  // Slurm's indices are 0 up to its MaxArraySize (4 000 001 at most).
+  constexpr long long kMostIndex = 1LL << 31;
+  if (!lo || !hi || *lo < 0 || *hi > kMostIndex || *hi < *lo || *id < *lo || *id > *hi)
+    throw FxError(ExitCode::usage, fmt::format("SLURM_ARRAY_TASK_ID={} needs SLURM_ARRAY_TASK_MIN and _MAX around it, "
+                                               "in 0..{} (got {} and {})", id_text, kMostIndex,
+                                               text("SLURM_ARRAY_TASK_MIN"), text("SLURM_ARRAY_TASK_MAX")));
+  for (const auto& [name, value] : {std::pair{"SLURM_ARRAY_TASK_COUNT", count}, {"SLURM_ARRAY_TASK_STEP", given_step}})
+    if (getenv(name) && (!value || *value < 1 || *value > kMostIndex))
+      throw FxError(ExitCode::usage, fmt::format("{}={}: expected a whole number in 1..{}", name, text(name), kMostIndex));
+  // The step: _STEP's, or that of _COUNT tasks from MIN to MAX, or 1.
+  const long long span = *hi - *lo;
+  long long step = given_step.value_or(1);
+  if (!given_step && count && *count > 1) {
+    if (span % (*count - 1) != 0 || span / (*count - 1) < 1)
+      throw FxError(ExitCode::usage, fmt::format("SLURM_ARRAY_TASK_COUNT={} does not fit an array from {} to {}",
+                                                 *count, *lo, *hi));
+    step = span / (*count - 1);
   }
+  const long long n = span / step + 1;
+  if (span % step != 0 || (*id - *lo) % step != 0 || (count && *count != n))
+    throw FxError(ExitCode::usage,
+                  fmt::format("SLURM_ARRAY_TASK_ID={} of {}-{}: SLURM_ARRAY_TASK_COUNT={} and _STEP={} do not fit "
+                              "it", *id, *lo, *hi, text("SLURM_ARRAY_TASK_COUNT"), text("SLURM_ARRAY_TASK_STEP")));
+  if (n > kMaxShards)
+    throw FxError(ExitCode::usage, fmt::format("a Slurm array of {} tasks: fxsim splits the frames into at most {} "
+                                               "shards", n, kMaxShards));
+  std::string how = fmt::format("SLURM_ARRAY_TASK_ID={} of {}-{}", *id, *lo, *hi);
+  if (step > 1) how += fmt::format(" step {}", step);
   if (shard_count && *shard_count != n)
     throw FxError(ExitCode::usage, fmt::format("--shard-count {} contradicts the Slurm array's {} tasks", *shard_count, n));
-  return Shard{int(index), int(n), how};
+  return Shard{int((*id - *lo) / step + 1), int(n), how};
 }
 
 // A Kubernetes Indexed Job's shard (JOB_COMPLETION_INDEX set).

@@ -74,6 +74,52 @@ TEST(Shards, ASlurmArrayGivesTheShard) {
                FxError);
 }
 
+TEST(Shards, SlurmVariablesPastSlurmsOwnAreRefused) {
+  // A COUNT over an array of one index made a step of 0 (SIGFPE); a MAX of
+  // 2^32 made a shard count of 0 (SIGFPE), of 2^32 + 1 one of 1 (frames read
+  // past the list's end), of 2^31 a negative one ("no frames", exit 0); a
+  // COUNT that is no number was ignored.
+  using Vars = std::map<std::string, std::string>;
+  for (const Vars& vars : {Vars{{"SLURM_ARRAY_TASK_ID", "5"}, {"SLURM_ARRAY_TASK_MIN", "5"}, {"SLURM_ARRAY_TASK_MAX", "5"},
+                                {"SLURM_ARRAY_TASK_COUNT", "2"}},
+                           Vars{{"SLURM_ARRAY_TASK_ID", "2"}, {"SLURM_ARRAY_TASK_MIN", "1"}, {"SLURM_ARRAY_TASK_MAX", "4294967296"}},
+                           Vars{{"SLURM_ARRAY_TASK_ID", "2"}, {"SLURM_ARRAY_TASK_MIN", "1"}, {"SLURM_ARRAY_TASK_MAX", "4294967297"}},
+                           Vars{{"SLURM_ARRAY_TASK_ID", "1"}, {"SLURM_ARRAY_TASK_MIN", "1"}, {"SLURM_ARRAY_TASK_MAX", "2147483648"}},
+                           Vars{{"SLURM_ARRAY_TASK_ID", "1"}, {"SLURM_ARRAY_TASK_MIN", "-1"}, {"SLURM_ARRAY_TASK_MAX", "3"}},
+                           Vars{{"SLURM_ARRAY_TASK_ID", "1"}, {"SLURM_ARRAY_TASK_MIN", "1"}, {"SLURM_ARRAY_TASK_MAX", "7"},
+                                {"SLURM_ARRAY_TASK_COUNT", "xyz"}},
+                           Vars{{"SLURM_ARRAY_TASK_ID", "1"}, {"SLURM_ARRAY_TASK_MIN", "1"}, {"SLURM_ARRAY_TASK_MAX", "7"},
+                                {"SLURM_ARRAY_TASK_STEP", "0"}},
+                           Vars{{"SLURM_ARRAY_TASK_ID", "2"}, {"SLURM_ARRAY_TASK_MIN", "1"}, {"SLURM_ARRAY_TASK_MAX", "7"},
+                                {"SLURM_ARRAY_TASK_STEP", "2"}},  // task 2 is not in 1-7:2
+                           Vars{{"SLURM_ARRAY_TASK_ID", "1"}, {"SLURM_ARRAY_TASK_MIN", "1"}, {"SLURM_ARRAY_TASK_MAX", "7"},
+                                {"SLURM_ARRAY_TASK_STEP", "2"}, {"SLURM_ARRAY_TASK_COUNT", "3"}},  // 1-7:2 is 4 tasks
+                           Vars{{"SLURM_ARRAY_TASK_ID", "1"}, {"SLURM_ARRAY_TASK_MIN", "1"}, {"SLURM_ARRAY_TASK_MAX", "1000001"}}}) {
+    try {
+      const auto s = shard_from_environment(environment(vars), std::nullopt);
+      ADD_FAILURE() << "accepted as " << (s ? std::to_string(s->index) + "/" + std::to_string(s->count) : "none") << ": "
+                    << vars.at("SLURM_ARRAY_TASK_MAX");
+    } catch (const FxError& e) {
+      EXPECT_EQ(e.code(), ExitCode::usage) << e.what();
+    }
+  }
+  // A stepped array by its _STEP alone (a launcher that passes no _COUNT): task 5 of 1-7:2 is 3/4.
+  const auto stepped = shard_from_environment(environment({{"SLURM_ARRAY_TASK_ID", "5"}, {"SLURM_ARRAY_TASK_MIN", "1"},
+                                                           {"SLURM_ARRAY_TASK_MAX", "7"}, {"SLURM_ARRAY_TASK_STEP", "2"}}),
+                                              std::nullopt);
+  ASSERT_TRUE(stepped);
+  EXPECT_EQ(stepped->index, 3);
+  EXPECT_EQ(stepped->count, 4);
+  // Slurm sets both for a plain array: step 1.
+  const auto plain = shard_from_environment(environment({{"SLURM_ARRAY_TASK_ID", "2"}, {"SLURM_ARRAY_TASK_MIN", "1"},
+                                                         {"SLURM_ARRAY_TASK_MAX", "4"}, {"SLURM_ARRAY_TASK_STEP", "1"},
+                                                         {"SLURM_ARRAY_TASK_COUNT", "4"}}),
+                                            std::nullopt);
+  ASSERT_TRUE(plain);
+  EXPECT_EQ(plain->index, 2);
+  EXPECT_EQ(plain->count, 4);
+}
+
 TEST(Shards, AKubernetesIndexedJobNeedsTheShardCount) {
   const auto s = shard_from_environment(environment({{"JOB_COMPLETION_INDEX", "0"}}), 4);
   ASSERT_TRUE(s);
