@@ -289,7 +289,15 @@ std::string describe_frames(const std::vector<int>& frames) {
 // and also under --quiet: it is a warning.
 void hint_at_checkpoints_elsewhere(const RenderOptions& options, const std::string& path_in_scene,
                                    const std::string& path, const CheckpointKey& key, int at_most) {
-  if (options.checkpoints) return;
+  if (options.checkpoints) {
+    // A folder given that is not there (a slip of the name) started every
+    // shard of a farm at frame 0 without a word; one to be written
+    // (--checkpoint-every) may be new.
+    std::error_code ec;
+    if (!options.checkpoint_every && !std::filesystem::exists(*options.checkpoints, ec))
+      warn(fmt::format("--checkpoints {}: no such folder, so the simulation starts at frame 0", *options.checkpoints));
+    return;
+  }
   const std::filesystem::path used = checkpoint_folder(options, path), beside_scene = checkpoint_folder(options, path_in_scene);
   if (resolved(used.string()) == resolved(beside_scene.string())) return;  // (links followed)
   std::error_code ec;

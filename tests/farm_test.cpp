@@ -621,6 +621,12 @@ TEST(Farm, ARenderWhoseFramesGoElsewhereSaysWhereTheCheckpointsAre) {
   const CliResult other = run_fxsim("render " + scene + " --frames 7-8 -q --seed 9 -o out6/f_####.png",
                                     "cd " + q(dir.path()) + " &&");
   EXPECT_EQ(other.err.find("no checkpoint in"), std::string::npos) << other.err;
+  // A folder named that is not there (a slip: scn/checkpoint): every shard started at 0 without a word.
+  const CliResult slip = run_fxsim("render " + scene + " --frames 7-8 -q --checkpoints scn/checkpoint -o out7/f_####.png",
+                                   "cd " + q(dir.path()) + " &&");
+  EXPECT_EQ(slip.exit_code, 0) << slip.err;
+  EXPECT_NE(slip.err.find("warning: --checkpoints scn/checkpoint: no such folder, so the simulation starts at frame 0"),
+            std::string::npos) << slip.err;
 }
 
 TEST(Farm, AManifestWhoseLastLineHasNoEndIsAppendedToOnANewLine) {
