@@ -38,6 +38,13 @@ struct SuiteFolder {
 };
 
 std::string quoted(const fs::path& p) { return fmt::format("'{}'", p.string()); }
+
+// kTestedScene with `keys` ("\"layers\": [...], ") added to its output.
+std::string tested_scene_with(const std::string& keys) {
+  const std::string scene = kTestedScene;
+  const size_t where = scene.find("\"background\"");
+  return scene.substr(0, where) + keys + scene.substr(where);
+}
 }  // namespace
 
 TEST(TestCommand, UpdateWritesTheGoldensAndASecondRunPasses) {
@@ -232,10 +239,7 @@ TEST(TestCommand, BadSuitesAreRefusedWithTheirExitCodes) {
 
 TEST(TestCommand, TheLayersBesideEachFrameHaveGoldensToo) {
   SuiteFolder s;
-  const std::string scene = kTestedScene, at = "\"background\"";
-  const size_t where = scene.find(at);
-  write_text_file(s.dir / "flakes.json",
-                  fmt::format("{}\"layers\": [\"mask\", \"motion\"], {}", scene.substr(0, where), scene.substr(where)));
+  write_text_file(s.dir / "flakes.json", tested_scene_with("\"layers\": [\"mask\", \"motion\"], "));
   ASSERT_EQ(run_fxsim("test " + s.path() + " --device-class llvmpipe --update").exit_code, 0);
   for (const char* name : {"frame_0002.png", "frame_0002.mask.snow0.png", "frame_0002.motion.png", "frame_0006.motion.png"})
     EXPECT_TRUE(fs::exists(s.golden(name))) << name;
@@ -495,10 +499,7 @@ TEST(TestCommand, AGoldenOfAnotherBitDepthFailsItsFrame) {
   // An 8-bit golden of a 16-bit output was compared in 8 bits: its high
   // bytes alone (600 mm of depth passed as 3/255).
   SuiteFolder s;
-  const std::string scene = kTestedScene, at = "\"background\"";
-  const size_t where = scene.find(at);
-  write_text_file(s.dir / "flakes.json",
-                  fmt::format("{}\"bit_depth\": 16, {}", scene.substr(0, where), scene.substr(where)));
+  write_text_file(s.dir / "flakes.json", tested_scene_with("\"bit_depth\": 16, "));
   ASSERT_EQ(run_fxsim("test " + s.path() + " --device-class llvmpipe --update").exit_code, 0);
   const fxsim::Image eight = fxsim::read_png(s.golden("frame_0002.png"));
   const std::vector<uint8_t> png = fxsim::encode_png(eight);
