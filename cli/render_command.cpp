@@ -274,6 +274,21 @@ std::string backend_name(const GlSession& gl) {
   return gl.backend() == Backend::gpu ? "gpu on " + device_class(info.vendor, info.renderer).exact : std::string("cpu");
 }
 
+// The manifest's `backend`: the backend, and the drawing options given that
+// change pixels ("cpu, --fill-resolution half"). Frames drawn so differ
+// within the golden tolerance, as another backend's do, and --skip-existing
+// draws them again (it kept them: the run line did not say). --tile-lists
+// is left out: the same bytes either way. Checkpoints keep backend_name's:
+// the simulation is the same whatever draws it.
+std::string drawing_name(const GlSession& gl, const RenderOptions& options) {
+  std::string name = backend_name(gl);
+  for (const auto& [flag, value] : {std::pair{"--rasteriser", options.rasteriser},
+                                    {"--fill-resolution", options.fill_resolution}, {"--coverage", options.coverage}})
+    if (value != "auto") name += fmt::format(", {} {}", flag, value);
+  if (options.part_sprites != 0) name += fmt::format(", --part-sprites {}", options.part_sprites);
+  return name;
+}
+
 // "frames 1-12 (12)", "frames 3, 7 and 9 (3)"
 std::string describe_frames(const std::vector<int>& frames) {
   if (frames.empty()) return "no frames";
@@ -521,8 +536,12 @@ int run_render(const RenderOptions& options) {
     if (!gl_started) gl_started.emplace(options.device, parse_backend_choice(options.backend));
     return backend_name(*gl_started);
   };
+  const auto this_drawing = [&] {
+    this_backend();
+    return drawing_name(*gl_started, options);
+  };
   if (options.skip_existing && !options.simulate_only) {
-    to_write = frames_to_write(scene, scene.output.path, output_folder(scene.output.path), wanted, this_backend);
+    to_write = frames_to_write(scene, scene.output.path, output_folder(scene.output.path), wanted, this_drawing);
     if (!options.quiet && to_write.size() < wanted.size())
       note(fmt::format("--skip-existing: {} of {} frames are already written; {} to go", wanted.size() - to_write.size(),
                        wanted.size(), to_write.size()));
@@ -551,7 +570,7 @@ int run_render(const RenderOptions& options) {
     if (!adopted.empty()) {
       ManifestWriter writer(output_folder(scene.output.path));
       ManifestRun run = manifest_run(scene, options.scene, run_id, wanted);
-      if (gl_started) run.backend = backend_name(*gl_started);  // (known where frames_to_write asked)
+      if (gl_started) run.backend = drawing_name(*gl_started, options);  // (known where frames_to_write asked)
       writer.add(run);
       for (const ManifestFrame& f : adopted) writer.add(f);
     }
@@ -672,7 +691,7 @@ int run_render(const RenderOptions& options) {
     manifest.emplace(output_folder(scene.output.path));
     ManifestRun run = manifest_run(scene, options.scene, run_id, wanted);
     run.device = gl_info.renderer;
-    run.backend = backend;
+    run.backend = drawing_name(gl, options);
     run.shard = shard ? fmt::format("{}/{}", shard->index, shard->count) : "";
     images->record_in(*manifest, std::move(run), options.manifest_hashes);
     images->adopt(std::move(adopted));

@@ -767,6 +767,16 @@ TEST(Farm, SkipExistingDrawsAgainTheFramesOfAnotherBackend) {
   const CliResult same = run_fxsim(render + " --frames 1-3 --backend cpu --skip-existing --progress none");
   ASSERT_EQ(same.exit_code, 0) << same.err;
   EXPECT_EQ(read_text_file(dir / "fxsim-manifest.jsonl"), after) << "frames of the same backend drawn again";
+  // Nor drawn with other drawing options (--fill-resolution half: within
+  // the golden tolerance, not to the byte): they were kept, the run line
+  // not saying how they were drawn.
+  TempDir half("resume_drawing");
+  const std::string at_half = "render " + kSleet + " --width 48 --height 27 -q -o " + q(half / "f_####.png");
+  ASSERT_EQ(run_fxsim(at_half + " --frames 1-2 --fill-resolution half").exit_code, 0);
+  EXPECT_NE(read_text_file(half / "fxsim-manifest.jsonl").find("\"backend\":\"cpu, --fill-resolution half\""),
+            std::string::npos);
+  ASSERT_EQ(run_fxsim(at_half + " --frames 1-2 --skip-existing").exit_code, 0);
+  EXPECT_EQ(read_text_file(half / "f_0002.png"), read_text_file(dir / "f_0002.png"));  // the default's bytes now
 }
 
 TEST(Farm, FramesOfAnotherFxsimVersionAreDrawnAgainAndVerifyNamesTheMix) {
