@@ -128,10 +128,11 @@ Prepared ImageSequenceSink::prepare(const FrameRecord& record) const {
     }
     files.push_back({path, encode_exr(*record.linear, channels)});
   } else {
-    if (encoding_.bit_depth == 16)
-      files.push_back({path, encode_png16(encoding_.tone == OutputSettings::Tone::filmic ? tone_mapped(*record.linear)
-                                                                                        : *record.linear,
-                                          encoding_.png)});
+    // (Two calls: one conditional expression of both copied the linear frame where there is no tone.)
+    if (encoding_.bit_depth == 16 && encoding_.tone == OutputSettings::Tone::filmic)
+      files.push_back({path, encode_png16(tone_mapped(*record.linear), encoding_.png)});
+    else if (encoding_.bit_depth == 16)
+      files.push_back({path, encode_png16(*record.linear, encoding_.png)});
     else
       files.push_back({path, encode_png(record.image, encoding_.png)});
   }
