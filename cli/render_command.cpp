@@ -27,6 +27,7 @@
 #include "core/manifest.h"
 #include "core/parallel.h"
 #include "core/frame_output.h"
+#include "core/input_digest.h"
 #include "core/scene_parser.h"
 #include "core/simulation.h"
 #include "render/atomic_file.h"
@@ -693,7 +694,7 @@ int run_render(const RenderOptions& options) {
     run.device = gl_info.renderer;
     run.backend = drawing_name(gl, options);
     run.shard = shard ? fmt::format("{}/{}", shard->index, shard->count) : "";
-    images->record_in(*manifest, std::move(run), options.manifest_hashes);
+    images->record_in(*manifest, std::move(run), options.manifest_hashes, InputDigest(scene));
     images->adopt(std::move(adopted));
   }
   Renderer renderer(scene, scene.output.width, scene.output.height,

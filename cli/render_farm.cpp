@@ -13,6 +13,7 @@
 #include "core/exr_file.h"
 #include "core/frame_output.h"
 #include "core/image.h"
+#include "core/input_digest.h"
 #include "core/parallel.h"
 #include "core/sha256.h"
 #include "render/child_process.h"
@@ -81,6 +82,7 @@ std::vector<int> frames_to_write(const Scene& scene, const std::string& pattern,
   // is drawn again, not kept beside this one's.
   struct Record {
     ManifestFile file;
+    std::string inputs;  // the frame's
     std::string scene_hash, look_hash, version, backend;
   };
   std::optional<std::string> ours_backend;  // asked for once, when first needed
@@ -118,15 +120,27 @@ std::vector<int> frames_to_write(const Scene& scene, const std::string& pattern,
     for (const ManifestFrame& f : manifest.frames) {
       const auto run = runs.find(f.run);
       for (const ManifestFile& file : f.files)
-        recorded[file.file] = {file, run == runs.end() ? "" : run->second->scene_hash,
+        recorded[file.file] = {file, f.inputs, run == runs.end() ? "" : run->second->scene_hash,
                                run == runs.end() ? "" : run->second->look_hash,
                                run == runs.end() ? "" : run->second->fxsim_version,
                                run == runs.end() ? "" : run->second->backend};
     }
   }
-  const auto as_recorded = [&](const fs::path& file, const fs::path& image) {
+  // The textures and plates a frame reads: one drawn from files changed
+  // since is drawn again. A frame whose record does not say what it was
+  // drawn from (kept without a line, or from before records did) is drawn
+  // again where the scene reads such files.
+  const InputDigest inputs(scene);
+  int digested = 0;  // the frame `digest` is of (frames count from 1): its files share it
+  std::string digest;
+  const auto inputs_of = [&](int frame) -> const std::string& {
+    if (frame != digested) digest = inputs.of_frame(frame), digested = frame;
+    return digest;
+  };
+  const auto as_recorded = [&](const fs::path& file, const fs::path& image, int frame) {
     const auto record = recorded.find(file.lexically_relative(folder).string());
     if (record == recorded.end()) {  // written and not recorded (a run stopped between): kept, then recorded, if ours
+      if (inputs.any()) return false;
       const auto planned = planned_here.find(image.lexically_relative(folder).string());
       if (planned == planned_here.end() || !planned->second.ours) return false;
       const std::set<std::string>& backends = planned->second.backends;
@@ -136,6 +150,7 @@ std::vector<int> frames_to_write(const Scene& scene, const std::string& pattern,
     if (!record->second.look_hash.empty() && record->second.look_hash != scene.look_key) return false;
     if (!record->second.version.empty() && record->second.version != FXSIM_VERSION) return false;
     if (backend_differs(record->second.backend)) return false;
+    if (record->second.inputs != inputs_of(frame)) return false;
     uint64_t bytes = 0;
     const std::string sha = sha256_of_file(file, bytes);
     return bytes == record->second.file.bytes && sha == record->second.file.sha256;
@@ -145,7 +160,7 @@ std::vector<int> frames_to_write(const Scene& scene, const std::string& pattern,
     bool done = true;
     const std::vector<fs::path> files = frame_files(scene, pattern, frame);
     for (const fs::path& file : files)
-      done = done && whole(file, scene.output.width, scene.output.height) && as_recorded(file, files.front());
+      done = done && whole(file, scene.output.width, scene.output.height) && as_recorded(file, files.front(), frame);
     if (!done) out.push_back(frame);
   }
   return out;

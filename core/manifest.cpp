@@ -77,9 +77,10 @@ void ManifestWriter::add(const ManifestRun& r) {
 void ManifestWriter::add(const ManifestFrame& f) {
   json files = json::array();
   for (const ManifestFile& file : f.files) files.push_back({{"file", file.file}, {"bytes", file.bytes}, {"sha256", file.sha256}});
-  append(json{{"type", "frame"}, {"run", f.run}, {"frame", f.frame}, {"files", files}, {"state_hash", f.state_hash},
-              {"seconds", std::round(f.seconds * 1e4) / 1e4}}
-             .dump());
+  json line{{"type", "frame"}, {"run", f.run}, {"frame", f.frame}, {"files", files}, {"state_hash", f.state_hash},
+            {"seconds", std::round(f.seconds * 1e4) / 1e4}};
+  if (!f.inputs.empty()) line["inputs"] = f.inputs;
+  append(line.dump());
 }
 
 namespace {
@@ -130,6 +131,7 @@ Manifest read_manifest(const fs::path& path) {
         ManifestFrame f;
         f.run = j.at("run"), f.frame = whole_number(j.at("frame"), "\"frame\"", 1, kMaxFrames);
         f.state_hash = j.value("state_hash", "");
+        f.inputs = j.value("inputs", "");
         f.seconds = j.value("seconds", 0.0);
         const json& files = j.at("files");
         // A size is a count: -1 read as 18446744073709551615 bytes.

@@ -40,6 +40,10 @@ struct ManifestFrame {
   int frame = 0;
   std::vector<ManifestFile> files;  // the frame's image first, then its layers
   std::string state_hash;           // 16 hex digits, as --state-hashes writes them
+  // InputDigest::of_frame: the contents of the textures and plates it was
+  // drawn from ("" where the scene reads none, in records of frames kept
+  // without a line, and in manifests from before it).
+  std::string inputs;
   double seconds = 0;               // simulate + draw + read back
 };
 

@@ -192,6 +192,9 @@ struct Scene {
   // of another exposure, fog or colour are of another look, though of the
   // same simulation.
   std::string look_key;
+  // Every texture file the emitters read (resolved against the scene's
+  // folder, each once): with the plates, what core/input_digest.h hashes.
+  std::vector<std::filesystem::path> texture_files;
   // What the parser accepted but the user should hear (a particle count capped).
   std::vector<std::string> warnings;
   // The command line's overrides, (pointer, label) in the order applied, so a

@@ -64,6 +64,7 @@ class Parser {
     check_light_count(top);
     top.finish();
     apply_shutter();
+    scene_.texture_files = textures_.files();
     return std::move(scene_);
   }
 
@@ -553,19 +554,12 @@ class Parser {
                             {"axial", BillboardMode::axial}});
   }
 
-
-
-
-
-
-
-
   const Json& root_;
   std::filesystem::path base_dir_;
   ParseContext textures_;  // one for the scene: each texture file checked once
   std::string stem_;
-  int last_frame_ = 0;
-  std::vector<size_t> emitter_indices_;  // each parsed emitter's index in the file's "emitters"  // the last frame a render asks for, when past output.frames
+  int last_frame_ = 0;                   // the last frame a render asks for, when past output.frames
+  std::vector<size_t> emitter_indices_;  // each parsed emitter's index in the file's "emitters"
   Scene scene_;
   std::vector<Diagnostic> problems_;
   std::unordered_set<std::string> emitter_names_;

@@ -23,6 +23,7 @@
 #include "core/scene.h"
 #include "core/image.h"
 #include "core/frame_output.h"
+#include "core/input_digest.h"
 #include "core/png_writer.h"
 #include "core/stats.h"
 #include "render/frame_target.h"
@@ -103,10 +104,11 @@ class ImageSequenceSink : public FrameSink {
   Prepared prepare(const FrameRecord& record) const override;
   void commit(const FrameRecord& record, const Prepared& files) override;
   // Records the run in `manifest` when the sink starts, then each frame's
-  // files (size, SHA-256), state hash and time.
+  // files (size, SHA-256), state hash, time and the digest of the textures
+  // and plates it was drawn from (`inputs`).
   // `state_hashes`: each frame's state hash too (a full read of the state).
-  void record_in(ManifestWriter& manifest, ManifestRun run, bool state_hashes) {
-    manifest_ = &manifest, run_ = std::move(run), state_hashes_ = state_hashes;
+  void record_in(ManifestWriter& manifest, ManifestRun run, bool state_hashes, InputDigest inputs) {
+    manifest_ = &manifest, run_ = std::move(run), state_hashes_ = state_hashes, inputs_ = std::move(inputs);
   }
   bool wants_frame_hash() const override { return manifest_ != nullptr && state_hashes_; }
   // Frame lines written right after the run line (frames kept by --skip-existing that no line records).
@@ -125,6 +127,7 @@ class ImageSequenceSink : public FrameSink {
   ManifestWriter* manifest_ = nullptr;
   ManifestRun run_;
   bool state_hashes_ = true;
+  std::optional<InputDigest> inputs_;
   std::vector<ManifestFrame> adopted_;
 };
 

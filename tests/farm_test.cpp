@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "cli_runner.h"
+#include "core/png_writer.h"
 
 using namespace fxsim::test;
 namespace fs = std::filesystem;
@@ -777,6 +778,62 @@ TEST(Farm, SkipExistingDrawsAgainTheFramesOfAnotherBackend) {
             std::string::npos);
   ASSERT_EQ(run_fxsim(at_half + " --frames 1-2 --skip-existing").exit_code, 0);
   EXPECT_EQ(read_text_file(half / "f_0002.png"), read_text_file(dir / "f_0002.png"));  // the default's bytes now
+}
+
+TEST(Farm, SkipExistingDrawsAgainTheFramesWhosePlateOrTextureChanged) {
+  // The look hash is the scene's JSON, which names a plate or a texture
+  // but says nothing of what is in it: a frame drawn over a plate graded
+  // since, or with a texture painted over, was kept.
+  TempDir dir("resume_inputs");
+  const auto write_png = [](const fs::path& file, int width, int height, uint8_t grey) {
+    fxsim::Image im{width, height, std::vector<uint8_t>(size_t(width) * size_t(height) * 4, grey)};
+    for (size_t i = 3; i < im.rgba.size(); i += 4) im.rgba[i] = 255;
+    const std::vector<uint8_t> png = fxsim::encode_png(im);
+    write_text_file(file, std::string(png.begin(), png.end()));
+  };
+  for (int frame = 1; frame <= 3; ++frame) write_png(dir / fmt::format("plate_{:04}.png", frame), 48, 27, 60);
+  write_png(dir / "flake.png", 8, 8, 255);
+  write_text_file(dir / "scene.json", R"({"fxsim": 1, "output": {"width": 48, "height": 27, "plate": "plate_####.png"},
+    "camera": {"position": [0, 1.5, 6], "target": [0, 1, 0]},
+    "emitters": [{"type": "snow", "max_particles": 400, "textures": ["flake.png"]}]})");
+  const std::string render = "render " + q(dir / "scene.json") + " --frames 1-3 -q --progress none -o " + q(dir / "f_####.png");
+  ASSERT_EQ(run_fxsim(render).exit_code, 0);
+  const auto times_recorded = [&](int frame) {
+    const std::string manifest = read_text_file(dir / "fxsim-manifest.jsonl");
+    int n = 0;
+    for (size_t at = manifest.find("\"" + frame_name(frame)); at != std::string::npos; at = manifest.find("\"" + frame_name(frame), at + 1)) ++n;
+    return n;
+  };
+  // Every frame record says what the frame was drawn from.
+  EXPECT_NE(read_text_file(dir / "fxsim-manifest.jsonl").find("\"inputs\":\""), std::string::npos);
+  ASSERT_EQ(run_fxsim(render + " --skip-existing").exit_code, 0);
+  EXPECT_EQ(times_recorded(1) + times_recorded(2) + times_recorded(3), 3) << "frames drawn again with nothing changed";
+  // Frame 2's plate graded: that frame alone is drawn again.
+  const std::string before = read_text_file(dir / frame_name(2));
+  write_png(dir / "plate_0002.png", 48, 27, 120);
+  ASSERT_EQ(run_fxsim(render + " --skip-existing").exit_code, 0);
+  EXPECT_EQ(times_recorded(1), 1);
+  EXPECT_EQ(times_recorded(2), 2) << "frame 2 kept over a plate changed since";
+  EXPECT_EQ(times_recorded(3), 1);
+  EXPECT_NE(read_text_file(dir / frame_name(2)), before);
+  // The texture painted over: every frame.
+  write_png(dir / "flake.png", 8, 8, 128);
+  ASSERT_EQ(run_fxsim(render + " --skip-existing").exit_code, 0);
+  EXPECT_EQ(times_recorded(1), 2);
+  EXPECT_EQ(times_recorded(2), 3);
+  EXPECT_EQ(times_recorded(3), 2);
+  EXPECT_EQ(run_fxsim("verify " + q(dir.path())).exit_code, 0);
+  // A frame no line records (its run killed between writing and recording
+  // it) cannot say what it was drawn from: drawn again.
+  std::string manifest = read_text_file(dir / "fxsim-manifest.jsonl");
+  const size_t last = manifest.rfind("{\"files\":[{\"bytes\"");
+  ASSERT_NE(last, std::string::npos) << manifest;
+  ASSERT_NE(manifest.find(frame_name(3), last), std::string::npos) << "the last line is not frame 3's";
+  manifest.erase(last);
+  write_text_file(dir / "fxsim-manifest.jsonl", manifest);
+  ASSERT_EQ(run_fxsim(render + " --skip-existing").exit_code, 0);
+  EXPECT_EQ(times_recorded(3), 2) << "drawn again, and recorded";
+  EXPECT_EQ(times_recorded(1), 2) << "kept";
 }
 
 TEST(Farm, FramesOfAnotherFxsimVersionAreDrawnAgainAndVerifyNamesTheMix) {

@@ -69,6 +69,12 @@ struct ParseContext {
   // reports a problem at `pointer` and returns the resolved path.
   std::filesystem::path texture(ObjectReader& r, const std::string& pointer, const std::string& written,
                                 int* width = nullptr, int* height = nullptr) const;
+  // Every texture file named so far, resolved, each once (in path order).
+  std::vector<std::filesystem::path> files() const {
+    std::vector<std::filesystem::path> out;
+    for (const auto& [path, checked] : checked_) out.push_back(path);
+    return out;
+  }
 
  private:
   // Each file checked once (decoding it is the check): a texture listed 30
