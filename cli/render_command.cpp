@@ -254,7 +254,7 @@ void warn_about_videos(const RenderOptions& options, const std::string& pattern,
 // A manifest's run line: what this render sets out to write (the caller adds
 // the device, backend and shard it knows).
 ManifestRun manifest_run(const Scene& scene, const std::string& scene_file, const std::string& run_id,
-                         const std::vector<int>& frames) {
+                         const std::vector<int>& frames, const std::string& selection) {
   ManifestRun run;
   run.run = run_id;
   run.started = utc_now();
@@ -266,6 +266,7 @@ ManifestRun manifest_run(const Scene& scene, const std::string& scene_file, cons
   run.width = scene.output.width;
   run.height = scene.output.height;
   run.frames = frames;
+  run.selection = selection;
   return run;
 }
 
@@ -503,7 +504,9 @@ int run_render(const RenderOptions& options) {
       warn(w);
   // A farm's share: a shard of the frames, less those already written.
   const std::optional<Shard> shard = choose_shard(options);
+  std::string selection;  // every shard's frames, for the manifest
   if (shard) {
+    selection = format_frame_selection(FrameSelection::of(wanted));
     wanted = shard_frames(wanted, *shard);
     // --simulate-only draws none of them: it steps from frame 1 (or a
     // checkpoint) to the shard's last and writes every checkpoint on the way.
@@ -570,7 +573,7 @@ int run_render(const RenderOptions& options) {
       note(fmt::format("nothing to render ({})", wanted.empty() ? "this shard has no frames" : "every frame is written"));
     if (!adopted.empty()) {
       ManifestWriter writer(output_folder(scene.output.path));
-      ManifestRun run = manifest_run(scene, options.scene, run_id, wanted);
+      ManifestRun run = manifest_run(scene, options.scene, run_id, wanted, selection);
       if (gl_started) run.backend = drawing_name(*gl_started, options);  // (known where frames_to_write asked)
       writer.add(run);
       for (const ManifestFrame& f : adopted) writer.add(f);
@@ -690,7 +693,7 @@ int run_render(const RenderOptions& options) {
   if (images) {
     // Every run appends to the manifest in its output folder: what it was to write, then each frame written.
     manifest.emplace(output_folder(scene.output.path));
-    ManifestRun run = manifest_run(scene, options.scene, run_id, wanted);
+    ManifestRun run = manifest_run(scene, options.scene, run_id, wanted, selection);
     run.device = gl_info.renderer;
     run.backend = drawing_name(gl, options);
     run.shard = shard ? fmt::format("{}/{}", shard->index, shard->count) : "";

@@ -237,6 +237,22 @@ int run_verify(const std::string& folder_text, bool quiet) {
       }
     }
 
+  // The frames of a sharded render that no run was to write: a shard that
+  // never ran wrote no run line, and the folder passed without its frames.
+  for (const ManifestRun& r : manifest.runs) {
+    if (r.selection.empty()) continue;
+    const std::optional<FrameSelection> selection = parse_frame_selection(r.selection);  // (checked when read)
+    for (const int frame : selection->frames()) {
+      const std::string image = frame_path(r.output, frame);
+      if (!expected.insert(image).second) continue;
+      std::error_code error;
+      const bool there = fs::exists(fs::symlink_status(folder / image, error));
+      missing.push_back(fmt::format("{}: frame {} has no record: no run was to write it, yet it is one of the frames "
+                                    "{} that run {} drew shard {} of (a shard that never ran?){}",
+                                    image, frame, r.selection, r.run, r.shard, there ? "; the file is there" : ""));
+    }
+  }
+
   // Frame files of a run's pattern that no run was to write (left by a render
   // whose manifest lines are gone): a video made from the folder, or a glob,
   // takes them in. Patterns with a '#' folder are not searched.

@@ -52,6 +52,17 @@ std::optional<FrameSelection> parse_frame_selection(std::string_view text) {
   return selection;
 }
 
+std::string format_frame_selection(const FrameSelection& selection) {
+  std::string text;
+  for (const FrameRange& r : selection.ranges) {
+    if (!text.empty()) text += ',';
+    text += r.first == r.last ? fmt::format("{}", r.first)
+            : r.step == 1     ? fmt::format("{}-{}", r.first, r.last)
+                              : fmt::format("{}-{}:{}", r.first, r.last, r.step);
+  }
+  return text;
+}
+
 bool FrameSelection::contains(int frame) const {
   for (const auto& r : ranges)
     if (frame >= r.first && frame <= r.last && (frame - r.first) % r.step == 0) return true;

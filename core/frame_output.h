@@ -32,6 +32,8 @@ struct FrameSelection {
 // from A, up to B), or a comma-separated list of those ("1-240:2,300");
 // nullopt when malformed.
 std::optional<FrameSelection> parse_frame_selection(std::string_view text);
+// The selection as parse_frame_selection reads it ("1-48", "1-240:2,300").
+std::string format_frame_selection(const FrameSelection& selection);
 
 // What an output path's extension (any case) asks for: frames as PNG or
 // OpenEXR images, or a video (render/video_sink.h); nullopt for anything else,

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "core/exit_codes.h"
+#include "core/frame_output.h"
 #include "core/limits.h"
 
 namespace fxsim {
@@ -68,10 +69,11 @@ void ManifestWriter::append(const std::string& line) {
 }
 
 void ManifestWriter::add(const ManifestRun& r) {
-  append(json{{"type", "run"}, {"run", r.run}, {"started", r.started}, {"scene", r.scene}, {"scene_hash", r.scene_hash},
-              {"look_hash", r.look_hash}, {"fxsim_version", r.fxsim_version}, {"device", r.device}, {"backend", r.backend}, {"output", r.output},
-              {"width", r.width}, {"height", r.height}, {"shard", r.shard}, {"frames", r.frames}}
-             .dump());
+  json line{{"type", "run"}, {"run", r.run}, {"started", r.started}, {"scene", r.scene}, {"scene_hash", r.scene_hash},
+            {"look_hash", r.look_hash}, {"fxsim_version", r.fxsim_version}, {"device", r.device}, {"backend", r.backend}, {"output", r.output},
+            {"width", r.width}, {"height", r.height}, {"shard", r.shard}, {"frames", r.frames}};
+  if (!r.selection.empty()) line["selection"] = r.selection;
+  append(line.dump());
 }
 
 void ManifestWriter::add(const ManifestFrame& f) {
@@ -123,6 +125,9 @@ Manifest read_manifest(const fs::path& path) {
         r.width = whole_number(j.at("width"), "\"width\"", 1, kMaxImageSide);
         r.height = whole_number(j.at("height"), "\"height\"", 1, kMaxImageSide);
         r.shard = j.value("shard", "");
+        r.selection = j.value("selection", "");
+        if (!r.selection.empty() && !parse_frame_selection(r.selection))
+          throw BadValue(fmt::format("\"selection\" is {}, not a selection of frames", json(r.selection).dump()));
         const json& frames = j.at("frames");  // (an object's values, or a number, iterated too)
         if (!frames.is_array()) throw BadValue(fmt::format("\"frames\" is {}, not a list of frames", frames.dump()));
         for (const json& frame : frames) r.frames.push_back(whole_number(frame, "a frame", 1, kMaxFrames));

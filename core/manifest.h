@@ -27,6 +27,9 @@ struct ManifestRun {
   int width = 0, height = 0;
   std::string shard;        // "2/4", or "" when not sharded
   std::vector<int> frames;  // the frames this run is to write (skipped ones included)
+  // A shard's: the frames of every shard together, as --frames writes them
+  // ("1-48"), so that verify misses the frames of a shard that never ran; "" unsharded.
+  std::string selection;
 };
 
 struct ManifestFile {

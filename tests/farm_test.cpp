@@ -103,11 +103,23 @@ TEST(Farm, AStaleCheckpointIsIgnoredWithAWarning) {
 TEST(Farm, ShardsTogetherAreTheWholeRenderAndVerifyPasses) {
   TempDir dir("shards");
   ASSERT_EQ(run_fxsim("render " + kSleet + kFarmSize + "--frames 1-10 -o " + q(dir / "full/f_####.png")).exit_code, 0);
-  for (int i = 1; i <= 3; ++i) {
+  for (const int i : {1, 3, 2}) {
     const CliResult r = run_fxsim(fmt::format("render {} --width 96 --height 54 --progress none --frames 1-10 --shard {}/3 -o {}",
                                               kSleet, i, q(dir / "sharded/f_####.png")));
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_NE(r.err.find(fmt::format("shard {}/3 (--shard {}/3)", i, i)), std::string::npos) << r.err;
+    if (i != 3) continue;
+    // Shard 2 has not run: it wrote no run line, and the folder passed without its frames.
+    const CliResult gap = run_fxsim("verify " + q(dir / "sharded"));
+    EXPECT_EQ(gap.exit_code, 1) << gap.out << gap.err;
+    for (int f = 1; f <= 10; ++f)
+      EXPECT_EQ(gap.out.find(fmt::format("missing: {}: frame {} has no record: no run was to write it, yet it is one of "
+                                         "the frames 1-10 that run ", frame_name(f), f)) != std::string::npos,
+                f >= 4 && f <= 6)
+          << f << "\n" << gap.out;
+    EXPECT_NE(gap.out.find("(a shard that never ran?)"), std::string::npos) << gap.out;
+    EXPECT_NE(gap.out.find("10 frames of 2 runs, 7 files checked: 3 missing, 0 corrupt, 0 mismatched"), std::string::npos)
+        << gap.out;
   }
   expect_same_frames(dir / "full", dir / "sharded", 1, 10);
   const CliResult v = run_fxsim("verify " + q(dir / "sharded"));
@@ -345,6 +357,8 @@ TEST(Farm, VerifyFindsMissingTruncatedAndCorruptFrames) {
   EXPECT_NE(said.find("\"width\" is 0, not a whole number in 1..16384"), std::string::npos) << said;
   said = verify_edited("\"frames\":[1,2,3,4,5,6]", "\"frames\":{\"a\":1}");  // an object's values were iterated
   EXPECT_NE(said.find("\"frames\" is {\"a\":1}, not a list of frames"), std::string::npos) << said;
+  said = verify_edited("\"frames\":[1,2,3,4,5,6]", "\"selection\":\"1-0\",\"frames\":[1,2,3,4,5,6]");
+  EXPECT_NE(said.find("line 1: \"selection\" is \"1-0\", not a selection of frames"), std::string::npos) << said;
   write_text_file(dir / "fxsim-manifest.jsonl", whole);
   TempDir empty("verify-empty");
   EXPECT_EQ(run_fxsim("verify " + q(empty.path())).exit_code, 66);

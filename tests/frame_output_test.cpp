@@ -39,6 +39,15 @@ TEST(FramePath, WarnsWhereTheNumbersOutgrowTheHashesInSomeNamesOnly) {
   EXPECT_EQ(frame_padding_warning("still.png", 1, 100), "");  // no '#'
 }
 
+TEST(FrameSelection, IsWrittenAsItIsRead) {
+  for (const char* text : {"5", "3-9", "1-239:2,300", "40-48,1,24,45", "1-9:4"})
+    EXPECT_EQ(format_frame_selection(*parse_frame_selection(text)), text);
+  // A render's frames (sharded, less those written) as the manifest writes them.
+  EXPECT_EQ(format_frame_selection(FrameSelection::of({1, 2, 3, 7, 9, 11, 20})), "1-3,7-11:2,20");
+  const std::vector<int> frames{2, 4, 6, 7, 8, 30};
+  EXPECT_EQ(parse_frame_selection(format_frame_selection(FrameSelection::of(frames)))->frames(), frames);
+}
+
 TEST(FrameSelection, ParsesOneFrameARangeOrAList) {
   const auto one = parse_frame_selection("5");
   ASSERT_TRUE(one);
