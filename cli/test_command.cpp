@@ -522,79 +522,41 @@ std::string scene_line(const SceneCheck& s) {
   }
   return fmt::format("{:<8} {:<22} {:<4} {:6.1f} s  {}", status, s.name, s.backend, s.seconds, worst);
 }
-}  // namespace
+// Why a run stopped, as its reports give it: the exit code, then the
+// message (a suite's or scene's problems, one a line).
+std::string stopped_reason(const std::exception& e) {
+  const auto* error = dynamic_cast<const FxError*>(&e);
+  std::string text;
+  if (const auto* scene = dynamic_cast<const SceneError*>(&e))
+    for (const std::string& line : scene->lines()) text += (text.empty() ? "" : "\n") + line;
+  if (text.empty()) text = e.what();
+  return fmt::format("exit {}: {}", error ? int(error->code()) : int(ExitCode::internal), text);
+}
 
-int run_test(const TestOptions& o) {
-  const auto started = Clock::now();
-  // The interrupts blocked from the start, before the GL makes threads of its
-  // own (NVIDIA's driver keeps some), which would otherwise take a Ctrl-C and
-  // end fxsim without the cleaning up below.
-  const StopCleanlyOnInterrupt stop_cleanly;
-  const fs::path& work = stop_cleanly.scratch();
-  // Suites are read and every scene validated before anything renders.
-  std::vector<Suite> suites;
-  for (const std::string& path : o.suites) suites.push_back(load_suite(path, o.backend));
-  for (Suite& suite : suites) {
-    if (o.only.empty()) continue;
-    std::erase_if(suite.scenes, [&](const SuiteScene& s) { return std::find(o.only.begin(), o.only.end(), s.name) == o.only.end(); });
+// A run that stops says so in its reports: an earlier run's left in place
+// were published by CI (a JUnit step that runs "always") as this run's.
+// Each suite, named as given, is one error.
+void write_stopped_reports(const TestOptions& o, const std::string& reason) {
+  std::vector<SuiteCheck> results;
+  for (const std::string& suite : o.suites) {
+    results.emplace_back();
+    results.back().name = suite;
+    results.back().stopped = reason;
   }
-  for (const std::string& name : o.only) {
-    const bool known = std::any_of(suites.begin(), suites.end(), [&](const Suite& s) {
-      return std::any_of(s.scenes.begin(), s.scenes.end(), [&](const SuiteScene& sc) { return sc.name == name; });
-    });
-    if (!known) throw FxError(ExitCode::usage, fmt::format("--scene {}: no such scene in the suite", name));
+  try {
+    const std::lock_guard lock(g_writing);
+    if (o.junit) write_all(*o.junit, junit_xml(results));
+    if (o.json) write_all(*o.json, results_json(results).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+    if (o.report) write_html_report(results, *o.report);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "fxsim test: the reports could not be written to say the run stopped: {}\n", e.what());
   }
-  // The outputs, checked before any render: none over an input or another
-  // output (--json suite.json replaced the suite; --junit and --json of one
-  // file kept the JSON), each writable where it is (one under a file ended
-  // the run with 70 after every scene had rendered).
-  std::vector<std::pair<std::string, std::string>> inputs, outputs;
-  for (const Suite& suite : suites) {
-    inputs.emplace_back("the suite file",
-                        (fs::is_directory(suite.file) ? suite.file / "suite.json" : suite.file).string());
-    for (const SuiteScene& scene : suite.scenes) inputs.emplace_back("a scene of the suite", scene.scene.string());
-  }
-  if (o.junit) outputs.emplace_back("--junit", *o.junit);
-  if (o.json) outputs.emplace_back("--json", *o.json);
-  if (o.report) outputs.emplace_back("--report", (fs::path(*o.report) / "index.html").string());
-  // (render's text outputs take '-' for standard output; here the scenes' lines are printed there)
-  for (const auto& [what, value] : {std::pair{"--junit", o.junit}, {"--json", o.json}, {"--report", o.report}})
-    if (value == "-")
-      throw FxError(ExitCode::usage, fmt::format("{} -: fxsim test prints each scene's line on standard output; give "
-                                                 "a file", what));
-  for (const auto& [what, path] : outputs) {
-    check_output_path(path);
-    refuse_output_over_input(what, path, inputs);
-  }
-  refuse_outputs_in_one_file(outputs);
-  for (const auto& [what, path] : outputs) {
-    const std::string output = resolved(path);
-    for (const Suite& suite : suites) {
-      // Inside a goldens folder it would be read as a golden, or be one
-      // (--junit golden/s/frame_0002.png replaced a golden).
-      const std::string goldens = resolved(suite.goldens.string()) + "/";
-      if (output.compare(0, goldens.size(), goldens) == 0)
-        throw FxError(ExitCode::usage, fmt::format("{} {}: inside the goldens folder {}, whose files are the goldens; "
-                                                   "write it elsewhere", what, path, suite.goldens.string()));
-      // A folder without a suite.json is every *.json in it: a .json report
-      // written there was read as a scene by the next run (65 on every run after).
-      if (suite.every_json && fs::path(path).extension() == ".json" &&
-          fs::path(output).parent_path() == fs::path(resolved(suite.file.string())))
-        throw FxError(ExitCode::usage, fmt::format("{} {}: in {}, whose *.json files are the suite's scenes: the "
-                                                   "next run would read it as one; write it elsewhere, or list the "
-                                                   "scenes in a suite.json", what, path, suite.file.string()));
-    }
-  }
-  // The report's images go into DIR/images: a file there ended the run with
-  // 73 after every scene had rendered.
-  if (o.report) {
-    const fs::path images = fs::path(*o.report) / "images";
-    std::error_code error;
-    if (fs::exists(fs::symlink_status(images, error)) && !fs::is_directory(fs::symlink_status(images, error)))
-      throw FxError(ExitCode::cannot_write,
-                    fmt::format("--report {}: {} exists and is not a folder", *o.report, images.string()));
-  }
+}
 
+// Renders and checks every scene of the suites (read, their outputs checked)
+// in the scratch folder `work`, and prints their lines and the summary.
+std::vector<SuiteCheck> check_suites(const TestOptions& o, std::vector<Suite>& suites, const fs::path& work,
+                                     Clock::time_point started) {
   // The device class of the GL the renders will get.
   DeviceClass device;
   bool software = true;
@@ -683,6 +645,102 @@ int run_test(const TestOptions& o) {
   fmt::print("{} scene{}, {} images in {:.1f} s on {}: {} passed, {} failed{}\n", total, total == 1 ? "" : "s", images,
              seconds, device.base, total - failed_scenes, failed_scenes, failed_scenes ? " (" + names + ")" : "");
   std::fflush(stdout);
+  return results;
+}
+}  // namespace
+
+int run_test(const TestOptions& o) {
+  const auto started = Clock::now();
+  // The interrupts blocked from the start, before the GL makes threads of its
+  // own (NVIDIA's driver keeps some), which would otherwise take a Ctrl-C and
+  // end fxsim without the cleaning up below.
+  const StopCleanlyOnInterrupt stop_cleanly;
+  const fs::path& work = stop_cleanly.scratch();
+  // The outputs, checked before any render: none over an input or another
+  // output (--json suite.json replaced the suite; --junit and --json of one
+  // file kept the JSON), each writable where it is (one under a file ended
+  // the run with 70 after every scene had rendered). What needs no suite
+  // read is checked first, so that a suite that cannot be read can be said
+  // in the reports.
+  std::vector<std::pair<std::string, std::string>> inputs, outputs;
+  if (o.junit) outputs.emplace_back("--junit", *o.junit);
+  if (o.json) outputs.emplace_back("--json", *o.json);
+  if (o.report) outputs.emplace_back("--report", (fs::path(*o.report) / "index.html").string());
+  // (render's text outputs take '-' for standard output; here the scenes' lines are printed there)
+  for (const auto& [what, value] : {std::pair{"--junit", o.junit}, {"--json", o.json}, {"--report", o.report}})
+    if (value == "-")
+      throw FxError(ExitCode::usage, fmt::format("{} -: fxsim test prints each scene's line on standard output; give "
+                                                 "a file", what));
+  for (const auto& [what, path] : outputs) check_output_path(path);
+  refuse_outputs_in_one_file(outputs);
+  // Suites are read and every scene validated before anything renders. One
+  // that cannot be read is said in the reports, but for those inside a
+  // suite's folder, where its scenes and goldens may be (unknown unread).
+  std::vector<Suite> suites;
+  try {
+    for (const std::string& path : o.suites) suites.push_back(load_suite(path, o.backend));
+  } catch (const std::exception& e) {
+    const bool in_a_suite = std::any_of(o.suites.begin(), o.suites.end(), [&](const std::string& suite) {
+      const fs::path folder = fs::is_directory(suite) ? fs::path(suite) : fs::path(suite).parent_path();
+      const std::string inside = resolved(folder.empty() ? "." : folder.string()) + "/";
+      return std::any_of(outputs.begin(), outputs.end(),
+                         [&](const auto& output) { return resolved(output.second).compare(0, inside.size(), inside) == 0; });
+    });
+    if (!in_a_suite) write_stopped_reports(o, stopped_reason(e));
+    throw;
+  }
+  for (Suite& suite : suites) {
+    if (o.only.empty()) continue;
+    std::erase_if(suite.scenes, [&](const SuiteScene& s) { return std::find(o.only.begin(), o.only.end(), s.name) == o.only.end(); });
+  }
+  for (const std::string& name : o.only) {
+    const bool known = std::any_of(suites.begin(), suites.end(), [&](const Suite& s) {
+      return std::any_of(s.scenes.begin(), s.scenes.end(), [&](const SuiteScene& sc) { return sc.name == name; });
+    });
+    if (!known) throw FxError(ExitCode::usage, fmt::format("--scene {}: no such scene in the suite", name));
+  }
+  for (const Suite& suite : suites) {
+    inputs.emplace_back("the suite file",
+                        (fs::is_directory(suite.file) ? suite.file / "suite.json" : suite.file).string());
+    for (const SuiteScene& scene : suite.scenes) inputs.emplace_back("a scene of the suite", scene.scene.string());
+  }
+  for (const auto& [what, path] : outputs) refuse_output_over_input(what, path, inputs);
+  for (const auto& [what, path] : outputs) {
+    const std::string output = resolved(path);
+    for (const Suite& suite : suites) {
+      // Inside a goldens folder it would be read as a golden, or be one
+      // (--junit golden/s/frame_0002.png replaced a golden).
+      const std::string goldens = resolved(suite.goldens.string()) + "/";
+      if (output.compare(0, goldens.size(), goldens) == 0)
+        throw FxError(ExitCode::usage, fmt::format("{} {}: inside the goldens folder {}, whose files are the goldens; "
+                                                   "write it elsewhere", what, path, suite.goldens.string()));
+      // A folder without a suite.json is every *.json in it: a .json report
+      // written there was read as a scene by the next run (65 on every run after).
+      if (suite.every_json && fs::path(path).extension() == ".json" &&
+          fs::path(output).parent_path() == fs::path(resolved(suite.file.string())))
+        throw FxError(ExitCode::usage, fmt::format("{} {}: in {}, whose *.json files are the suite's scenes: the "
+                                                   "next run would read it as one; write it elsewhere, or list the "
+                                                   "scenes in a suite.json", what, path, suite.file.string()));
+    }
+  }
+  // The report's images go into DIR/images: a file there ended the run with
+  // 73 after every scene had rendered.
+  if (o.report) {
+    const fs::path images = fs::path(*o.report) / "images";
+    std::error_code error;
+    if (fs::exists(fs::symlink_status(images, error)) && !fs::is_directory(fs::symlink_status(images, error)))
+      throw FxError(ExitCode::cannot_write,
+                    fmt::format("--report {}: {} exists and is not a folder", *o.report, images.string()));
+  }
+
+  // From here a run that stops says so in its reports, its outputs checked.
+  std::vector<SuiteCheck> results;
+  try {
+    results = check_suites(o, suites, work, started);
+  } catch (const std::exception& e) {
+    write_stopped_reports(o, stopped_reason(e));
+    throw;
+  }
   try {
     const std::lock_guard lock(g_writing);  // the reports, whole or not begun
     if (o.junit) write_all(*o.junit, junit_xml(results));
@@ -693,7 +751,11 @@ int run_test(const TestOptions& o) {
     throw FxError(ExitCode::cannot_write, fmt::format("{}: cannot write ({})", e.path1().string(), e.code().message()));
   }
   if (o.report) fmt::print("report: {}\n", (fs::path(*o.report) / "index.html").string());
-  return failed_scenes ? int(ExitCode::images_differ) : 0;
+  const bool failing = std::any_of(results.begin(), results.end(), [](const SuiteCheck& r) {
+    return std::any_of(r.scenes.begin(), r.scenes.end(), [](const SceneCheck& s) { return s.failed(); });
+  });
+  return failing ? int(ExitCode::images_differ) : 0;
 }
+
 
 }  // namespace fxsim

@@ -136,6 +136,12 @@ std::string junit_xml(const std::vector<SuiteCheck>& suites) {
         add("state-hashes-cpu", failed(scene.cpu_hashes->status), "hashes",
             fmt::format("{}: {}", status_name(scene.cpu_hashes->status), scene.cpu_hashes->message), 0);
     }
+    if (!suite.stopped.empty()) {
+      ++tests, ++errors;
+      cases += fmt::format("    <testcase classname=\"{0}\" name=\"run\" time=\"0.000\">\n      <error type=\"stopped\" "
+                           "message=\"{1}\">{1}</error>\n    </testcase>\n",
+                           xml_escape(suite.name), xml_escape(suite.stopped));
+    }
     body += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" time=\"{:.3f}\">\n"
                         "    <properties>\n      <property name=\"device_class\" value=\"{}\"/>\n"
                         "      <property name=\"device_class_exact\" value=\"{}\"/>\n    </properties>\n{}  </testsuite>\n",
@@ -157,6 +163,7 @@ nlohmann::json results_json(const std::vector<SuiteCheck>& suites) {
     nlohmann::json s{{"suite", suite.name}, {"goldens", suite.goldens.string()}, {"device_class", suite.device.base},
                      {"device_class_exact", suite.device.exact}, {"seconds", suite.seconds},
                      {"scenes", nlohmann::json::array()}};
+    if (!suite.stopped.empty()) s["stopped"] = suite.stopped;
     for (const SceneCheck& scene : suite.scenes) {
       nlohmann::json sc{{"name", scene.name}, {"scene", scene.scene}, {"backend", scene.backend},
                         {"passed", !scene.failed()}, {"seconds", scene.seconds}, {"frames", nlohmann::json::array()}};
@@ -202,9 +209,14 @@ void write_html_report(const std::vector<SuiteCheck>& suites, const fs::path& di
     fs::copy_file(from, dir / "images" / name, fs::copy_options::overwrite_existing);
     return "images/" + name;
   };
-  int scenes = 0, failing = 0;
+  int scenes = 0, failing = 0, stopped = 0;
   std::string failures, passing, summary;
   for (const SuiteCheck& suite : suites) {
+    if (!suite.stopped.empty()) {
+      ++stopped;
+      failures += fmt::format("<section class=\"case\"><h3>{}: the run stopped before its scenes were checked</h3>"
+                              "<pre>{}</pre></section>\n", html_escape(suite.name), html_escape(suite.stopped));
+    }
     for (const SceneCheck& scene : suite.scenes) {
       ++scenes;
       failing += scene.failed();
@@ -258,8 +270,10 @@ void write_html_report(const std::vector<SuiteCheck>& suites, const fs::path& di
   for (const SuiteCheck& suite : suites)
     devices += fmt::format("{} on {} ({}) ", html_escape(suite.name), html_escape(suite.device.base),
                            html_escape(suite.device.exact));
+  const std::string title = stopped ? std::string("fxsim test: stopped before its scenes were checked")
+                                    : fmt::format("fxsim test: {} of {} scenes failed", failing, scenes);
   const std::string page = fmt::format(R"(<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>fxsim test: {0} of {1} scenes failed</title>
+<html lang="en"><head><meta charset="utf-8"><title>{0}</title>
 <style>
 body {{ font: 14px/1.4 system-ui, sans-serif; margin: 24px; background: #15171c; color: #e6e6e6; }}
 h1 {{ font-size: 20px; }} h3 {{ margin: 0 0 6px; font-size: 15px; }}
@@ -275,7 +289,7 @@ figcaption {{ font-size: 12px; color: #aaa; }} button {{ font: inherit; }}
 <script>function flip(b) {{ const img = b.closest('figure').querySelector('img');
   const golden = img.src.endsWith(img.dataset.a); img.src = golden ? img.dataset.b : img.dataset.a;
   b.textContent = golden ? 'flip: actual' : 'flip: golden'; }}</script></head>
-<body><h1>fxsim test: {0} of {1} scenes failed</h1><p>{2}</p>
+<body><h1>{0}</h1><p>{2}</p>
 <table><tr><th>suite</th><th>scene</th><th>result</th><th>backend</th><th>tolerance</th></tr>
 {3}</table>
 <h2>Failures</h2>
@@ -283,7 +297,7 @@ figcaption {{ font-size: 12px; color: #aaa; }} button {{ font: inherit; }}
 <h2>Passing frames</h2><div class="thumbs">{5}</div>
 </body></html>
 )",
-                                       failing, scenes, devices, summary, failures.empty() ? "<p>none</p>" : failures,
+                                       title, scenes, devices, summary, failures.empty() ? "<p>none</p>" : failures,
                                        passing);
   std::ofstream out(dir / "index.html");
   out << page;

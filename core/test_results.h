@@ -54,6 +54,11 @@ struct SuiteCheck {
   DeviceClass device;
   std::vector<SceneCheck> scenes;
   double seconds = 0;
+  // Why the run stopped before checking this suite's scenes (its exit code
+  // and message: a suite or scene that cannot be read, a GL that cannot
+  // start), or "". The reports say so: a run that stopped left an earlier
+  // run's reports in place, which CI then published as this run's.
+  std::string stopped;
 };
 
 // "max 32/255 (0.125) at (12, 40), 46.0 % of pixels over 3/255 (1 % allowed)"

@@ -77,6 +77,53 @@ TEST(TestCommand, UpdateWritesTheGoldensAndASecondRunPasses) {
   }
 }
 
+TEST(TestCommand, ARunThatStopsSaysSoInItsReports) {
+  // A suite whose scene no longer reads (65) left the previous run's JUnit
+  // file as it was, and a CI step that publishes it "always" showed the old
+  // results as this run's.
+  SuiteFolder s;
+  TempDir out("stopped");
+  const auto stale = [&] {
+    for (const char* file : {"j.xml", "r.json", "report/index.html"}) write_text_file(out / file, "stale");
+  };
+  const std::string reports = " --junit " + quoted(out / "j.xml") + " --json " + quoted(out / "r.json") + " --report " +
+                              quoted(out / "report");
+  write_text_file(s.dir / "flakes.json", R"({"fxsim": 1,
+  "emitters": [{"type": "snow", "size": -1}]})");
+  stale();
+  const CliResult broken = run_fxsim("test " + s.path() + reports);
+  EXPECT_EQ(broken.exit_code, 65) << broken.out << broken.err;
+  const std::string junit = read_text_file(out / "j.xml");
+  EXPECT_NE(junit.find("<testsuites name=\"fxsim test\" tests=\"1\" failures=\"0\" errors=\"1\""), std::string::npos) << junit;
+  EXPECT_NE(junit.find("<error type=\"stopped\" message=\"exit 65: "), std::string::npos) << junit;
+  EXPECT_NE(junit.find("flakes.json:2:"), std::string::npos) << junit;  // the scene's problem, located
+  EXPECT_NE(junit.find("/emitters/0/size"), std::string::npos) << junit;
+  const auto json = nlohmann::json::parse(read_text_file(out / "r.json"));
+  EXPECT_EQ(json[0]["stopped"].get<std::string>().substr(0, 8), "exit 65:") << json.dump();
+  EXPECT_NE(read_text_file(out / "report/index.html").find("<h1>fxsim test: stopped before its scenes were checked</h1>"),
+            std::string::npos);
+  // Stopped once the suite was read (here a --device-class that is no name): said too.
+  write_text_file(s.dir / "flakes.json", kTestedScene);
+  stale();
+  const CliResult usage = run_fxsim("test " + s.path() + reports + " --device-class ../x");
+  EXPECT_EQ(usage.exit_code, 64) << usage.out << usage.err;
+  EXPECT_NE(read_text_file(out / "j.xml").find("message=\"exit 64: --device-class ../x: expected a class name"),
+            std::string::npos) << read_text_file(out / "j.xml");
+  // Not where the suite's own files may be, unknown while it cannot be read.
+  write_text_file(s.dir / "flakes.json", "{");
+  write_text_file(s.dir / "j.xml", "stale");
+  EXPECT_EQ(run_fxsim("test " + s.path() + " --junit " + quoted(s.dir / "j.xml")).exit_code, 65);
+  EXPECT_EQ(read_text_file(s.dir / "j.xml"), "stale");
+  // Nor where an output was refused (over a scene of the suite): no report at all.
+  write_text_file(s.dir / "flakes.json", kTestedScene);
+  stale();
+  const CliResult over = run_fxsim("test " + s.path() + " --junit " + quoted(out / "j.xml") + " --json " +
+                                   quoted(s.dir / "flakes.json"));
+  EXPECT_EQ(over.exit_code, 64) << over.err;
+  EXPECT_EQ(read_text_file(out / "j.xml"), "stale");
+  EXPECT_EQ(read_text_file(s.dir / "flakes.json"), kTestedScene);
+}
+
 TEST(TestCommand, APerturbedSceneFailsWithAJUnitFailureAndAReportOfThreeImages) {
   SuiteFolder s;
   ASSERT_EQ(run_fxsim("test " + s.path() + " --device-class llvmpipe" + " --update").exit_code, 0);
