@@ -252,9 +252,10 @@ void warn_about_videos(const RenderOptions& options, const std::string& pattern,
 }
 
 // A manifest's run line: what this render sets out to write (the caller adds
-// the device, backend and shard it knows).
+// the device and backend it knows).
 ManifestRun manifest_run(const Scene& scene, const std::string& scene_file, const std::string& run_id,
-                         const std::vector<int>& frames, const std::string& selection) {
+                         const std::vector<int>& frames, const std::optional<Shard>& shard,
+                         const std::string& selection) {
   ManifestRun run;
   run.run = run_id;
   run.started = utc_now();
@@ -266,6 +267,7 @@ ManifestRun manifest_run(const Scene& scene, const std::string& scene_file, cons
   run.width = scene.output.width;
   run.height = scene.output.height;
   run.frames = frames;
+  run.shard = shard ? fmt::format("{}/{}", shard->index, shard->count) : "";
   run.selection = selection;
   return run;
 }
@@ -439,6 +441,7 @@ int run_render(const RenderOptions& options) {
   const int last_asked = options.frames ? frames_to_render(options, Scene{}).last() : 0;
   Scene scene = parse_scene_file(options.scene, scene_overrides(options), last_asked);
   report_scene_warnings(scene, options.scene);
+  const InputDigest inputs(scene);  // the textures hashed before anything reads them to draw
   const std::string path_in_scene = scene.output.path;  // (where checkpoints go by default, without -o)
   // -o is checked here (its '#' against the frames selected, its extension).
   if (options.output) {
@@ -573,8 +576,9 @@ int run_render(const RenderOptions& options) {
       note(fmt::format("nothing to render ({})", wanted.empty() ? "this shard has no frames" : "every frame is written"));
     if (!adopted.empty()) {
       ManifestWriter writer(output_folder(scene.output.path));
-      ManifestRun run = manifest_run(scene, options.scene, run_id, wanted, selection);
+      ManifestRun run = manifest_run(scene, options.scene, run_id, wanted, shard, selection);
       if (gl_started) run.backend = drawing_name(*gl_started, options);  // (known where frames_to_write asked)
+
       writer.add(run);
       for (const ManifestFrame& f : adopted) writer.add(f);
     }
@@ -693,11 +697,10 @@ int run_render(const RenderOptions& options) {
   if (images) {
     // Every run appends to the manifest in its output folder: what it was to write, then each frame written.
     manifest.emplace(output_folder(scene.output.path));
-    ManifestRun run = manifest_run(scene, options.scene, run_id, wanted, selection);
+    ManifestRun run = manifest_run(scene, options.scene, run_id, wanted, shard, selection);
     run.device = gl_info.renderer;
     run.backend = drawing_name(gl, options);
-    run.shard = shard ? fmt::format("{}/{}", shard->index, shard->count) : "";
-    images->record_in(*manifest, std::move(run), options.manifest_hashes, InputDigest(scene));
+    images->record_in(*manifest, std::move(run), options.manifest_hashes, inputs);
     images->adopt(std::move(adopted));
   }
   Renderer renderer(scene, scene.output.width, scene.output.height,

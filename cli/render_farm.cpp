@@ -129,12 +129,14 @@ std::vector<int> frames_to_write(const Scene& scene, const std::string& pattern,
   // The textures and plates a frame reads: one drawn from files changed
   // since is drawn again. A frame whose record does not say what it was
   // drawn from (kept without a line, or from before records did) is drawn
-  // again where the scene reads such files.
+  // again where the scene reads such files. One whose plate is gone now
+  // (a farm that removes the plates of finished frames) cannot be checked
+  // against it, and is kept.
   const InputDigest inputs(scene);
   int digested = 0;  // the frame `digest` is of (frames count from 1): its files share it
-  std::string digest;
-  const auto inputs_of = [&](int frame) -> const std::string& {
-    if (frame != digested) digest = inputs.of_frame(frame), digested = frame;
+  std::optional<std::string> digest;
+  const auto inputs_of = [&](int frame) -> const std::optional<std::string>& {
+    if (frame != digested) digest = inputs.of_frame_now(frame), digested = frame;
     return digest;
   };
   const auto as_recorded = [&](const fs::path& file, const fs::path& image, int frame) {
@@ -150,7 +152,7 @@ std::vector<int> frames_to_write(const Scene& scene, const std::string& pattern,
     if (!record->second.look_hash.empty() && record->second.look_hash != scene.look_key) return false;
     if (!record->second.version.empty() && record->second.version != FXSIM_VERSION) return false;
     if (backend_differs(record->second.backend)) return false;
-    if (record->second.inputs != inputs_of(frame)) return false;
+    if (const std::optional<std::string>& now = inputs_of(frame); now && record->second.inputs != *now) return false;
     uint64_t bytes = 0;
     const std::string sha = sha256_of_file(file, bytes);
     return bytes == record->second.file.bytes && sha == record->second.file.sha256;

@@ -17,7 +17,9 @@
 #include <optional>
 #include <fstream>
 #include <mutex>
+#include <cerrno>
 #include <csignal>
+#include <sys/stat.h>
 #include <pthread.h>
 #include <sstream>
 #include <thread>
@@ -533,6 +535,27 @@ std::string stopped_reason(const std::exception& e) {
   return fmt::format("exit {}: {}", error ? int(error->code()) : int(ExitCode::internal), text);
 }
 
+// Whether `path`, the file of output `what` (--junit, --json, --report's
+// index.html), is absent or a report an earlier fxsim test wrote: where a
+// stopped report may go while the suites' scenes and goldens are unknown
+// (they could not be read), rather than over a file that may be one of them.
+bool holds_a_report_or_nothing(const std::string& what, const std::string& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) return errno == ENOENT;
+  if (!S_ISREG(st.st_mode)) return false;
+  std::ifstream in(path, std::ios::binary);
+  std::string head(4096, '\0');
+  in.read(head.data(), std::streamsize(head.size()));
+  head.resize(size_t(in.gcount()));
+  if (what == "--junit") return head.rfind("<?xml", 0) == 0 && head.find("<testsuites name=\"fxsim test\"") != std::string::npos;
+  if (what == "--report") return head.find("<title>fxsim test") != std::string::npos;
+  // --json: a list of suites, each object's keys in order ("device_class" first)
+  const size_t first = head.find_first_not_of(" \t\r\n");
+  return first != std::string::npos && head[first] == '[' &&
+         (head.find_first_not_of(" \t\r\n", first + 1) == head.find(']', first) ||
+          head.find("\"device_class\"") != std::string::npos);
+}
+
 // A run that stops says so in its reports: an earlier run's left in place
 // were published by CI (a JUnit step that runs "always") as this run's.
 // Each suite, named as given, is one error.
@@ -554,9 +577,10 @@ void write_stopped_reports(const TestOptions& o, const std::string& reason) {
 }
 
 // Renders and checks every scene of the suites (read, their outputs checked)
-// in the scratch folder `work`, and prints their lines and the summary.
+// in the scratch folder `work`, and prints their lines and the summary. A
+// scene whose check throws is an error in its result, and `stopped` the first such.
 std::vector<SuiteCheck> check_suites(const TestOptions& o, std::vector<Suite>& suites, const fs::path& work,
-                                     Clock::time_point started) {
+                                     Clock::time_point started, std::exception_ptr& stopped) {
   // The device class of the GL the renders will get.
   DeviceClass device;
   bool software = true;
@@ -619,9 +643,12 @@ std::vector<SuiteCheck> check_suites(const TestOptions& o, std::vector<Suite>& s
       for (size_t i; (i = next++) < queue.size();) {
         try {
           runner.run(queue[i]);
-        } catch (...) {
+        } catch (const std::exception& e) {
           const std::lock_guard lock(print);
           if (!error) error = std::current_exception();
+          queue[i].result->render_error = "the check stopped: " + stopped_reason(e);
+          fmt::print("{}\n", scene_line(*queue[i].result));
+          std::fflush(stdout);
           continue;
         }
         const std::lock_guard lock(print);
@@ -630,7 +657,7 @@ std::vector<SuiteCheck> check_suites(const TestOptions& o, std::vector<Suite>& s
       }
     });
   for (std::thread& t : workers) t.join();
-  if (error) std::rethrow_exception(error);  // (the scratch folder goes with stop_cleanly)
+  stopped = error;  // rethrown once the reports are written (the scratch folder goes with stop_cleanly)
   const double seconds = std::chrono::duration<double>(Clock::now() - started).count();
   for (SuiteCheck& r : results) r.seconds = seconds;
 
@@ -673,31 +700,32 @@ int run_test(const TestOptions& o) {
                                                  "a file", what));
   for (const auto& [what, path] : outputs) check_output_path(path);
   refuse_outputs_in_one_file(outputs);
+  // The report's images go into DIR/images: a file there ended the run with
+  // 73 after every scene had rendered (and a link there would have its
+  // target's images removed).
+  if (o.report) {
+    const fs::path images = fs::path(*o.report) / "images";
+    std::error_code error;
+    if (fs::exists(fs::symlink_status(images, error)) && !fs::is_directory(fs::symlink_status(images, error)))
+      throw FxError(ExitCode::cannot_write,
+                    fmt::format("--report {}: {} exists and is not a folder", *o.report, images.string()));
+  }
   // Suites are read and every scene validated before anything renders. One
-  // that cannot be read is said in the reports, but for those inside a
-  // suite's folder, where its scenes and goldens may be (unknown unread).
+  // that cannot be read is said in the reports, but only where no scene or
+  // golden can be (they are unknown until it is read): in a report an
+  // earlier fxsim test wrote, or where there is no file yet.
   std::vector<Suite> suites;
   try {
     for (const std::string& path : o.suites) suites.push_back(load_suite(path, o.backend));
   } catch (const std::exception& e) {
-    const bool in_a_suite = std::any_of(o.suites.begin(), o.suites.end(), [&](const std::string& suite) {
-      const fs::path folder = fs::is_directory(suite) ? fs::path(suite) : fs::path(suite).parent_path();
-      const std::string inside = resolved(folder.empty() ? "." : folder.string()) + "/";
-      return std::any_of(outputs.begin(), outputs.end(),
-                         [&](const auto& output) { return resolved(output.second).compare(0, inside.size(), inside) == 0; });
-    });
-    if (!in_a_suite) write_stopped_reports(o, stopped_reason(e));
+    const bool ours = std::all_of(outputs.begin(), outputs.end(),
+                                  [](const auto& output) { return holds_a_report_or_nothing(output.first, output.second); });
+    if (ours) write_stopped_reports(o, stopped_reason(e));
     throw;
   }
   for (Suite& suite : suites) {
     if (o.only.empty()) continue;
     std::erase_if(suite.scenes, [&](const SuiteScene& s) { return std::find(o.only.begin(), o.only.end(), s.name) == o.only.end(); });
-  }
-  for (const std::string& name : o.only) {
-    const bool known = std::any_of(suites.begin(), suites.end(), [&](const Suite& s) {
-      return std::any_of(s.scenes.begin(), s.scenes.end(), [&](const SuiteScene& sc) { return sc.name == name; });
-    });
-    if (!known) throw FxError(ExitCode::usage, fmt::format("--scene {}: no such scene in the suite", name));
   }
   for (const Suite& suite : suites) {
     inputs.emplace_back("the suite file",
@@ -723,20 +751,20 @@ int run_test(const TestOptions& o) {
                                                    "scenes in a suite.json", what, path, suite.file.string()));
     }
   }
-  // The report's images go into DIR/images: a file there ended the run with
-  // 73 after every scene had rendered.
-  if (o.report) {
-    const fs::path images = fs::path(*o.report) / "images";
-    std::error_code error;
-    if (fs::exists(fs::symlink_status(images, error)) && !fs::is_directory(fs::symlink_status(images, error)))
-      throw FxError(ExitCode::cannot_write,
-                    fmt::format("--report {}: {} exists and is not a folder", *o.report, images.string()));
-  }
 
   // From here a run that stops says so in its reports, its outputs checked.
+  // A scene whose check stopped (a scratch folder that could not be made) is
+  // an error among the others' results, and the run exits with its code.
   std::vector<SuiteCheck> results;
+  std::exception_ptr stopped;
   try {
-    results = check_suites(o, suites, work, started);
+    for (const std::string& name : o.only) {
+      const bool known = std::any_of(suites.begin(), suites.end(), [&](const Suite& s) {
+        return std::any_of(s.scenes.begin(), s.scenes.end(), [&](const SuiteScene& sc) { return sc.name == name; });
+      });
+      if (!known) throw FxError(ExitCode::usage, fmt::format("--scene {}: no such scene in the suite", name));
+    }
+    results = check_suites(o, suites, work, started, stopped);
   } catch (const std::exception& e) {
     write_stopped_reports(o, stopped_reason(e));
     throw;
@@ -751,6 +779,7 @@ int run_test(const TestOptions& o) {
     throw FxError(ExitCode::cannot_write, fmt::format("{}: cannot write ({})", e.path1().string(), e.code().message()));
   }
   if (o.report) fmt::print("report: {}\n", (fs::path(*o.report) / "index.html").string());
+  if (stopped) std::rethrow_exception(stopped);
   const bool failing = std::any_of(results.begin(), results.end(), [](const SuiteCheck& r) {
     return std::any_of(r.scenes.begin(), r.scenes.end(), [](const SceneCheck& s) { return s.failed(); });
   });

@@ -4,8 +4,12 @@
 // the scene's JSON, which names these files but says nothing of what is in
 // them, so --skip-existing kept frames drawn from a plate or a texture changed
 // since. Each frame's manifest record carries this digest (docs/farms.md).
-#include <filesystem>
+//
+// A file is hashed before it is read to draw: one changed in between is
+// recorded as it was before, so the next --skip-existing draws that frame
+// again, rather than a frame recorded as drawn from bytes it never read.
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -14,22 +18,36 @@
 
 namespace fxsim {
 
+// The digests of the plate and depth plate a frame was drawn over, as the
+// plate pass read them ("" where the scene has none).
+struct PlateDigests {
+  std::string plate, depth;
+};
+
 class InputDigest {
  public:
+  // Hashes the texture files now: made before anything reads them to draw.
   explicit InputDigest(const Scene& scene);
   // Whether the scene reads any file besides itself.
-  bool any() const { return !files_.empty(); }
-  // SHA-256 (hex) over the contents of every file frame `frame` reads, each
-  // with its role, in a fixed order; "" when it reads none. Contents
+  bool any() const { return !textures_.empty() || has_plate_ || has_depth_; }
+  // SHA-256 (hex) over the digests of the textures and of `plates`, each with
+  // its role, in a fixed order; "" when the scene reads no file. Contents
   // only, not paths: the same scene run from another folder reads the same
-  // files by other names. A file that is missing or not a regular file
-  // counts as such (its render would fail). Files the same for every frame
-  // are read once. Not thread-safe.
-  std::string of_frame(int frame) const;
+  // files by other names.
+  std::string of(const PlateDigests& plates) const;
+  // The same for frame `frame` as its files are now (--skip-existing);
+  // nullopt where a plate of it is not there (the frame cannot be checked
+  // against it). Plates the same for every frame are read once.
+  std::optional<std::string> of_frame_now(int frame) const;
+  // A file's SHA-256, or why it has none ("missing", "not a regular file":
+  // a FIFO is not opened, which would block).
+  static std::string file_digest(const std::string& file);
 
  private:
-  std::vector<std::pair<std::string, std::string>> files_;  // (role, path or '#' pattern)
-  mutable std::map<std::string, std::string> constant_;     // the digests of files read every frame
+  std::vector<std::string> textures_;  // their digests
+  bool has_plate_ = false, has_depth_ = false;
+  std::string plate_, depth_;  // the patterns ('#': the frame number)
+  mutable std::map<std::string, std::string> still_;  // the digests of plates without '#'
 };
 
 }  // namespace fxsim

@@ -97,6 +97,7 @@ FrameLoopReport draw_frames(Simulation& simulation, Renderer& renderer, const Fr
     for (const auto& e : next.stats.emitters) next.live += e.live;
     report.peak_particles = std::max(report.peak_particles, next.live);
     renderer.draw(simulation);
+    next.plates = renderer.plate_digests();
     const auto now = Clock::now();
     next.seconds = std::chrono::duration<double>(now - started).count();
     started = now;

@@ -244,7 +244,7 @@ void ImageSequenceSink::commit(const FrameRecord& record, const Prepared& files)
   for (const auto& [frame, hash] : record.hashes)
     if (frame == record.frame) line.state_hash = fmt::format("{:016x}", hash);
   if (record.state) line.state_hash = fmt::format("{:016x}", record.state->hash());
-  if (inputs_) line.inputs = inputs_->of_frame(record.frame);
+  if (inputs_) line.inputs = inputs_->of(record.plates);
   for (const PreparedFile& file : files)
     line.files.push_back({file.path.lexically_relative(manifest_->folder()).string(), file.bytes.size(), file.sha256});
   manifest_->add(line);

@@ -50,6 +50,7 @@ struct FrameRecord {
   Image image;                        // 8-bit sRGB, straight alpha
   std::optional<LinearImage> linear;  // linear, premultiplied (float targets: transparent, 16-bit, EXR)
   FrameLayers layers;                 // depth and masks, when the output asks for them
+  PlateDigests plates;                // the plate files it was drawn over, for the manifest
   FrameStats stats;
   // (frame, state hash) of every frame simulated since the previous record,
   // this one included, when a sink wants every hash; else only this frame's
@@ -105,7 +106,8 @@ class ImageSequenceSink : public FrameSink {
   void commit(const FrameRecord& record, const Prepared& files) override;
   // Records the run in `manifest` when the sink starts, then each frame's
   // files (size, SHA-256), state hash, time and the digest of the textures
-  // and plates it was drawn from (`inputs`).
+  // and plates it was drawn from (`inputs`: made before the textures were
+  // read to draw; the plates' come with each frame).
   // `state_hashes`: each frame's state hash too (a full read of the state).
   void record_in(ManifestWriter& manifest, ManifestRun run, bool state_hashes, InputDigest inputs) {
     manifest_ = &manifest, run_ = std::move(run), state_hashes_ = state_hashes, inputs_ = std::move(inputs);

@@ -211,6 +211,9 @@ void PlatePass::load(const OutputSettings& output, int frame) {
   const std::filesystem::path depth_file = output.plate_depth.empty() ? "" : plate_file(output.plate_depth, frame);
   // (Called only with a plate or a depth: the first call never matches the empty paths.)
   if (file == loaded_ && depth_file == loaded_depth_) return;
+  // Hashed before they are read: a file changed in between is recorded as it was.
+  digests_ = {file.empty() ? "" : InputDigest::file_digest(file.string()),
+              depth_file.empty() ? "" : InputDigest::file_digest(depth_file.string())};
   has_colour_ = !output.plate.empty();
   glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
   if (has_colour_) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/camera_path.h"
+#include "core/input_digest.h"
 #include "core/scene.h"
 #include "render/gl_objects.h"
 
@@ -30,6 +31,8 @@ class PlatePass {
   void draw(const CameraPose& camera, float aspect);
   // The loaded depth (metres along the view, GL_R32F, rows top to bottom), 0 if none.
   GLuint depth_texture() const { return has_depth_ ? depth_.get() : 0; }
+  // The digests of the files loaded, each taken before its file was read (core/input_digest.h).
+  const PlateDigests& digests() const { return digests_; }
 
  private:
   GlProgram program_;
@@ -37,6 +40,7 @@ class PlatePass {
   GlTexture color_, depth_;
   bool has_colour_ = false, has_depth_ = false;  // a depth alone (no plate) hides without drawing
   std::filesystem::path loaded_, loaded_depth_;  // the files the textures hold
+  PlateDigests digests_;
 };
 
 }  // namespace fxsim

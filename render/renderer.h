@@ -29,6 +29,8 @@ class Renderer {
   // image comes from take_frame(), oldest first, so the next frame can be
   // simulated and drawn while this one travels).
   void draw(Simulation& simulation);
+  // What the last draw() read of the plate files (core/input_digest.h).
+  const PlateDigests& plate_digests() const { return plate_.digests(); }
   // The sprites' drawing, for bench's compute rasteriser profile.
   SpritePass& sprite_pass() { return sprites_; }
   RenderedFrame take_frame();

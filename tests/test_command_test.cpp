@@ -83,14 +83,16 @@ TEST(TestCommand, ARunThatStopsSaysSoInItsReports) {
   // results as this run's.
   SuiteFolder s;
   TempDir out("stopped");
-  const auto stale = [&] {
-    for (const char* file : {"j.xml", "r.json", "report/index.html"}) write_text_file(out / file, "stale");
+  const auto earlier_reports = [&] {  // as an earlier run wrote them
+    write_text_file(out / "j.xml", "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"fxsim test\" tests=\"9\">");
+    write_text_file(out / "r.json", "[\n  {\n    \"device_class\": \"llvmpipe\"");
+    write_text_file(out / "report/index.html", "<!DOCTYPE html>\n<html><head><title>fxsim test: 0 of 9 scenes failed</title>");
   };
   const std::string reports = " --junit " + quoted(out / "j.xml") + " --json " + quoted(out / "r.json") + " --report " +
                               quoted(out / "report");
   write_text_file(s.dir / "flakes.json", R"({"fxsim": 1,
   "emitters": [{"type": "snow", "size": -1}]})");
-  stale();
+  earlier_reports();
   const CliResult broken = run_fxsim("test " + s.path() + reports);
   EXPECT_EQ(broken.exit_code, 65) << broken.out << broken.err;
   const std::string junit = read_text_file(out / "j.xml");
@@ -102,25 +104,44 @@ TEST(TestCommand, ARunThatStopsSaysSoInItsReports) {
   EXPECT_EQ(json[0]["stopped"].get<std::string>().substr(0, 8), "exit 65:") << json.dump();
   EXPECT_NE(read_text_file(out / "report/index.html").find("<h1>fxsim test: stopped before its scenes were checked</h1>"),
             std::string::npos);
+  // A suite that is not there (66): said where no report was before too.
+  fs::remove(out / "j.xml");
+  EXPECT_EQ(run_fxsim("test " + quoted(s.dir / "nosuch") + " --junit " + quoted(out / "j.xml")).exit_code, 66);
+  EXPECT_NE(read_text_file(out / "j.xml").find("message=\"exit 66: "), std::string::npos) << read_text_file(out / "j.xml");
+  // While the suite cannot be read, its scenes and goldens are unknown: a
+  // file that is no report of fxsim test (a scene, a golden) is left as it is.
+  write_text_file(out / "j.xml", "stale");
+  write_text_file(out / "other.json", R"({"fxsim": 1})");
+  EXPECT_EQ(run_fxsim("test " + s.path() + " --junit " + quoted(out / "j.xml") + " --json " + quoted(out / "other.json"))
+                .exit_code, 65);
+  EXPECT_EQ(read_text_file(out / "j.xml"), "stale");
+  EXPECT_EQ(read_text_file(out / "other.json"), R"({"fxsim": 1})");
+  // A report's images folder that is a link is refused before the suite is read (its target's images were removed).
+  TempDir precious("stopped-precious");
+  write_text_file(precious / "0001_keep.png", "keep");
+  fs::remove_all(out / "report");
+  fs::create_directories(out / "report");
+  fs::create_directory_symlink(precious.path(), out / "report/images");
+  EXPECT_EQ(run_fxsim("test " + s.path() + " --report " + quoted(out / "report")).exit_code, 73);
+  EXPECT_TRUE(fs::exists(precious / "0001_keep.png"));
+  fs::remove(out / "report/images");
   // Stopped once the suite was read (here a --device-class that is no name): said too.
   write_text_file(s.dir / "flakes.json", kTestedScene);
-  stale();
+  earlier_reports();
   const CliResult usage = run_fxsim("test " + s.path() + reports + " --device-class ../x");
   EXPECT_EQ(usage.exit_code, 64) << usage.out << usage.err;
   EXPECT_NE(read_text_file(out / "j.xml").find("message=\"exit 64: --device-class ../x: expected a class name"),
             std::string::npos) << read_text_file(out / "j.xml");
-  // Not where the suite's own files may be, unknown while it cannot be read.
-  write_text_file(s.dir / "flakes.json", "{");
-  write_text_file(s.dir / "j.xml", "stale");
-  EXPECT_EQ(run_fxsim("test " + s.path() + " --junit " + quoted(s.dir / "j.xml")).exit_code, 65);
-  EXPECT_EQ(read_text_file(s.dir / "j.xml"), "stale");
-  // Nor where an output was refused (over a scene of the suite): no report at all.
-  write_text_file(s.dir / "flakes.json", kTestedScene);
-  stale();
+  earlier_reports();
+  EXPECT_EQ(run_fxsim("test " + s.path() + reports + " --scene nosuch").exit_code, 64);
+  EXPECT_NE(read_text_file(out / "j.xml").find("message=\"exit 64: --scene nosuch: no such scene"), std::string::npos);
+  // Not where an output was refused (over a scene of the suite): no report at all.
+  earlier_reports();
+  const std::string before = read_text_file(out / "j.xml");
   const CliResult over = run_fxsim("test " + s.path() + " --junit " + quoted(out / "j.xml") + " --json " +
                                    quoted(s.dir / "flakes.json"));
   EXPECT_EQ(over.exit_code, 64) << over.err;
-  EXPECT_EQ(read_text_file(out / "j.xml"), "stale");
+  EXPECT_EQ(read_text_file(out / "j.xml"), before);
   EXPECT_EQ(read_text_file(s.dir / "flakes.json"), kTestedScene);
 }
 
