@@ -75,8 +75,7 @@ bool g_json_lines = false;   // --progress jsonl: standard error stays JSON Line
 extern "C" void on_interrupt(int signal) {
   stop_commits();
   stop_child_processes(signal);  // ffmpeg: its temporary file is removed next; shards stop after their frame
-  remove_partial_output();
-  remove_unwritten_text_outputs();  // stopped before the first frame: as a failure leaves them
+  remove_partial_output();  // and the text outputs made that no frame was written to: as a failure leaves them
   if (!g_quiet) {  // write(2) alone: async-signal-safe
     const char* what = signal == SIGINT ? "interrupted (SIGINT)" : signal == SIGTERM ? "terminated (SIGTERM)"
                                                                                      : "hung up (SIGHUP)";

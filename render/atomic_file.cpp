@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "core/exit_codes.h"
+#include "render/interrupt_removals.h"
 #include "render/output_files.h"
 
 namespace fxsim {
@@ -20,11 +21,6 @@ namespace {
 // buffer because a signal handler may read it.
 char g_partial_path[4096];
 std::atomic<bool> g_partial_active{false};
-// PartialFile's slots.
-constexpr int kPartialSlots = 4;
-char g_registered[kPartialSlots][4096];
-std::atomic<bool> g_registered_active[kPartialSlots];
-std::atomic<bool> g_registered_taken[kPartialSlots];
 }  // namespace
 
 const std::string& partial_host() {
@@ -43,22 +39,11 @@ std::filesystem::path partial_path(const std::filesystem::path& path) {
   return fmt::format("{}{}{}-{}", path.string(), kPartialMark, partial_host(), getpid());
 }
 
-PartialFile::PartialFile(const std::filesystem::path& path) : slot_(-1) {
-  const std::string text = path.string();
-  for (int i = 0; i < kPartialSlots && slot_ < 0; ++i) {
-    bool free = false;
-    if (g_registered_taken[i].compare_exchange_strong(free, true)) slot_ = i;
-  }
-  if (slot_ < 0 || text.size() >= sizeof g_registered[0])
-    throw FxError(ExitCode::cannot_write, fmt::format("{}: cannot track this temporary file", text));
-  std::memcpy(g_registered[slot_], text.c_str(), text.size() + 1);
-  g_registered_active[slot_] = true;
+PartialFile::PartialFile(const std::filesystem::path& path) : slot_(register_removal(path.string())) {
+  if (slot_ < 0) throw FxError(ExitCode::cannot_write, fmt::format("{}: cannot track this temporary file", path.string()));
 }
 
-PartialFile::~PartialFile() {
-  g_registered_active[slot_] = false;
-  g_registered_taken[slot_] = false;
-}
+PartialFile::~PartialFile() { release_removal(slot_); }
 
 void write_file_atomically(const std::filesystem::path& path, const std::vector<uint8_t>& bytes) {
   check_output_path(path.string());
@@ -109,8 +94,7 @@ void write_file_atomically(const std::filesystem::path& path, const std::vector<
 
 void remove_partial_output() {
   if (g_partial_active.load()) ::unlink(g_partial_path);
-  for (int i = 0; i < kPartialSlots; ++i)
-    if (g_registered_active[i].load()) ::unlink(g_registered[i]);
+  remove_registered_files();
 }
 
 }  // namespace fxsim

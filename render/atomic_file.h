@@ -16,11 +16,13 @@ namespace fxsim {
 void write_file_atomically(const std::filesystem::path& path, const std::vector<uint8_t>& bytes);
 
 // For a signal handler: deletes the temporary file of the write in progress
-// and every registered PartialFile. Async-signal-safe.
+// and every file registered for removal (render/interrupt_removals.h: each
+// PartialFile, and the text outputs created that nothing was written to).
+// Async-signal-safe.
 void remove_partial_output();
 
-// A temporary file written over a longer time (a video), removed by
-// remove_partial_output() on an interrupt while it is registered.
+// A temporary file written over a longer time (a video, a checkpoint),
+// removed by remove_partial_output() on an interrupt while it is registered.
 class PartialFile {
  public:
   explicit PartialFile(const std::filesystem::path& path);  // throws FxError(cannot_write) when no slot is free

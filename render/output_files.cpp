@@ -15,6 +15,7 @@
 #include "core/exit_codes.h"
 #include "core/frame_output.h"
 #include "render/atomic_file.h"
+#include "render/interrupt_removals.h"
 
 namespace fxsim {
 
@@ -33,62 +34,6 @@ namespace {
 std::atomic<bool> g_committing{false};
 std::atomic<bool> g_commits_stopped{false};  // an interrupt is being handled: no commit may begin
 }  // namespace
-
-namespace {
-// The files TextOutput::open made that nothing has been appended to, for
-// remove_unwritten_text_outputs() in a signal handler: fixed buffers, read
-// only through atomics. A slot holds the file's path and the lengths of the
-// prefixes of it that are the folders open() made, innermost first.
-constexpr int kTextSlots = 4;
-constexpr int kTextSlotFolders = 32;
-struct MadeText {
-  char path[4096];
-  size_t folders[kTextSlotFolders];
-  int folder_count;
-  std::atomic<bool> active, taken;
-};
-MadeText g_made_text[kTextSlots];
-
-// A slot for `path` and its made folders (the outermost first, as open()
-// lists them), or -1 where none is free or they do not fit: an interrupt then
-// leaves that file empty, as a finished render with no frame would.
-int register_made_text(const std::string& path, const std::vector<std::filesystem::path>& folders) {
-  if (path.size() >= sizeof g_made_text[0].path || folders.size() > size_t(kTextSlotFolders)) return -1;
-  for (const auto& f : folders)  // each a prefix of the path, as parent_path() gives it
-    if (path.compare(0, f.native().size(), f.native()) != 0) return -1;
-  for (int i = 0; i < kTextSlots; ++i) {
-    bool free = false;
-    if (!g_made_text[i].taken.compare_exchange_strong(free, true)) continue;
-    MadeText& slot = g_made_text[i];
-    std::memcpy(slot.path, path.c_str(), path.size() + 1);
-    slot.folder_count = int(folders.size());
-    for (size_t k = 0; k < folders.size(); ++k) slot.folders[k] = folders[folders.size() - 1 - k].native().size();
-    slot.active = true;
-    return i;
-  }
-  return -1;
-}
-
-void unregister_made_text(int& slot) {
-  if (slot < 0) return;
-  g_made_text[slot].active = false;
-  g_made_text[slot].taken = false;
-  slot = -1;
-}
-}  // namespace
-
-void remove_unwritten_text_outputs() {
-  for (MadeText& slot : g_made_text) {
-    if (!slot.active.load()) continue;
-    char buffer[sizeof slot.path];
-    std::memcpy(buffer, slot.path, sizeof buffer);
-    ::unlink(buffer);
-    for (int k = 0; k < slot.folder_count; ++k) {  // innermost first; one something else has filled stays
-      buffer[slot.folders[k]] = '\0';
-      ::rmdir(buffer);
-    }
-  }
-}
 
 sigset_t interrupt_signals() {
   sigset_t interrupts;
@@ -264,7 +209,7 @@ std::optional<TextOutput> TextOutput::open(const std::optional<std::string>& pat
   }
   TextOutput out(fd, *path);
   out.created_ = out.emptied_ = created;
-  if (created) out.interrupt_slot_ = register_made_text(*path, missing);
+  if (created) out.interrupt_slot_ = register_removal(*path, missing);
   out.made_folders_ = std::move(missing);
   return out;
 }
@@ -277,7 +222,7 @@ TextOutput::TextOutput(TextOutput&& other) noexcept
 TextOutput& TextOutput::operator=(TextOutput&& other) noexcept {
   if (this != &other) {
     if (fd_ > 2) ::close(fd_);
-    unregister_made_text(interrupt_slot_);
+    release_removal(interrupt_slot_);
     fd_ = std::exchange(other.fd_, -1);
     name_ = std::move(other.name_);
     emptied_ = other.emptied_;
@@ -300,12 +245,12 @@ void TextOutput::empty_once() {
 }
 
 void TextOutput::finish() {
-  unregister_made_text(interrupt_slot_);
+  release_removal(interrupt_slot_);
   if (fd_ > 2) empty_once();
 }
 
 void TextOutput::abandon() {
-  unregister_made_text(interrupt_slot_);
+  release_removal(interrupt_slot_);
   if (fd_ <= 2 || !created_ || appended_) return;
   std::error_code ec;
   std::filesystem::remove(name_, ec);
@@ -314,14 +259,14 @@ void TextOutput::abandon() {
 }
 
 TextOutput::~TextOutput() {
-  unregister_made_text(interrupt_slot_);
+  release_removal(interrupt_slot_);
   if (fd_ > 2) ::close(fd_);
 }
 
 void TextOutput::append(std::string_view text) {
   if (fd_ > 2) empty_once();
   appended_ = true;
-  unregister_made_text(interrupt_slot_);  // (inside the frame's CommitSection: an interrupt waits for it)
+  release_removal(interrupt_slot_);  // (inside the frame's CommitSection: an interrupt waits for it)
   // Where a file's whole lines end: a write cut short (a full disk) is taken
   // back to there, so the file never ends in half a line.
   struct stat st {};

@@ -87,8 +87,8 @@ size_t remove_stale_partials(const std::filesystem::path& folder);
 // regular file, created where missing (with its folder) when opened, and
 // emptied by the first append or by finish(): a render that stops before
 // either leaves a file that was there as it was, and abandon() (or
-// remove_unwritten_text_outputs() on an interrupt) takes away what open()
-// made. Each append is written and flushed at once.
+// remove_registered_files() on an interrupt, render/interrupt_removals.h)
+// takes away what open() made. Each append is written and flushed at once.
 class TextOutput {
  public:
   // Checks the path and opens it; nothing when `path` is empty.
@@ -113,12 +113,7 @@ class TextOutput {
   bool created_ = false;
   bool appended_ = false;
   std::vector<std::filesystem::path> made_folders_;  // by open(), the outermost first
-  int interrupt_slot_ = -1;  // where remove_unwritten_text_outputs() finds the file open() made, until appended to
+  int interrupt_slot_ = -1;  // where remove_registered_files() finds the file open() made, until appended to
 };
-
-// For a signal handler: removes the files TextOutput::open created that
-// nothing has been appended to, with the folders it made for them (a file
-// that was there stays as it was). Async-signal-safe.
-void remove_unwritten_text_outputs();
 
 }  // namespace fxsim
