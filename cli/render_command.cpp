@@ -131,6 +131,59 @@ bool could_be_a_frame(const Scene& scene, const std::string& pattern, const std:
   return false;
 }
 
+// Nothing written over a file the scene reads: -o plates/street.png over
+// the scene's plate replaced it with the composite (and its depth layer the
+// depth plate), exit 0, and the next render drew over a rainy "clean" plate.
+void refuse_outputs_over_scene_inputs(const RenderOptions& options, const Scene& scene, bool video_only,
+                                      const std::vector<int>& frames) {
+  std::vector<std::pair<std::string, std::string>> outputs;  // (what, path or pattern)
+  if (video_only) outputs.emplace_back("-o", scene.output.path);
+  else
+    for (const std::string& file : frame_file_patterns(scene, scene.output.path)) outputs.emplace_back("-o", file);
+  if (options.video) outputs.emplace_back("--video", *options.video);
+  for (const auto& [flag, path] : {std::pair{"--stats", options.stats}, {"--state-hashes", options.state_hashes}})
+    if (path && *path != "-") outputs.emplace_back(flag, *path);
+  const auto refuse = [&](const std::string& what, const std::string& output, const std::string& input) {
+    throw FxError(ExitCode::usage, fmt::format("{} {}: that would write over {}, which the scene reads", what, output, input));
+  };
+  std::vector<std::pair<std::string, std::string>> still;  // (what it is, file): the same file every frame
+  for (const std::filesystem::path& texture : scene.texture_files) still.emplace_back("the texture", texture.string());
+  for (const auto& [what, pattern] : {std::pair{"the plate", scene.output.plate.string()},
+                                      {"the depth plate", scene.output.plate_depth.string()}}) {
+    if (pattern.empty()) continue;
+    if (pattern.find('#') == std::string::npos) {
+      still.emplace_back(what, pattern);
+      continue;
+    }
+    // A sequence: each frame's own file against that frame's outputs, where
+    // they share a folder (each frame's name made, not the folder resolved).
+    const std::filesystem::path in(pattern);
+    for (const auto& [flag, output] : outputs) {
+      const std::filesystem::path out(output);
+      if (output.find('#') == std::string::npos) {  // a video or a text file: one file
+        if (matches_frame_pattern(resolved(pattern), resolved(output))) refuse(flag, output, std::string(what) + " " + pattern);
+        continue;
+      }
+      const bool folders_vary = in.parent_path().string().find('#') != std::string::npos ||
+                                out.parent_path().string().find('#') != std::string::npos;
+      if (!folders_vary && resolved(in.parent_path().empty() ? "." : in.parent_path().string()) !=
+                               resolved(out.parent_path().empty() ? "." : out.parent_path().string()))
+        continue;
+      for (const int frame : frames) {
+        const std::string a = frame_path(pattern, frame), b = frame_path(output, frame);
+        if (folders_vary ? resolved(a) == resolved(b)
+                         : std::filesystem::path(a).filename() == std::filesystem::path(b).filename())
+          refuse(flag, output, fmt::format("{} of frame {} ({})", what, frame, a));
+      }
+    }
+  }
+  for (const auto& [what, file] : still)
+    for (const auto& [flag, output] : outputs)
+      if (output.find('#') == std::string::npos ? resolved(output) == resolved(file)
+                                                : matches_frame_pattern(resolved(output), resolved(file)))
+        refuse(flag, output, fmt::format("{} {}", what, file));
+}
+
 // No two outputs in one file: the text outputs (--stats, --state-hashes)
 // would overwrite each other, a frame or its layers, a video or the manifest,
 // and the render end with 0 and a file that is neither.
@@ -507,6 +560,12 @@ int run_render(const RenderOptions& options) {
   // A farm's share: a shard of the frames, less those already written.
   const std::optional<Shard> shard = choose_shard(options);
   std::string selection;  // every shard's frames, for the manifest
+  if (shard && shard->count > 1 && !options.simulate_only && (options.video || video_only))
+    throw FxError(ExitCode::usage, fmt::format("shard {}/{} ({}): a video is one file of every frame, which no shard "
+                                               "has: each shard wrote it whole with its own frames, and the last to end "
+                                               "won; render the shards' frames (PNG or EXR) and make the video from them "
+                                               "(scripts/cluster/render-on-slurm does)",
+                                               shard->index, shard->count, shard->source));
   if (shard) {
     selection = format_frame_selection(FrameSelection::of(wanted));
     wanted = shard_frames(wanted, *shard);
@@ -593,6 +652,7 @@ int run_render(const RenderOptions& options) {
   if (options.stats && options.state_hashes && *options.stats == "-" && *options.state_hashes == "-")
     throw FxError(ExitCode::usage, "--stats - and --state-hashes -: only one of them can go to standard output");
   refuse_shared_outputs(options, scene, video_only);
+  refuse_outputs_over_scene_inputs(options, scene, video_only, to_write);
   const ProgressStyle style = parse_progress_style(options.progress, options.quiet);
   if (!options.simulate_only)
     check_plates(scene, frames.frames());  // every plate frame the render needs, before anything renders

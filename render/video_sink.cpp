@@ -91,6 +91,11 @@ void VideoSink::start() {
       "scale=out_color_matrix=bt709:out_range=tv,"
       "setparams=colorspace=bt709:color_primaries=bt709:color_trc=iec61966-2-1:range=tv";
   const auto add = [&](std::initializer_list<std::string> more) { argv.insert(argv.end(), more); };
+  // The encoders' threads are fixed: x264 and libvpx size their pools from
+  // the CPUs by default, and their output follows the pool (a WebM's frames
+  // differed between one core and two), so the same scene made other video
+  // bytes on another machine, or under another --threads.
+  add({"-threads", std::to_string(kVideoEncoderThreads)});
   switch (format_) {
     case VideoFormat::mp4:
       add({"-c:v", "libx264", "-preset", "medium", "-crf", std::to_string(settings_.crf.value_or(18)), "-pix_fmt",

@@ -22,6 +22,10 @@
 
 namespace fxsim {
 
+// The threads every video's encoder gets, whatever the machine: its bytes
+// follow the count. Eight keep a 1080p x264 encode ahead of most draws.
+constexpr int kVideoEncoderThreads = 8;
+
 struct VideoSettings {
   std::optional<int> crf;  // mp4 and webm: 0 (lossless) to 51 (x264) or 63 (VP9); mov and gif have none
 };

@@ -127,6 +127,22 @@ TEST(Farm, ShardsTogetherAreTheWholeRenderAndVerifyPasses) {
   EXPECT_NE(v.out.find("10 frames of 3 runs, 10 files checked: all present and whole"), std::string::npos) << v.out;
 }
 
+TEST(Farm, AShardOfAVideoIsRefused) {
+  // Each shard wrote the whole video with its own frames, and the last to
+  // end won: a video of a quarter of the frames, exit 0.
+  TempDir dir("shard-video");
+  for (const std::string& output : {"-o " + q(dir / "v.mp4"), "-o " + q(dir / "f_#.png") + " --video " + q(dir / "v.mp4")}) {
+    const CliResult r = run_fxsim("render " + kSleet + " --frames 1-8 --shard 1/2 " + output);
+    EXPECT_EQ(r.exit_code, 64) << output << r.err;
+    EXPECT_NE(r.err.find("a video is one file of every frame, which no shard has"), std::string::npos) << r.err;
+    const CliResult slurm = run_fxsim("render " + kSleet + " --frames 1-8 " + output,
+                                      "env SLURM_ARRAY_TASK_ID=2 SLURM_ARRAY_TASK_MIN=1 SLURM_ARRAY_TASK_MAX=4");
+    EXPECT_EQ(slurm.exit_code, 64) << output << slurm.err;
+  }
+  EXPECT_FALSE(fs::exists(dir / "v.mp4"));
+  EXPECT_FALSE(fs::exists(dir / "f_1.png"));
+}
+
 TEST(Farm, TheShardComesFromSlurmOrKubernetesWhenNotGiven) {
   TempDir dir("env");
   const CliResult slurm = run_fxsim("render " + kSleet + " --width 96 --height 54 --progress none --frames 1-9 -o " +

@@ -282,6 +282,43 @@ std::string with_plate(const std::string& scene) {
 }
 }  // namespace
 
+TEST(RenderPlates, NoOutputIsWrittenOverAFileTheSceneReads) {
+  // -o plates/street.png replaced the scene's plate with the composite, and
+  // its depth layer the depth plate (plates/street.depth.png), exit 0: the
+  // next render drew over a rainy "clean" plate.
+  TempDir dir("over-inputs");
+  fs::copy(FXSIM_SOURCE_DIR "/scenes/plates", dir / "plates");
+  fs::copy_file(FXSIM_SOURCE_DIR "/scenes/rain-over-plate.json", dir / "scene.json");
+  const std::string plate = read_text_file(dir / "plates/street.png");
+  const std::string render = "render '" + (dir / "scene.json").string() + "' -q ";
+  for (const std::string& output : {"--frames 1 -o '" + (dir / "plates/street.png").string() + "'",
+                                    "--frames 1-2 -o '" + (dir / "plates/street_#.png").string() + "' --stats '" +
+                                        (dir / "plates/street.depth.png").string() + "'",
+                                    "--frames 1-2 -o '" + (dir / "f_#.png").string() + "' --video '" +
+                                        (dir / "plates/street.png").string() + "'"}) {
+    const CliResult r = run_fxsim(render + output);
+    EXPECT_EQ(r.exit_code, 64) << output << "\n" << r.err;
+    EXPECT_NE(r.err.find("which the scene reads"), std::string::npos) << r.err;
+  }
+  EXPECT_EQ(read_text_file(dir / "plates/street.png"), plate);
+  EXPECT_FALSE(fs::exists(dir / "f_1.png"));
+  // A plate sequence: each frame's plate against that frame's files.
+  for (int frame = 1; frame <= 2; ++frame) fs::copy_file(dir / "plates/street.png", dir / fmt::format("plates/p_{}.png", frame));
+  const std::string sequence = render + "--frames 1-2 --set /output/plate=plates/p_#.png --set /output/layers=[] ";
+  const CliResult over = run_fxsim(sequence + "-o '" + (dir / "plates/p_#.png").string() + "'");
+  EXPECT_EQ(over.exit_code, 64) << over.err;
+  EXPECT_NE(over.err.find("the plate of frame 1"), std::string::npos) << over.err;
+  EXPECT_EQ(read_text_file(dir / "plates/p_2.png"), plate);
+  // A texture too.
+  write_text_file(dir / "snow.json", R"({"fxsim": 1, "output": {"width": 32, "height": 18},
+    "emitters": [{"type": "snow", "textures": ["plates/street.png"]}]})");
+  const CliResult texture = run_fxsim("render '" + (dir / "snow.json").string() + "' --frames 1 -q -o '" +
+                                      (dir / "plates/street.png").string() + "' --set /output/width=320 --set /output/height=180");
+  EXPECT_EQ(texture.exit_code, 64) << texture.err;
+  EXPECT_NE(texture.err.find("the texture"), std::string::npos) << texture.err;
+  EXPECT_EQ(read_text_file(dir / "plates/street.png"), plate);
+}
+
 TEST(RenderPlates, ThePlatesDepthHidesParticlesBehindIt) {
   TempDir dir("plate");
   write_plates(dir);
