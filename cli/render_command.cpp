@@ -502,8 +502,8 @@ int run_render(const RenderOptions& options) {
       throw FxError(ExitCode::usage, fmt::format("-o {}: expected a path ending in .png or .exr (frames) or .mp4, .webm, "
                                                  ".mov or .gif (a video) after a file name", scene.output.path));
     if (const auto problem = video_output_problem(scene.output, scene.output.path))
-      throw FxError(ExitCode::usage, fmt::format("-o {}: {} ({})", scene.output.path, problem->message,
-                                                 where_output_is_set(options, problem->key)));
+      throw FxError(ExitCode::usage, fmt::format("-o {}: {}{}", scene.output.path, problem->message,
+                                                 problem->key == "path" ? "" : " (" + where_output_is_set(options, problem->key) + ")"));
   }
   const bool video_only = video_format_of(scene.output.path).has_value();  // -o out.mp4: a video, no PNGs
   if (options.devices) {
@@ -523,8 +523,12 @@ int run_render(const RenderOptions& options) {
   }
   if (options.video)
     if (const auto problem = video_output_problem(scene.output, *options.video, true))
-      throw FxError(ExitCode::usage, fmt::format("--video {}: {} ({})", *options.video, problem->message,
-                                                 where_output_is_set(options, problem->key)));
+      throw FxError(ExitCode::usage, fmt::format("--video {}: {}{}", *options.video, problem->message,
+                                                 problem->key == "path" ? "" : " (" + where_output_is_set(options, problem->key) + ")"));
+  // EXR frames are half floats whatever output.bit_depth says (16 was taken without a word).
+  if (scene.output.bit_depth != 8 && image_format_of(scene.output.path) == ImageFormat::exr)
+    warn(fmt::format("output.bit_depth {} is for PNG frames: EXR frames hold half floats (their depth 32-bit floats) "
+                     "whatever it says", scene.output.bit_depth));
   std::vector<int> wanted = frames_to_render(options, scene).frames();
   if (scene.output.transparent() && image_format_of(scene.output.path) != ImageFormat::exr) {
     const std::string exr = std::filesystem::path(scene.output.path).replace_extension(".exr").string();

@@ -149,6 +149,10 @@ std::optional<OutputProblem> video_output_problem(const OutputSettings& output, 
                                                   bool beside_frames) {
   const std::optional<VideoFormat> video = video_format_of(path);
   if (!video) return std::nullopt;
+  // (-o v_###.mp4 wrote a file of that name, though a '#' run is a frame number.)
+  if (path.find('#') != std::string::npos)
+    return OutputProblem{"path", "a video is one file of every frame: its name has no frame number, and a '#' in it "
+                                 "would be written as it is; name it without one"};
   if (!beside_frames && (output.depth_layer || output.mask_layers || output.motion_layer || output.plate_layer))
     return OutputProblem{"layers", "a video carries no layers: write PNG or EXR frames (with --video beside them for "
                                    "a video too)"};

@@ -138,6 +138,11 @@ TEST(RenderAlpha, ExrFramesArePremultipliedLinearHalfRgba) {
     for (const char* c : {"R", "G", "B"}) EXPECT_LE(t.channels.at(c)[p], a + 1e-3f) << p;  // premultiplied
   }
   EXPECT_GT(covered, 50u);
+  // output.bit_depth 16 is PNG's: taken without a word for EXR frames before.
+  const CliResult sixteen = run_fxsim(fmt::format("render '{}' --frames 1 -o '{}' --set /output/bit_depth=16",
+                                                  (dir / "scene.json").string(), (dir / "s_#.exr").string()));
+  EXPECT_EQ(sixteen.exit_code, 0) << sixteen.err;
+  EXPECT_NE(sixteen.err.find("output.bit_depth 16 is for PNG frames"), std::string::npos) << sixteen.err;
   const std::string bytes = read_text_file(dir / "f_4.exr");
   EXPECT_EQ(bytes.substr(0, 4), std::string("\x76\x2f\x31\x01", 4));  // the OpenEXR magic number
 }

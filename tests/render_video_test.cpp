@@ -62,6 +62,22 @@ TEST(RenderVideo, EachFormatIsTheSameBytesFromRunToRun) {
   }
 }
 
+TEST(RenderVideo, AVideoNamedWithAFrameNumberIsRefused) {
+  // -o v_###.mp4 wrote a file named v_###.mp4, exit 0: a '#' run is a frame number elsewhere.
+  TempDir dir("hash-video");
+  const CliResult o = run_fxsim("render " + kVideoSnow + " --frames 1-3 -o '" + (dir / "v_###.mp4").string() + "'");
+  EXPECT_EQ(o.exit_code, 64) << o.err;
+  EXPECT_NE(o.err.find("a '#' in it would be written as it is"), std::string::npos) << o.err;
+  EXPECT_EQ(o.err.find("output.path"), std::string::npos) << o.err;  // -o's, not the scene's
+  const CliResult beside = run_fxsim("render " + kVideoSnow + " --frames 1-3 -o '" + (dir / "f_#.png").string() +
+                                     "' --video '" + (dir / "v_#.webm").string() + "'");
+  EXPECT_EQ(beside.exit_code, 64) << beside.err;
+  const CliResult scene = run_fxsim("render " + kVideoSnow + " --frames 1-3 --set '/output/path=" + (dir / "v#.gif").string() + "'");
+  EXPECT_EQ(scene.exit_code, 65) << scene.err;  // a scene's value, though set by --set
+  EXPECT_NE(scene.err.find("/output/path"), std::string::npos) << scene.err;
+  EXPECT_TRUE(fs::is_empty(dir.path()));
+}
+
 TEST(RenderVideo, OddSizesArePaddedForYuv420AndMovKeepsAlpha) {
   TempDir dir("odd");
   ASSERT_EQ(run_fxsim("render " + kVideoSnow + " --frames 1-5 --width 101 --height 57 -q -o '" + (dir / "a.webm").string() +
