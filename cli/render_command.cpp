@@ -113,6 +113,14 @@ std::string where_output_is_set(const RenderOptions& options, const std::string&
   return "the scene's output." + key;
 }
 
+// A video output's problem (video_output_problem) as a usage error of `flag`:
+// where the key it names was set, but for the path, which is the flag's own.
+FxError video_output_error(const RenderOptions& options, const std::string& flag, const std::string& path,
+                           const OutputProblem& problem) {
+  return FxError(ExitCode::usage, fmt::format("{} {}: {}{}", flag, path, problem.message,
+                                              problem.key == "path" ? "" : " (" + where_output_is_set(options, problem.key) + ")"));
+}
+
 
 // The folder the frames (and the manifest, and by default the checkpoints) go
 // into: the output pattern's, above any '#'.
@@ -131,57 +139,72 @@ bool could_be_a_frame(const Scene& scene, const std::string& pattern, const std:
   return false;
 }
 
+// The outputs besides the frames or video of -o, as (flag, path): --stats
+// and --state-hashes where they are files, --video.
+std::vector<std::pair<std::string, std::string>> other_outputs(const RenderOptions& options) {
+  std::vector<std::pair<std::string, std::string>> files;
+  if (options.stats && *options.stats != "-") files.emplace_back("--stats", *options.stats);
+  if (options.state_hashes && *options.state_hashes != "-") files.emplace_back("--state-hashes", *options.state_hashes);
+  if (options.video) files.emplace_back("--video", *options.video);
+  return files;
+}
+
 // Nothing written over a file the scene reads: -o plates/street.png over
 // the scene's plate replaced it with the composite (and its depth layer the
 // depth plate), exit 0, and the next render drew over a rainy "clean" plate.
 void refuse_outputs_over_scene_inputs(const RenderOptions& options, const Scene& scene, bool video_only,
                                       const std::vector<int>& frames) {
-  std::vector<std::pair<std::string, std::string>> outputs;  // (what, path or pattern)
-  if (video_only) outputs.emplace_back("-o", scene.output.path);
-  else
-    for (const std::string& file : frame_file_patterns(scene, scene.output.path)) outputs.emplace_back("-o", file);
-  if (options.video) outputs.emplace_back("--video", *options.video);
-  for (const auto& [flag, path] : {std::pair{"--stats", options.stats}, {"--state-hashes", options.state_hashes}})
-    if (path && *path != "-") outputs.emplace_back(flag, *path);
-  const auto refuse = [&](const std::string& what, const std::string& output, const std::string& input) {
-    throw FxError(ExitCode::usage, fmt::format("{} {}: that would write over {}, which the scene reads", what, output, input));
+  const std::string& pattern = scene.output.path;
+  const std::vector<std::pair<std::string, std::string>> files = other_outputs(options);
+  const auto refuse = [](const std::string& flag, const std::string& output, const std::string& input) {
+    throw FxError(ExitCode::usage, fmt::format("{} {}: that would write over {}, which the scene reads", flag, output, input));
   };
-  std::vector<std::pair<std::string, std::string>> still;  // (what it is, file): the same file every frame
-  for (const std::filesystem::path& texture : scene.texture_files) still.emplace_back("the texture", texture.string());
-  for (const auto& [what, pattern] : {std::pair{"the plate", scene.output.plate.string()},
-                                      {"the depth plate", scene.output.plate_depth.string()}}) {
-    if (pattern.empty()) continue;
-    if (pattern.find('#') == std::string::npos) {
-      still.emplace_back(what, pattern);
+  const auto same = [](const std::string& output, const std::string& file) {
+    return output.find('#') == std::string::npos ? resolved(output) == resolved(file)
+                                                 : matches_frame_pattern(resolved(output), resolved(file));
+  };
+  // A file read every frame, against every output.
+  const auto refuse_over = [&](const std::string& file, const std::string& input) {
+    if (video_only ? same(pattern, file) : could_be_a_frame(scene, pattern, file)) refuse("-o", pattern, input);
+    for (const auto& [flag, path] : files)
+      if (same(path, file)) refuse(flag, path, input);
+  };
+  for (const std::filesystem::path& texture : scene.texture_files) refuse_over(texture.string(), "the texture " + texture.string());
+  for (const auto& [what, plate] : {std::pair{"the plate", scene.output.plate.string()},
+                                    {"the depth plate", scene.output.plate_depth.string()}}) {
+    if (plate.empty()) continue;
+    if (plate.find('#') == std::string::npos) {
+      refuse_over(plate, fmt::format("{} {}", what, plate));
       continue;
     }
-    // A sequence: each frame's own file against that frame's outputs, where
-    // they share a folder (each frame's name made, not the folder resolved).
-    const std::filesystem::path in(pattern);
+    // A sequence: a file written once (a video, a text file, a single
+    // frame) against any frame's plate; each frame's files against that
+    // frame's plate, where they share a folder (each frame's name made, not
+    // its folder resolved).
+    std::vector<std::pair<std::string, std::string>> outputs = files;
+    if (video_only) outputs.emplace_back("-o", pattern);
+    else
+      for (const std::string& file : frame_file_patterns(scene, pattern)) outputs.emplace_back("-o", file);
+    const std::filesystem::path in(plate);
     for (const auto& [flag, output] : outputs) {
-      const std::filesystem::path out(output);
-      if (output.find('#') == std::string::npos) {  // a video or a text file: one file
-        if (matches_frame_pattern(resolved(pattern), resolved(output))) refuse(flag, output, std::string(what) + " " + pattern);
+      if (output.find('#') == std::string::npos) {
+        if (matches_frame_pattern(resolved(plate), resolved(output))) refuse(flag, output, fmt::format("{} {}", what, plate));
         continue;
       }
+      const std::filesystem::path out(output);
       const bool folders_vary = in.parent_path().string().find('#') != std::string::npos ||
                                 out.parent_path().string().find('#') != std::string::npos;
       if (!folders_vary && resolved(in.parent_path().empty() ? "." : in.parent_path().string()) !=
                                resolved(out.parent_path().empty() ? "." : out.parent_path().string()))
         continue;
       for (const int frame : frames) {
-        const std::string a = frame_path(pattern, frame), b = frame_path(output, frame);
+        const std::string a = frame_path(plate, frame), b = frame_path(output, frame);
         if (folders_vary ? resolved(a) == resolved(b)
                          : std::filesystem::path(a).filename() == std::filesystem::path(b).filename())
           refuse(flag, output, fmt::format("{} of frame {} ({})", what, frame, a));
       }
     }
   }
-  for (const auto& [what, file] : still)
-    for (const auto& [flag, output] : outputs)
-      if (output.find('#') == std::string::npos ? resolved(output) == resolved(file)
-                                                : matches_frame_pattern(resolved(output), resolved(file)))
-        refuse(flag, output, fmt::format("{} {}", what, file));
 }
 
 // No two outputs in one file: the text outputs (--stats, --state-hashes)
@@ -189,10 +212,7 @@ void refuse_outputs_over_scene_inputs(const RenderOptions& options, const Scene&
 // and the render end with 0 and a file that is neither.
 void refuse_shared_outputs(const RenderOptions& options, const Scene& scene, bool video_only) {
   const std::string& pattern = scene.output.path;
-  std::vector<std::pair<std::string, std::string>> files;  // (what, path)
-  if (options.stats && *options.stats != "-") files.emplace_back("--stats", *options.stats);
-  if (options.state_hashes && *options.state_hashes != "-") files.emplace_back("--state-hashes", *options.state_hashes);
-  if (options.video) files.emplace_back("--video", *options.video);
+  const std::vector<std::pair<std::string, std::string>> files = other_outputs(options);
   for (const auto& [what, path] : files) {
     if (path.empty()) throw FxError(ExitCode::usage, fmt::format("{} \"\": expected a file path", what));
     // (--state-hashes n6/ was written as a file once the render had made n6 a folder: 73 after the work began.)
@@ -493,7 +513,6 @@ int run_render(const RenderOptions& options) {
   const int last_asked = options.frames ? frames_to_render(options, Scene{}).last() : 0;
   Scene scene = parse_scene_file(options.scene, scene_overrides(options), last_asked);
   report_scene_warnings(scene, options.scene);
-  const InputDigest inputs(scene);  // the textures hashed before anything reads them to draw
   const std::string path_in_scene = scene.output.path;  // (where checkpoints go by default, without -o)
   // -o is checked here (its '#' against the frames selected, its extension).
   if (options.output) {
@@ -502,10 +521,12 @@ int run_render(const RenderOptions& options) {
       throw FxError(ExitCode::usage, fmt::format("-o {}: expected a path ending in .png or .exr (frames) or .mp4, .webm, "
                                                  ".mov or .gif (a video) after a file name", scene.output.path));
     if (const auto problem = video_output_problem(scene.output, scene.output.path))
-      throw FxError(ExitCode::usage, fmt::format("-o {}: {}{}", scene.output.path, problem->message,
-                                                 problem->key == "path" ? "" : " (" + where_output_is_set(options, problem->key) + ")"));
+      throw video_output_error(options, "-o", scene.output.path, *problem);
   }
   const bool video_only = video_format_of(scene.output.path).has_value();  // -o out.mp4: a video, no PNGs
+  // For the manifest of image frames: the textures hashed before anything reads them to draw.
+  std::optional<InputDigest> inputs;
+  if (!options.simulate_only && !video_only && !options.devices) inputs.emplace(scene);
   if (options.devices) {
     // Each device's child writes its shard's frames. A video, the statistics
     // and the state hashes are each one file of every frame, which no child
@@ -523,8 +544,7 @@ int run_render(const RenderOptions& options) {
   }
   if (options.video)
     if (const auto problem = video_output_problem(scene.output, *options.video, true))
-      throw FxError(ExitCode::usage, fmt::format("--video {}: {}{}", *options.video, problem->message,
-                                                 problem->key == "path" ? "" : " (" + where_output_is_set(options, problem->key) + ")"));
+      throw video_output_error(options, "--video", *options.video, *problem);
   // EXR frames are half floats whatever output.bit_depth says (16 was taken without a word).
   if (scene.output.bit_depth != 8 && image_format_of(scene.output.path) == ImageFormat::exr)
     warn(fmt::format("output.bit_depth {} is for PNG frames: EXR frames hold half floats (their depth 32-bit floats) "
@@ -640,7 +660,6 @@ int run_render(const RenderOptions& options) {
       ManifestWriter writer(output_folder(scene.output.path));
       ManifestRun run = manifest_run(scene, options.scene, run_id, wanted, shard, selection);
       if (gl_started) run.backend = drawing_name(*gl_started, options);  // (known where frames_to_write asked)
-
       writer.add(run);
       for (const ManifestFrame& f : adopted) writer.add(f);
     }
@@ -763,7 +782,7 @@ int run_render(const RenderOptions& options) {
     ManifestRun run = manifest_run(scene, options.scene, run_id, wanted, shard, selection);
     run.device = gl_info.renderer;
     run.backend = drawing_name(gl, options);
-    images->record_in(*manifest, std::move(run), options.manifest_hashes, inputs);
+    images->record_in(*manifest, std::move(run), options.manifest_hashes, *inputs);
     images->adopt(std::move(adopted));
   }
   Renderer renderer(scene, scene.output.width, scene.output.height,
