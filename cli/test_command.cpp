@@ -556,6 +556,16 @@ bool holds_a_report_or_nothing(const std::string& what, const std::string& path)
           head.find("\"device_class\"") != std::string::npos);
 }
 
+// Writes the reports asked for (--junit, --json, --report) of `results`,
+// each whole or not begun.
+void write_reports(const TestOptions& o, const std::vector<SuiteCheck>& results) {
+  const std::lock_guard lock(g_writing);
+  if (o.junit) write_all(*o.junit, junit_xml(results));
+  if (o.json)  // (scene files' names need not be UTF-8)
+    write_all(*o.json, results_json(results).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  if (o.report) write_html_report(results, *o.report);
+}
+
 // A run that stops says so in its reports: an earlier run's left in place
 // were published by CI (a JUnit step that runs "always") as this run's.
 // Each suite, named as given, is one error.
@@ -567,10 +577,7 @@ void write_stopped_reports(const TestOptions& o, const std::string& reason) {
     results.back().stopped = reason;
   }
   try {
-    const std::lock_guard lock(g_writing);
-    if (o.junit) write_all(*o.junit, junit_xml(results));
-    if (o.json) write_all(*o.json, results_json(results).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
-    if (o.report) write_html_report(results, *o.report);
+    write_reports(o, results);
   } catch (const std::exception& e) {
     fmt::print(stderr, "fxsim test: the reports could not be written to say the run stopped: {}\n", e.what());
   }
@@ -770,11 +777,7 @@ int run_test(const TestOptions& o) {
     throw;
   }
   try {
-    const std::lock_guard lock(g_writing);  // the reports, whole or not begun
-    if (o.junit) write_all(*o.junit, junit_xml(results));
-    if (o.json)  // (scene files' names need not be UTF-8)
-      write_all(*o.json, results_json(results).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
-    if (o.report) write_html_report(results, *o.report);
+    write_reports(o, results);
   } catch (const fs::filesystem_error& e) {  // changed since the check (a folder removed, a disk full)
     throw FxError(ExitCode::cannot_write, fmt::format("{}: cannot write ({})", e.path1().string(), e.code().message()));
   }
@@ -785,6 +788,5 @@ int run_test(const TestOptions& o) {
   });
   return failing ? int(ExitCode::images_differ) : 0;
 }
-
 
 }  // namespace fxsim

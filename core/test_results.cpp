@@ -289,16 +289,15 @@ figcaption {{ font-size: 12px; color: #aaa; }} button {{ font: inherit; }}
 <script>function flip(b) {{ const img = b.closest('figure').querySelector('img');
   const golden = img.src.endsWith(img.dataset.a); img.src = golden ? img.dataset.b : img.dataset.a;
   b.textContent = golden ? 'flip: actual' : 'flip: golden'; }}</script></head>
-<body><h1>{0}</h1><p>{2}</p>
+<body><h1>{0}</h1><p>{1}</p>
 <table><tr><th>suite</th><th>scene</th><th>result</th><th>backend</th><th>tolerance</th></tr>
-{3}</table>
+{2}</table>
 <h2>Failures</h2>
-{4}
-<h2>Passing frames</h2><div class="thumbs">{5}</div>
+{3}
+<h2>Passing frames</h2><div class="thumbs">{4}</div>
 </body></html>
 )",
-                                       title, scenes, devices, summary, failures.empty() ? "<p>none</p>" : failures,
-                                       passing);
+                                       title, devices, summary, failures.empty() ? "<p>none</p>" : failures, passing);
   std::ofstream out(dir / "index.html");
   out << page;
   if (!out) throw FxError(ExitCode::cannot_write, fmt::format("{}: cannot write the report", (dir / "index.html").string()));
