@@ -130,6 +130,19 @@ std::filesystem::path output_folder(const std::string& pattern) {
   return folder.empty() ? "." : folder;
 }
 
+// The manifest a video is recorded in: its folder's (a video's name has no '#').
+std::filesystem::path video_manifest(const std::string& video) {
+  const std::filesystem::path folder = std::filesystem::path(video).parent_path();
+  return (folder.empty() ? std::filesystem::path(".") : folder) / kManifestName;
+}
+
+// The manifests a render appends to: its frames' folder's, each video's folder's.
+std::vector<std::string> manifests_written(const RenderOptions& options, const std::string& pattern, bool video_only) {
+  std::vector<std::string> out{(video_only ? video_manifest(pattern) : output_folder(pattern) / kManifestName).string()};
+  if (options.video) out.push_back(video_manifest(*options.video).string());
+  return out;
+}
+
 // Whether `path` could be one of the files (image, layers, plate copy) of a
 // frame of `pattern`, both resolved.
 bool could_be_a_frame(const Scene& scene, const std::string& pattern, const std::string& path) {
@@ -220,6 +233,10 @@ void refuse_shared_outputs(const RenderOptions& options, const Scene& scene, boo
       throw FxError(ExitCode::usage, fmt::format("{} {}: that names a folder; expected a file path", what, path));
   }
   const auto same = [](const std::string& a, const std::string& b) { return resolved(a) == resolved(b); };
+  const std::vector<std::string> manifests = manifests_written(options, pattern, video_only);
+  const auto is_a_manifest = [&](const std::string& path) {
+    return std::any_of(manifests.begin(), manifests.end(), [&](const std::string& m) { return same(path, m); });
+  };
   // Nor one over the scene (--stats scene.json replaced it, exit 0).
   const std::vector<std::pair<std::string, std::string>> inputs = {
       {"the scene file it reads", options.scene == "-" ? "" : options.scene}};
@@ -245,7 +262,7 @@ void refuse_shared_outputs(const RenderOptions& options, const Scene& scene, boo
     if (video_only ? same(files[a].second, pattern) : could_be_a_frame(scene, pattern, files[a].second))
       throw FxError(ExitCode::usage, fmt::format("{} {}: that is where the render writes its {}", files[a].first,
                                                  files[a].second, video_only ? "video" : "frames and their layers"));
-    if (!video_only && same(files[a].second, (output_folder(pattern) / kManifestName).string()))
+    if (is_a_manifest(files[a].second))
       throw FxError(ExitCode::usage, fmt::format("{} {}: that is the output folder's manifest", files[a].first,
                                                  files[a].second));
     // Nor a checkpoint the render writes (the statistics were replaced by it, exit 0).
@@ -268,8 +285,7 @@ void refuse_shared_outputs(const RenderOptions& options, const Scene& scene, boo
     if (video_only ? same(folder, pattern) : could_be_a_frame(scene, pattern, folder))
       throw FxError(ExitCode::usage, fmt::format("{}: that is where the render writes its {}", what,
                                                  video_only ? "video" : "frames and their layers"));
-    if (!video_only && same(folder, (output_folder(pattern) / kManifestName).string()))
-      throw FxError(ExitCode::usage, fmt::format("{}: that is the output folder's manifest", what));
+    if (is_a_manifest(folder)) throw FxError(ExitCode::usage, fmt::format("{}: that is the output folder's manifest", what));
     for (const auto& [flag, path] : files)
       if (same(folder, path)) throw FxError(ExitCode::usage, fmt::format("{}: {} writes that file", what, flag));
   }
@@ -693,10 +709,14 @@ int run_render(const RenderOptions& options) {
   refuse_idle_crf(options, scene.output.path, video_only);
   refuse_idle_compute_options(options.rasteriser, options.tile_lists, options.coverage, options.part_sprites);
   warn_about_videos(options, scene.output.path, video_only, frames.frames(), scene.output.fps);
-  std::optional<ManifestWriter> manifest;
-  if (!options.simulate_only && video_only)
-    sinks.push_back(std::make_unique<VideoSink>(scene.output.path, scene.output.width, scene.output.height,
-                                                scene.output.fps, video));
+  std::vector<VideoSink*> videos;
+  const auto add_video = [&](const std::string& path) {
+    auto sink = std::make_unique<VideoSink>(path, scene.output.width, scene.output.height, scene.output.fps, video);
+    videos.push_back(sink.get());
+    sinks.push_back(std::move(sink));
+    check_output_path(video_manifest(path).string());
+  };
+  if (!options.simulate_only && video_only) add_video(scene.output.path);
   ImageSequenceSink* images = nullptr;
   if (!options.simulate_only && !video_only) {
     auto sink = std::make_unique<ImageSequenceSink>(
@@ -709,9 +729,7 @@ int run_render(const RenderOptions& options) {
     check_frames_replaceable(scene, scene.output.path, frames.frames());
     check_output_path((output_folder(scene.output.path) / kManifestName).string());
   }
-  if (options.video)
-    sinks.push_back(std::make_unique<VideoSink>(*options.video, scene.output.width, scene.output.height,
-                                                scene.output.fps, video));
+  if (options.video) add_video(*options.video);
   if (options.checkpoint_every) {  // where checkpoints will go: a folder fxsim can write into
     const std::filesystem::path folder = checkpoint_folder(options, scene.output.path);
     std::error_code ec;
@@ -776,14 +794,28 @@ int run_render(const RenderOptions& options) {
     return 0;
   }
 
-  if (images) {
-    // Every run appends to the manifest in its output folder: what it was to write, then each frame written.
-    manifest.emplace(output_folder(scene.output.path));
+  // Every run appends to the manifest in its output folder what it was to
+  // write, then each frame written; a video's folder's manifest records the
+  // video (with a run line of its own where no frames go there).
+  std::vector<std::unique_ptr<RunManifest>> manifests;
+  const auto manifest_in = [&](const std::filesystem::path& folder, bool frames_there) -> RunManifest& {
+    for (const auto& m : manifests)
+      if (resolved(m->writer().folder().string()) == resolved(folder.string())) return *m;
     ManifestRun run = manifest_run(scene, options.scene, run_id, wanted, shard, selection);
+    if (!frames_there) run.output.clear();
     run.device = gl_info.renderer;
     run.backend = drawing_name(gl, options);
-    images->record_in(*manifest, std::move(run), options.manifest_hashes, *inputs);
+    return *manifests.emplace_back(std::make_unique<RunManifest>(folder, std::move(run)));
+  };
+  if (images) {
+    RunManifest& manifest = manifest_in(output_folder(scene.output.path), true);
+    images->record_in(manifest, options.manifest_hashes, *inputs);
     images->adopt(std::move(adopted));
+  }
+  for (VideoSink* sink : videos) {
+    RunManifest& manifest = manifest_in(video_manifest(sink->path()).parent_path(), false);
+    manifest.run().videos.push_back(std::filesystem::path(sink->path()).filename().string());
+    sink->record_in(manifest);
   }
   Renderer renderer(scene, scene.output.width, scene.output.height,
                     sprite_rasteriser(options.rasteriser, gl.context(), options.fill_resolution, options.threads,

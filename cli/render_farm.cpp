@@ -109,6 +109,7 @@ std::vector<int> frames_to_write(const Scene& scene, const std::string& pattern,
     std::map<std::string, const ManifestRun*> runs;
     for (const ManifestRun& run : manifest.runs) {
       runs[run.run] = &run;
+      if (!run.writes_frames()) continue;  // (a video's run)
       const bool ours = run.scene_hash == scene.simulation_key && run.look_hash == scene.look_key &&
                         run.fxsim_version == FXSIM_VERSION;
       for (const int frame : run.frames) {

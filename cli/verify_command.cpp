@@ -73,8 +73,9 @@ int run_verify(const std::string& folder_text, bool quiet) {
   // Frame files whose record was refused (said once, as corrupt: not again
   // as a frame without a record or a file no run was to write).
   std::set<std::string> refused;
-  std::map<std::string, std::set<int>> run_frames;  // run → the frames it was to write
-  for (const ManifestRun& r : manifest.runs) run_frames[r.run].insert(r.frames.begin(), r.frames.end());
+  std::map<std::string, std::set<int>> run_frames;  // run → the frames it was to write (none for a video's run)
+  for (const ManifestRun& r : manifest.runs)
+    if (r.writes_frames()) run_frames[r.run].insert(r.frames.begin(), r.frames.end());
   for (const ManifestFrame& f : manifest.frames) {
     const auto run = runs.find(f.run);
     if (run == runs.end()) {
@@ -180,8 +181,42 @@ int run_verify(const std::string& folder_text, bool quiet) {
   };
   std::map<std::pair<int, int>, Drawn> sizes;  // (width, height) → the frames last drawn so
   size_t files_checked = 0;
+  // A recorded file there as written: a regular file (not a link, nor
+  // reached through one) of the recorded size and SHA-256; else the problem
+  // is added to `missing` or `corrupt` ("NAME: WHAT: why") and false returned.
+  const auto as_recorded = [&](const ManifestFile& file, const std::string& what) {
+    ++files_checked;
+    const fs::path path = folder / file.file;
+    std::error_code error;
+    // A link is not the file the render wrote, even to the same bytes:
+    // copied without following links, or once its target goes, the frame is gone.
+    if (fs::is_symlink(fs::symlink_status(path, error))) {
+      corrupt.push_back(fmt::format("{}: {}: a symbolic link stands there, not the file the render wrote", file.file, what));
+      return false;
+    }
+    if (const fs::path link = linked_folder_on_the_way(folder, file.file); !link.empty()) {
+      corrupt.push_back(fmt::format("{}: {}: reached through {}, a symbolic link, not the folder the render wrote into",
+                                    file.file, what, link.string()));
+      return false;
+    }
+    if (!fs::is_regular_file(path, error)) {
+      if (fs::exists(path, error))
+        corrupt.push_back(fmt::format("{}: {}: not a regular file stands there", file.file, what));
+      else
+        missing.push_back(fmt::format("{}: {}: the file is missing", file.file, what));
+      return false;
+    }
+    uint64_t bytes = 0;
+    const std::string sha = sha256_of_file(path, bytes);
+    if (bytes != file.bytes)
+      corrupt.push_back(fmt::format("{}: {}: {} bytes, the manifest says {}{}", file.file, what, bytes, file.bytes,
+                                    bytes < file.bytes ? " (truncated?)" : " (written to since?)"));
+    else if (sha != file.sha256)
+      corrupt.push_back(fmt::format("{}: {}: its SHA-256 is not the one recorded", file.file, what));
+    return bytes == file.bytes && sha == file.sha256;
+  };
   for (const ManifestRun& r : manifest.runs)
-    for (const int frame : r.frames) {
+    for (const int frame : r.writes_frames() ? r.frames : std::vector<int>{}) {
       const std::string image = frame_path(r.output, frame);
       if (!expected.insert(image).second) continue;
       const auto record = latest.find(image);
@@ -202,45 +237,50 @@ int run_verify(const std::string& folder_text, bool quiet) {
       const ManifestRun& record_run = *runs.at(record->second->run);
       Drawn& drawn = sizes[{record_run.width, record_run.height}];
       if (drawn.frames++ == 0) drawn.first = image;
-      for (const ManifestFile& file : record->second->files) {
-        ++files_checked;
-        const fs::path path = folder / file.file;
-        std::error_code error;
-        // A link is not the file the render wrote, even to the same bytes:
-        // copied without following links, or once its target goes, the frame is gone.
-        if (fs::is_symlink(fs::symlink_status(path, error))) {
-          corrupt.push_back(fmt::format("{}: frame {}: a symbolic link stands there, not the file the render wrote",
-                                        file.file, frame));
-          continue;
-        }
-        if (const fs::path link = linked_folder_on_the_way(folder, file.file); !link.empty()) {
-          corrupt.push_back(fmt::format("{}: frame {}: reached through {}, a symbolic link, not the folder the render "
-                                        "wrote into", file.file, frame, link.string()));
-          continue;
-        }
-        if (!fs::is_regular_file(path, error)) {
-          if (fs::exists(path, error))
-            corrupt.push_back(fmt::format("{}: frame {}: not a regular file stands there", file.file, frame));
-          else
-            missing.push_back(fmt::format("{}: frame {}: the file is missing", file.file, frame));
-          continue;
-        }
-        uint64_t bytes = 0;
-        const std::string sha = sha256_of_file(path, bytes);
-        if (bytes != file.bytes)
-          corrupt.push_back(fmt::format("{}: frame {}: {} bytes, the manifest says {}{}", file.file, frame, bytes,
-                                        file.bytes, bytes < file.bytes ? " (truncated?)" : " (written to since?)"));
-        else if (sha != file.sha256)
-          corrupt.push_back(fmt::format("{}: frame {}: its SHA-256 is not the one recorded", file.file, frame));
-        else if (std::string why = decode_problem(path, record_run.width, record_run.height); !why.empty())
-          corrupt.push_back(fmt::format("{}: frame {}: {}", file.file, frame, why));
+      for (const ManifestFile& file : record->second->files)
+        if (as_recorded(file, fmt::format("frame {}", frame)))
+          if (std::string why = decode_problem(folder / file.file, record_run.width, record_run.height); !why.empty())
+            corrupt.push_back(fmt::format("{}: frame {}: {}", file.file, frame, why));
+    }
+
+  // The videos: each one a run was to write must have a record (the latest
+  // of its file counts: a run that stopped before its video was done left
+  // the one before in place), and be there as recorded. A video is checked
+  // by its bytes, not decoded (that takes ffmpeg).
+  std::map<std::string, const ManifestVideo*> latest_video;
+  for (const ManifestVideo& v : manifest.videos) {
+    const auto run = runs.find(v.run);
+    if (run == runs.end())
+      corrupt.push_back(fmt::format("{}: the video's record names no known run ({})", v.file.file, v.run));
+    else if (std::find(run->second->videos.begin(), run->second->videos.end(), v.file.file) == run->second->videos.end())
+      corrupt.push_back(fmt::format("{}: the video's record's run {} was not to write it", v.file.file, v.run));
+    else
+      latest_video[v.file.file] = &v;  // (a name from a run's list: no folder, inside this one)
+  }
+  std::set<std::string> expected_videos;
+  for (const ManifestRun& r : manifest.runs)
+    for (const std::string& video : r.videos) {
+      if (fs::path(video).has_parent_path() || video == "." || video == "..") {
+        corrupt.push_back(fmt::format("{}: run {} names a video outside the folder", video, r.run));
+        continue;
       }
+      if (!expected_videos.insert(video).second) continue;
+      const auto record = latest_video.find(video);
+      std::error_code error;
+      if (record == latest_video.end())
+        missing.push_back(fmt::format("{}: the video has no record: {}", video,
+                                      fs::exists(fs::symlink_status(folder / video, error))
+                                          ? "the file is there, but no line says it was finished (a run stopped "
+                                            "between the two?)"
+                                          : "never finished (the run stopped before it?)"));
+      else
+        as_recorded(record->second->file, "the video");
     }
 
   // The frames of a sharded render that no run was to write: a shard that
   // never ran wrote no run line, and the folder passed without its frames.
   for (const ManifestRun& r : manifest.runs) {
-    if (r.selection.empty()) continue;
+    if (r.selection.empty() || !r.writes_frames()) continue;
     const std::optional<FrameSelection> selection = parse_frame_selection(r.selection);  // (checked when read)
     for (const int frame : selection->frames()) {
       const std::string image = frame_path(r.output, frame);
@@ -258,7 +298,7 @@ int run_verify(const std::string& folder_text, bool quiet) {
   // takes them in. Patterns with a '#' folder are not searched.
   std::set<std::string> patterns;
   for (const ManifestRun& r : manifest.runs)
-    if (fs::path(r.output).parent_path().empty()) patterns.insert(r.output);
+    if (r.writes_frames() && fs::path(r.output).parent_path().empty()) patterns.insert(r.output);
   // And the layer files beside them (NAME.depth.png, NAME.mask.rain.png,
   // NAME.motion.png, NAME.plate.EXT for a frame NAME.png) that no latest
   // record lists: they were not found. Not those of a frame already said to
@@ -312,9 +352,14 @@ int run_verify(const std::string& folder_text, bool quiet) {
   const size_t problems = missing.size() + corrupt.size() + mismatched.size();
   for (const auto& [label, list] : {std::pair{"missing", &missing}, {"corrupt", &corrupt}, {"mismatched", &mismatched}})
     for (const std::string& line : *list) fmt::print("{}: {}\n", label, line);
+  // "6 frames", "6 frames and 1 video", "1 video"
+  std::string written = fmt::format("{} frame{}", expected.size(), expected.size() == 1 ? "" : "s");
+  if (!expected_videos.empty())
+    written = fmt::format("{}{} video{}", expected.empty() ? "" : written + " and ", expected_videos.size(),
+                          expected_videos.size() == 1 ? "" : "s");
   if (!quiet || problems)
-    fmt::print("{}: {} frame{} of {} run{}, {} file{} checked: {}\n", folder.string(), expected.size(),
-               expected.size() == 1 ? "" : "s", manifest.runs.size(), manifest.runs.size() == 1 ? "" : "s",
+    fmt::print("{}: {} of {} run{}, {} file{} checked: {}\n", folder.string(), written, manifest.runs.size(),
+               manifest.runs.size() == 1 ? "" : "s",
                files_checked, files_checked == 1 ? "" : "s",
                problems == 0 ? "all present and whole"
                              : fmt::format("{} missing, {} corrupt, {} mismatched", missing.size(), corrupt.size(),

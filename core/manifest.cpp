@@ -73,6 +73,7 @@ void ManifestWriter::add(const ManifestRun& r) {
             {"look_hash", r.look_hash}, {"fxsim_version", r.fxsim_version}, {"device", r.device}, {"backend", r.backend}, {"output", r.output},
             {"width", r.width}, {"height", r.height}, {"shard", r.shard}, {"frames", r.frames}};
   if (!r.selection.empty()) line["selection"] = r.selection;
+  if (!r.videos.empty()) line["videos"] = r.videos;
   append(line.dump());
 }
 
@@ -83,6 +84,12 @@ void ManifestWriter::add(const ManifestFrame& f) {
             {"seconds", std::round(f.seconds * 1e4) / 1e4}};
   if (!f.inputs.empty()) line["inputs"] = f.inputs;
   append(line.dump());
+}
+
+void ManifestWriter::add(const ManifestVideo& v) {
+  append(json{{"type", "video"}, {"run", v.run}, {"file", v.file.file}, {"bytes", v.file.bytes}, {"sha256", v.file.sha256},
+              {"frames", v.frames}}
+             .dump());
 }
 
 namespace {
@@ -131,6 +138,11 @@ Manifest read_manifest(const fs::path& path) {
         const json& frames = j.at("frames");  // (an object's values, or a number, iterated too)
         if (!frames.is_array()) throw BadValue(fmt::format("\"frames\" is {}, not a list of frames", frames.dump()));
         for (const json& frame : frames) r.frames.push_back(whole_number(frame, "a frame", 1, kMaxFrames));
+        if (j.contains("videos")) {
+          const json& videos = j.at("videos");
+          if (!videos.is_array()) throw BadValue(fmt::format("\"videos\" is {}, not a list of files", videos.dump()));
+          for (const json& video : videos) r.videos.push_back(video.get<std::string>());
+        }
         m.runs.push_back(std::move(r));
       } else if (j.at("type") == "frame") {
         ManifestFrame f;
@@ -146,6 +158,13 @@ Manifest read_manifest(const fs::path& path) {
         }
         for (const json& file : files) f.files.push_back({file.at("file"), file.at("bytes"), file.at("sha256")});
         m.frames.push_back(std::move(f));
+      } else if (j.at("type") == "video") {
+        ManifestVideo v;
+        v.run = j.at("run"), v.file.file = j.at("file"), v.file.sha256 = j.at("sha256");
+        if (!j.at("bytes").is_number_unsigned()) throw BadValue("the video's \"bytes\" is not a count of bytes");
+        v.file.bytes = j.at("bytes");
+        v.frames = whole_number(j.at("frames"), "\"frames\"", 1, kMaxFrames);
+        m.videos.push_back(std::move(v));
       } else {
         m.bad_lines.push_back(fmt::format("line {}: unknown type", number));
       }

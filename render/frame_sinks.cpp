@@ -26,8 +26,8 @@ ImageSequenceSink::ImageSequenceSink(std::string pattern, int first_frame, Image
 void ImageSequenceSink::start() {
   enter_folder(first_path_);
   if (!manifest_) return;
-  manifest_->add(run_);
-  for (const ManifestFrame& frame : adopted_) manifest_->add(frame);
+  manifest_->begin();
+  for (const ManifestFrame& frame : adopted_) manifest_->writer().add(frame);
 }
 
 void ImageSequenceSink::enter_folder(const std::filesystem::path& file) {
@@ -238,7 +238,7 @@ void ImageSequenceSink::commit(const FrameRecord& record, const Prepared& files)
   }
   if (!manifest_) return;
   ManifestFrame line;
-  line.run = run_.run;
+  line.run = manifest_->run().run;
   line.frame = record.frame;
   line.seconds = record.seconds;
   for (const auto& [frame, hash] : record.hashes)
@@ -246,8 +246,8 @@ void ImageSequenceSink::commit(const FrameRecord& record, const Prepared& files)
   if (record.state) line.state_hash = fmt::format("{:016x}", record.state->hash());
   if (inputs_) line.inputs = inputs_->of(record.plates);
   for (const PreparedFile& file : files)
-    line.files.push_back({file.path.lexically_relative(manifest_->folder()).string(), file.bytes.size(), file.sha256});
-  manifest_->add(line);
+    line.files.push_back({file.path.lexically_relative(manifest_->writer().folder()).string(), file.bytes.size(), file.sha256});
+  manifest_->writer().add(line);
 }
 
 TextSink::TextSink(std::string path) : path_(std::move(path)) {

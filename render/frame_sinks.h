@@ -109,8 +109,8 @@ class ImageSequenceSink : public FrameSink {
   // and plates it was drawn from (`inputs`: made before the textures were
   // read to draw; the plates' come with each frame).
   // `state_hashes`: each frame's state hash too (a full read of the state).
-  void record_in(ManifestWriter& manifest, ManifestRun run, bool state_hashes, InputDigest inputs) {
-    manifest_ = &manifest, run_ = std::move(run), state_hashes_ = state_hashes, inputs_ = std::move(inputs);
+  void record_in(RunManifest& manifest, bool state_hashes, InputDigest inputs) {
+    manifest_ = &manifest, state_hashes_ = state_hashes, inputs_ = std::move(inputs);
   }
   bool wants_frame_hash() const override { return manifest_ != nullptr && state_hashes_; }
   // Frame lines written right after the run line (frames kept by --skip-existing that no line records).
@@ -126,8 +126,7 @@ class ImageSequenceSink : public FrameSink {
   std::filesystem::path first_path_;
   ImageEncoding encoding_;
   std::set<std::filesystem::path> folders_;  // made or checked already
-  ManifestWriter* manifest_ = nullptr;
-  ManifestRun run_;
+  RunManifest* manifest_ = nullptr;
   bool state_hashes_ = true;
   std::optional<InputDigest> inputs_;
   std::vector<ManifestFrame> adopted_;

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "core/exit_codes.h"
+#include "core/sha256.h"
 #include "render/output_files.h"
 
 namespace fxsim {
@@ -190,6 +191,17 @@ void VideoSink::finish() {
                                                       error.message()));
   }
   registered_.reset();
+  if (!manifest_) return;
+  // The run line, where frames have not written it: a video-only render
+  // stopped before its end leaves no manifest, as it leaves no video.
+  manifest_->begin();
+  // Its bytes as they lie under their name, read back: verify compares them.
+  ManifestVideo line;
+  line.run = manifest_->run().run;
+  line.file.file = std::filesystem::path(path_).filename().string();
+  line.file.sha256 = sha256_of_file(path_, line.file.bytes);
+  line.frames = frames_;
+  manifest_->writer().add(line);
 }
 
 }  // namespace fxsim

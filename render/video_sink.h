@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/frame_output.h"
+#include "core/manifest.h"
 #include "render/atomic_file.h"
 #include "render/child_process.h"
 #include "render/frame_sinks.h"
@@ -43,6 +44,10 @@ class VideoSink : public FrameSink {
   void start() override;
   void commit(const FrameRecord& record, const Prepared&) override;
   void finish() override;
+  // Records the video in `manifest` (its folder's) once it is in place, after
+  // the run line if no output there wrote it before.
+  void record_in(RunManifest& manifest) { manifest_ = &manifest; }
+  const std::string& path() const { return path_; }
 
  private:
   bool folder_gone() const;
@@ -65,6 +70,7 @@ class VideoSink : public FrameSink {
   std::unique_ptr<PartialFile> registered_;
   std::unique_ptr<ChildProcess> ffmpeg_;
   int frames_ = 0;
+  RunManifest* manifest_ = nullptr;
 };
 
 }  // namespace fxsim

@@ -40,7 +40,9 @@ TEST(RenderVideo, Mp4IsH264WithEveryFrame) {
                                 (dir / "snow.mp4").string() + "'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(probe(dir / "snow.mp4"), "h264,160,90,yuv420p,12");
-  EXPECT_EQ(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator()), 1);  // no PNGs, no leftovers
+  // No PNGs, no leftovers: the video and the manifest that records it.
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator()), 2);
+  EXPECT_TRUE(fs::is_regular_file(dir / "fxsim-manifest.jsonl"));
 }
 
 TEST(RenderVideo, EachFormatIsTheSameBytesFromRunToRun) {
@@ -121,7 +123,7 @@ TEST(RenderVideo, NamesFfmpegWouldReadAsOptionsOrProtocolsAreFiles) {
   ASSERT_EQ(run_fxsim("render " + kVideoSnow + " --frames 1-2 --width 64 --height 36 -q -o 'f/f_####.png' --video 'file:v.mp4'",
                       "cd '" + dir.path().string() + "' &&").exit_code, 0);
   EXPECT_EQ(probe(dir / "file:v.mp4"), "h264,64,36,yuv420p,2");
-  EXPECT_EQ(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator()), 6);
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator()), 7);  // and the manifest
 }
 
 TEST(RenderVideo, AVideoBesideThePngFrames) {
@@ -245,7 +247,61 @@ TEST(RenderVideo, TheCrfSetsTheQualityAndIsRefusedWhereItWouldChangeNothing) {
     EXPECT_EQ(r.exit_code, 64) << args << "\n" << r.err;
     EXPECT_NE(r.err.find(says), std::string::npos) << r.err;
   }
-  EXPECT_EQ(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator()), 5);  // the five videos alone
+  // The five videos, and the manifest that records them; no refused one.
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator()), 6);
+}
+
+// A video was in no manifest: verify passed a folder whose video was gone
+// or cut short, and a video-only render left nothing to verify.
+TEST(RenderVideo, VerifyChecksTheVideosTheManifestRecords) {
+  TempDir dir("video-verify");
+  const std::string render = "render " + kVideoSnow + " --frames 1-3 --width 64 --height 36 -q";
+  // A video alone: its folder's manifest records the run and the video.
+  ASSERT_EQ(run_fxsim(render + " -o '" + (dir / "alone/clip.mp4").string() + "'").exit_code, 0);
+  CliResult v = run_fxsim("verify '" + (dir / "alone").string() + "'");
+  EXPECT_EQ(v.exit_code, 0) << v.out << v.err;
+  EXPECT_NE(v.out.find(": 1 video of 1 run, 1 file checked: all present and whole"), std::string::npos) << v.out;
+  // Frames with a video beside them, and one in another folder (whose own manifest records it).
+  ASSERT_EQ(run_fxsim(render + " -o '" + (dir / "seq/f_####.png").string() + "' --video '" +
+                      (dir / "seq/clip.webm").string() + "'").exit_code, 0);
+  ASSERT_EQ(run_fxsim(render + " -o '" + (dir / "seq/f_####.png").string() + "' --video '" +
+                      (dir / "other/clip.gif").string() + "'").exit_code, 0);
+  v = run_fxsim("verify '" + (dir / "seq").string() + "'");
+  EXPECT_EQ(v.exit_code, 0) << v.out << v.err;
+  EXPECT_NE(v.out.find(": 3 frames and 1 video of 2 runs, 4 files checked: all present and whole"), std::string::npos)
+      << v.out;
+  EXPECT_EQ(run_fxsim("verify '" + (dir / "other").string() + "'").exit_code, 0);
+  // Cut short, gone, or a link in its place.
+  fs::resize_file(dir / "seq/clip.webm", 100);
+  v = run_fxsim("verify '" + (dir / "seq").string() + "'");
+  EXPECT_EQ(v.exit_code, 1);
+  EXPECT_NE(v.out.find("corrupt: clip.webm: the video: 100 bytes, the manifest says"), std::string::npos) << v.out;
+  fs::remove(dir / "alone/clip.mp4");
+  v = run_fxsim("verify '" + (dir / "alone").string() + "'");
+  EXPECT_EQ(v.exit_code, 1);
+  EXPECT_NE(v.out.find("missing: clip.mp4: the video: the file is missing"), std::string::npos) << v.out;
+  fs::rename(dir / "other/clip.gif", dir / "clip.gif");
+  fs::create_symlink(dir / "clip.gif", dir / "other/clip.gif");
+  v = run_fxsim("verify '" + (dir / "other").string() + "'");
+  EXPECT_EQ(v.exit_code, 1);
+  EXPECT_NE(v.out.find("corrupt: clip.gif: the video: a symbolic link stands there"), std::string::npos) << v.out;
+  // A run that stopped before its video was done: the frames' run line
+  // names it, and no line says it was finished.
+  const std::string killed = "timeout --preserve-status -s KILL 2 '" + std::string(FXSIM_EXE) + "' render '" +
+                             FXSIM_SOURCE_DIR "/scenes/fountain-ring.json' -q --width 64 --height 36 -o '" +
+                             (dir / "stopped/f_####.png").string() + "' --video '" +
+                             (dir / "stopped/long.mp4").string() + "'";
+  const int status = std::system(killed.c_str());
+  ASSERT_TRUE(WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status) == 128 + SIGKILL)) << status;
+  v = run_fxsim("verify '" + (dir / "stopped").string() + "'");
+  EXPECT_EQ(v.exit_code, 1);
+  EXPECT_NE(v.out.find("missing: long.mp4: the video has no record: never finished"), std::string::npos) << v.out;
+  // A video-only render stopped before its end leaves no manifest, as it leaves no video.
+  const std::string killed_alone = "timeout --preserve-status -s KILL 2 '" + std::string(FXSIM_EXE) + "' render '" +
+                                   FXSIM_SOURCE_DIR "/scenes/fountain-ring.json' -q --width 64 --height 36 -o '" +
+                                   (dir / "stopped-alone/long.mp4").string() + "'";
+  (void)std::system(killed_alone.c_str());
+  EXPECT_FALSE(fs::exists(dir / "stopped-alone/fxsim-manifest.jsonl"));
 }
 
 TEST(RenderVideo, ALosslessMp4AndFramesThatAreNotConsecutiveAreWarnedAbout) {
