@@ -736,6 +736,10 @@ int run_render(const RenderOptions& options) {
     if (std::filesystem::exists(folder, ec) && !std::filesystem::is_directory(folder, ec))
       throw FxError(ExitCode::cannot_write, fmt::format("{}: the checkpoint folder is a file", folder.string()));
     check_output_folder(folder / "checkpoint");
+    // And each checkpoint it may write: a folder or a link standing there
+    // was found when its frame came, after frames and manifest were written.
+    for (int frame = *options.checkpoint_every; frame <= frames.last(); frame += *options.checkpoint_every)
+      check_output_path((folder / checkpoint_file_name(frame)).string());
   }
 
   stop_cleanly_on_interrupt(options);

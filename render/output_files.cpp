@@ -8,6 +8,8 @@
 #include <cstring>
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <mutex>
+#include <set>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <utility>
@@ -87,12 +89,32 @@ void check_output_folder(const std::filesystem::path& file) {
   std::error_code ec;
   std::filesystem::path folder = std::filesystem::absolute(file, ec).parent_path();
   if (ec) return;  // (no working folder: the write says why)
-  while (!std::filesystem::exists(folder, ec) && folder.has_relative_path()) folder = folder.parent_path();
+  // (A link to nothing stops the walk: the folder cannot be made there.)
+  while (!std::filesystem::exists(std::filesystem::symlink_status(folder, ec)) && folder.has_relative_path())
+    folder = folder.parent_path();
+  if (std::filesystem::is_symlink(std::filesystem::symlink_status(folder, ec)) && !std::filesystem::exists(folder, ec))
+    throw FxError(ExitCode::cannot_write, fmt::format("{}: {} is a symbolic link to nothing; no folder can be made "
+                                                      "there", file.string(), folder.string()));
   if (!std::filesystem::is_directory(folder, ec))
     throw FxError(ExitCode::cannot_write, fmt::format("{}: {} is not a folder", file.string(), folder.string()));
   if (::access(folder.c_str(), W_OK | X_OK) != 0)
     throw FxError(ExitCode::cannot_write,
                   fmt::format("{}: cannot write into {} ({})", file.string(), folder.string(), std::strerror(errno)));
+  // access() speaks of permissions: as root it passes /sys, /proc and other
+  // file systems that take no new file, found only once frames were written.
+  // A file made and removed at once says (once a folder, in a temporary
+  // name's form that a later render cleans up should this one die between).
+  static std::mutex probing;
+  static std::set<std::string> probed;
+  const std::lock_guard lock(probing);
+  if (probed.count(folder.string())) return;
+  const std::filesystem::path probe = partial_path(folder / "fxsim-probe");
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
+  if (fd < 0 && errno != EEXIST)
+    throw FxError(ExitCode::cannot_write, fmt::format("{}: cannot make a file in {} ({})", file.string(),
+                                                      folder.string(), std::strerror(errno)));
+  if (fd >= 0) ::close(fd), ::unlink(probe.c_str());
+  probed.insert(folder.string());
 }
 
 std::string resolved(const std::string& path) {

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <csignal>
 #include <cstring>
@@ -423,6 +424,31 @@ TEST(HostileOutput, ACheckpointFolderThatIsAFileIsRefusedBeforeAnyFrame) {
   EXPECT_EQ(r.exit_code, 73) << r.err;
   EXPECT_NE(r.err.find("taken: the checkpoint folder is a file"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(dir / "f_0001.png"));
+}
+
+TEST(HostileOutput, FoldersAndCheckpointsThatCannotBeWrittenAreFoundBeforeAnyWork) {
+  // Each was found once the render had made the frames' folder and its
+  // manifest's run line (and written checkpoints): a checkpoint's name taken
+  // by a folder, a link to nothing where a folder was to be made, and /proc,
+  // which root's access() passes but which takes no file.
+  TempDir dir("out_unwritable");
+  fs::create_directories(dir / "ck/checkpoint_000002.fxck");
+  fs::create_symlink(dir / "nothing/here", dir / "dangling");
+  const std::string render = "render '" + kSnowPath + "' --frames 1-3" + kTiny + "-o '" + (dir / "f/f_####.png").string() + "'";
+  const std::array<std::pair<std::string, std::string>, 4> refused = {{
+      {" --checkpoint-every 1 --checkpoints '" + (dir / "ck").string() + "'",
+       "checkpoint_000002.fxck: exists and is a directory"},
+      {" --checkpoint-every 1 --checkpoints '" + (dir / "dangling").string() + "'", "is a symbolic link to nothing"},
+      {" --video '" + (dir / "dangling/v.mp4").string() + "'", "is a symbolic link to nothing"},
+      {" --video /proc/v.mp4", "/proc/v.mp4: cannot make a file in /proc"},
+  }};
+  for (const auto& [args, says] : refused) {
+    const CliResult r = run_fxsim(render + args);
+    EXPECT_EQ(r.exit_code, 73) << args << "\n" << r.err;
+    EXPECT_NE(r.err.find(says), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(dir / "f")) << args;
+    EXPECT_FALSE(fs::exists(dir / "ck/checkpoint_000001.fxck")) << args;
+  }
 }
 
 namespace {
