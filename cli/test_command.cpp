@@ -123,9 +123,9 @@ class StopCleanlyOnInterrupt {
       stop_child_processes(signal);
       std::error_code ignored;
       fs::remove_all(scratch_, ignored);  // (nothing is made in it while the lock is held: make_scratch_folder)
+      std::fflush(stdout);  // (the lines before, then this one)
       fmt::print(stderr, "\nfxsim test: {}: stopped; every golden and report file on disk is whole\n",
                  signal == SIGINT ? "interrupted (SIGINT)" : signal == SIGTERM ? "terminated (SIGTERM)" : "hung up (SIGHUP)");
-      std::fflush(stdout);
       _exit(128 + signal);
     });
   }
@@ -641,7 +641,10 @@ std::vector<SuiteCheck> check_suites(const TestOptions& o, std::vector<Suite>& s
   fmt::print("fxsim test: {} scene{} on {} ({}), {} at once{}\n", total, total == 1 ? "" : "s", device.base, device.exact,
              jobs, o.update ? ", updating goldens" : "");
   std::atomic<size_t> next{0};
-  std::mutex print;
+  // Scene lines are printed under the lock an interrupt takes before it
+  // kills the renders: a render it killed is not then printed as a FAIL
+  // ("fxsim render exited with -1"), nor counted in a summary.
+  std::recursive_mutex& print = g_writing;
   std::exception_ptr error;
   std::vector<std::thread> workers;
   for (int w = 0; w < jobs; ++w)
@@ -676,6 +679,7 @@ std::vector<SuiteCheck> check_suites(const TestOptions& o, std::vector<Suite>& s
       if (s.failed()) names += (failed_scenes++ ? ", " : "") + s.name;
     }
   // The summary first: a report that cannot be written (73) does not hide the results.
+  const std::lock_guard lock(print);
   fmt::print("{} scene{}, {} images in {:.1f} s on {}: {} passed, {} failed{}\n", total, total == 1 ? "" : "s", images,
              seconds, device.base, total - failed_scenes, failed_scenes, failed_scenes ? " (" + names + ")" : "");
   std::fflush(stdout);

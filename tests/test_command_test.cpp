@@ -255,7 +255,11 @@ TEST(TestCommand, OutputsOverAnInputOrEachOtherOrUnderAFileAreRefusedBeforeAnyRe
       {"--junit " + quoted(s.dir / "same") + " --json " + quoted(s.dir / "same"), 64},
       {"--report " + quoted(s.dir / "r") + " --json " + quoted(s.dir / "r/index.html"), 64},
       {"--junit " + quoted(s.dir / "afile/j.xml"), 73},
-      {"--report " + quoted(s.dir / "afile"), 73}};
+      {"--report " + quoted(s.dir / "afile"), 73},
+      // (A link to nothing on the way, and a folder root's access() passes that takes no file.)
+      {"--junit " + quoted(s.dir / "dangling/j.xml"), 73},
+      {"--json /proc/r.json", 73}};
+  fs::create_symlink(s.dir / "nothing/here", s.dir / "dangling");
   for (const auto& [flags, code] : cases) {
     const CliResult r = run_fxsim("test " + suite + " --device-class llvmpipe --update " + flags);
     EXPECT_EQ(r.exit_code, code) << flags << r.out << r.err;
@@ -431,12 +435,13 @@ TEST(TestCommand, AnInterruptStopsTheRendersAndLeavesNoScratchFolderNorHalfAGold
   slow.replace(slow.find("\"emitters\""), 10,
                R"("environment": {"wind": {"turbulence": {"strength": 1, "scale": 2}}}, "emitters")");
   write_text_file(dir / "slow.json", slow);
+  write_text_file(dir / "slow2.json", slow);  // (two at once: a worker whose render was killed printed it as a FAIL)
   write_text_file(dir / "suite.json", R"({"fxsim_suite": 1, "defaults": {"width": 64, "height": 36,
-    "backend": "cpu", "frames": "240"}, "scenes": ["slow.json"]})");
+    "backend": "cpu", "frames": "240"}, "scenes": ["slow.json", "slow2.json"]})");
   const std::string scene = (dir / "slow.json").string();
   const std::string script =
       "TMPDIR='" + (dir / "tmp").string() + "' '" FXSIM_EXE "' test '" + dir.path().string() +
-      "' --device-class llvmpipe --update >/dev/null 2>&1 & pid=$!\n"
+      "' --device-class llvmpipe --update --jobs 2 >'" + (dir / "out").string() + "' 2>&1 & pid=$!\n"
       "for i in $(seq 1 600); do pgrep -f 'render " + scene + "' >/dev/null && break; sleep 0.05; done\n"
       "sleep 0.3; kill -TERM $pid; wait $pid; status=$?\n"
       "sleep 0.3; pgrep -f 'render " + scene + "' >/dev/null && exit 99\n"  // a render left running
@@ -446,6 +451,11 @@ TEST(TestCommand, AnInterruptStopsTheRendersAndLeavesNoScratchFolderNorHalfAGold
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 143);
   EXPECT_TRUE(fs::is_empty(dir / "tmp"));  // the scratch folder went
+  // The render it killed is no FAIL ("fxsim render exited with -1"), and no summary counts it.
+  const std::string out = read_text_file(dir / "out");
+  EXPECT_EQ(out.find("FAIL"), std::string::npos) << out;
+  EXPECT_EQ(out.find(" failed"), std::string::npos) << out;
+  EXPECT_NE(out.find("terminated (SIGTERM): stopped"), std::string::npos) << out;
   if (fs::exists(dir / "golden")) {
     for (const auto& e : fs::recursive_directory_iterator(dir / "golden"))
       EXPECT_EQ(e.path().string().find(".fxsim-partial-"), std::string::npos) << e.path();
