@@ -223,8 +223,13 @@ class Parser {
                           "got {:g}: nearer, the lens focuses nothing",
                           f, c.fov, *c.focus_distance));
     c.exposure = float(r.number("exposure", c.exposure, Range{-20, 20}));
-    if (c.keys.empty() && view_read) check_view(r, c.position, c.target, c.up);
-    else if (problems_.empty()) check_path(r);
+    if (c.keys.empty() && view_read) {
+      check_view(r, c.position, c.target, c.up);
+      if (const std::string why = focus_at_target_problem(glm::distance(c.position, c.target)); !why.empty())
+        r.error(r.child("target"), why);
+    } else if (problems_.empty()) {
+      check_path(r);
+    }
     r.finish();
   }
 
@@ -260,6 +265,21 @@ class Parser {
   // Keys that are each fine can still pass through a degenerate view between
   // them (the eye's and the target's paths crossing): each frame is checked,
   // up to the last a render asks for (--frames may go past output.frames).
+  // Without a focus_distance the lens focuses at the target: one nearer
+  // than the focal length (a target a few centimetres from the eye, a long
+  // lens) focused nothing, and every frame came out black with exit 0,
+  // where the same distance given as focus_distance was refused.
+  std::string focus_at_target_problem(float distance) const {
+    const CameraSettings& c = scene_.camera;
+    const float f = focal_length(c.fov);
+    if (!c.aperture || c.focus_distance || distance > f) return "";
+    return fmt::format("expected the target farther from the eye than the lens's focal length, {:.4g} m (a 24 mm "
+                       "sensor at fov {:g}), as the lens focuses at the target when no focus_distance is given; it is "
+                       "{:.4g} m away, and nearer the lens focuses nothing: give camera.focus_distance, or move the "
+                       "target away",
+                       f, c.fov, distance);
+  }
+
   void check_path(ObjectReader& r) {
     const auto& o = scene_.output;
     const int last = std::max(o.frames, last_frame_);
@@ -267,6 +287,10 @@ class Parser {
       const double t = double(frame) / o.fps;
       const CameraPose pose = camera_view_at(scene_.camera, t);
       const ViewProblem problem = view_problem(pose.position, pose.target, pose.up);
+      if (const std::string why = focus_at_target_problem(glm::distance(pose.position, pose.target)); !why.empty()) {
+        r.error(r.child("keys"), fmt::format("at frame {} (t = {} s): {}", frame, t, why));
+        return;
+      }
       if (problem == ViewProblem::none) continue;
       r.error(r.child("keys"), fmt::format("expected a camera path whose target stays apart from the eye and off its "
                                            "up axis, but at frame {} (t = {} s{}) the view is degenerate ({})", frame, t,

@@ -158,6 +158,24 @@ TEST(SceneParser, AFocusNearerThanTheFocalLengthIsRefused) {
             std::string::npos) << near[0];
   EXPECT_TRUE(problems(R"({"fxsim": 1, "camera": {"fov": 55, "aperture": 2, "focus_distance": 0.03},
     "emitters": [{"type": "snow"}]})").empty());
+  // Without a focus_distance the lens focuses at the target: one that near
+  // drew black frames, exit 0, where the same distance given was refused.
+  const auto target = problems(R"({"fxsim": 1, "camera": {"fov": 5, "aperture": 2, "position": [0, 5, 0],
+    "target": [0, 5, -0.1]}, "emitters": [{"type": "snow"}]})");
+  ASSERT_EQ(target.size(), 1u);
+  EXPECT_NE(target[0].find("/camera/target: expected the target farther from the eye than the lens's focal length, "
+                           "0.2748 m"), std::string::npos) << target[0];
+  EXPECT_TRUE(problems(R"({"fxsim": 1, "camera": {"fov": 5, "aperture": 2, "position": [0, 5, 0],
+    "target": [0, 5, -0.1], "focus_distance": 5}, "emitters": [{"type": "snow"}]})").empty());
+  EXPECT_TRUE(problems(R"({"fxsim": 1, "camera": {"fov": 5, "position": [0, 5, 0],
+    "target": [0, 5, -0.1]}, "emitters": [{"type": "snow"}]})").empty());  // no aperture: no lens
+  // And along a path, at the frame where the target comes near.
+  const auto path = problems(R"({"fxsim": 1, "output": {"frames": 48}, "camera": {"fov": 5, "aperture": 2,
+    "keys": [{"time": 0, "position": [0, 5, 0], "target": [0, 5, -10]},
+             {"time": 2, "position": [0, 5, 0], "target": [0, 5, -0.1]}]}, "emitters": [{"type": "snow"}]})");
+  ASSERT_EQ(path.size(), 1u);
+  EXPECT_NE(path[0].find("/camera/keys: at frame 48 (t = 2 s): expected the target farther"), std::string::npos)
+      << path[0];
 }
 
 TEST(SceneParser, AFiresIntensityScaleTooSmallForAnyFlameIsRefused) {
