@@ -18,6 +18,10 @@ inline constexpr size_t kMaxEmitters = 4096;
 inline constexpr int64_t kMaxPhysicalParticles = 20000000;
 // Frames a scene may have (and the highest frame a checkpoint may hold).
 inline constexpr int kMaxFrames = 10000000;
+// Layers of one texture array: an explosion's flipbook frames, a rain or snow
+// emitter's textures. Every GL 4.5 has at least this many (llvmpipe and
+// NVIDIA's have exactly this); more failed at the first draw with a GL error.
+inline constexpr int kMaxTextureLayers = 2048;
 // Lights a scene may have (each is a uniform of the sprite and ground shaders).
 inline constexpr size_t kMaxLights = 16;
 // Problems printed for one scene; the rest are counted.

@@ -108,9 +108,18 @@ GlTexture make_texture_array(const std::vector<Image>& layers) {
   GlTexture texture(gl_gen(glGenTextures));
   glBindTexture(GL_TEXTURE_2D_ARRAY, texture.get());
   const int w = layers.front().width, h = layers.front().height;
+  // (The scene's limit, kMaxTextureLayers, is what every GL 4.5 holds; a
+  // GL error here was blamed on whatever checked the GL next.)
+  GLint most_layers = 0;
+  glGetIntegerv(GL_MAX_ARRAY_TEXTURE_LAYERS, &most_layers);
+  if (layers.size() > size_t(most_layers))
+    throw FxError(ExitCode::invalid_scene, fmt::format("{} texture layers (a flipbook's frames, or textures), but this "
+                                                       "GL holds at most {} in one texture array", layers.size(),
+                                                       most_layers));
   glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
   glTexImage3D(GL_TEXTURE_2D_ARRAY, 0, GL_SRGB8_ALPHA8, w, h, GLsizei(layers.size()), 0, GL_RGBA, GL_UNSIGNED_BYTE,
                nullptr);
+  check_gl(fmt::format("making a texture array of {} layers of {}x{}", layers.size(), w, h));
   for (size_t i = 0; i < layers.size(); ++i)
     glTexSubImage3D(GL_TEXTURE_2D_ARRAY, 0, 0, 0, GLint(i), w, h, 1, GL_RGBA, GL_UNSIGNED_BYTE, layers[i].rgba.data());
   glGenerateMipmap(GL_TEXTURE_2D_ARRAY);

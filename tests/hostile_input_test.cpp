@@ -148,11 +148,20 @@ TEST(HostileTexture, Truncated) {
 TEST(HostileTexture, ExplosionFlipbookLargerThanItsSheet) {
   TempDir dir("flipbook");
   const std::string scene = R"({"fxsim": 1, "emitters": [{"type": "explosion", "texture": ")" FXSIM_SOURCE_DIR
-                            R"(/docs/images/campfire.png", "flipbook": [64, 64]}]})";
+                            R"(/docs/images/campfire.png", "flipbook": [32, 64]}]})";
   write_text_file(dir / "s.json", scene);
   const CliResult r = run_fxsim("validate '" + (dir / "s.json").string() + "'");
   // campfire.png is larger than 64 pixels a side: fine.
   EXPECT_EQ(r.exit_code, 0) << r.err;
+  // 4096 frames are more than a GL's texture array holds: validate said ok,
+  // and render failed at its first draw (69, the GL error blamed on its counters).
+  std::string all = scene;
+  all.replace(all.find("[32, 64]"), 8, "[64, 64]");
+  expect_refused("flipbook_layers", all, 65, "/emitters/0/flipbook: expected at most 2048 frames in all");
+  std::string textures = R"({"fxsim": 1, "emitters": [{"type": "snow", "textures": [)";
+  for (int i = 0; i < 2049; ++i)
+    textures += std::string(i ? ", " : "") + "\"" FXSIM_SOURCE_DIR "/docs/images/campfire.png\"";
+  expect_refused("texture_layers", textures + "]}]}", 65, "/emitters/0/textures: expected at most 2048 PNG paths");
   const std::string tiny = with_emitter(R"({"type": "explosion", "texture": ")" + (dir / "t.png").string() +
                                         R"(", "flipbook": [4, 4]})");
   // A 2×2 sheet cannot hold 16 frames.

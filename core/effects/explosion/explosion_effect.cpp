@@ -3,6 +3,7 @@
 
 #include "core/effects/explosion/explosion.h"
 #include "core/effects/explosion/fireball_images.h"
+#include "core/limits.h"
 #include "core/particle_images.h"
 #include "core/scene.h"
 #include "core/scene_reader.h"
@@ -41,7 +42,11 @@ void Effect<ExplosionParams>::parse(ObjectReader& r, EmitterSettings& e, Explosi
       r.error(r.child("flipbook"), "expected [rows, columns] of frames, each in 1..64, " + describe_json(*book));
     }
   }
-  if (texture_width > 0 && (texture_width < x.flipbook_columns || texture_height < x.flipbook_rows))
+  if (x.flipbook_rows * x.flipbook_columns > kMaxTextureLayers)
+    r.error(r.child("flipbook"), fmt::format("expected at most {} frames in all (a GL's texture array holds that "
+                                             "many), got [{}, {}]: {} frames", kMaxTextureLayers, x.flipbook_rows,
+                                             x.flipbook_columns, x.flipbook_rows * x.flipbook_columns));
+  else if (texture_width > 0 && (texture_width < x.flipbook_columns || texture_height < x.flipbook_rows))
     r.error(r.child("flipbook"), fmt::format("expected at most one frame per pixel of the {}×{} texture, got [{}, {}]",
                                              texture_width, texture_height, x.flipbook_rows, x.flipbook_columns));
   x.key_color = r.color("key_color", x.key_color);

@@ -3,6 +3,7 @@
 
 #include "core/effects/precipitation/precipitation.h"
 #include "core/effects/precipitation/snowflake_image.h"
+#include "core/limits.h"
 #include "core/particle_images.h"
 #include "core/scene.h"
 #include "core/scene_reader.h"
@@ -21,10 +22,16 @@ RainParams::RainParams() {
 namespace {
 
 void parse_textures(ObjectReader& r, std::vector<std::filesystem::path>& out, const ParseContext& ctx) {
-  r.accepts("textures", Json{{"type", "array"}, {"items", Json{{"type", "string"}}}, {"minItems", 1}});
+  r.accepts("textures", Json{{"type", "array"}, {"items", Json{{"type", "string"}}}, {"minItems", 1},
+                             {"maxItems", kMaxTextureLayers}});
   const Json* list = r.array("textures");
   if (!list) return;
   if (list->empty()) r.error(r.child("textures"), "expected at least one PNG path, got an empty array");
+  if (list->size() > size_t(kMaxTextureLayers)) {
+    r.error(r.child("textures"), fmt::format("expected at most {} PNG paths (a GL's texture array holds that many), "
+                                             "got {}", kMaxTextureLayers, list->size()));
+    return;
+  }
   for (size_t i = 0; i < list->size(); ++i) {
     const std::string pointer = fmt::format("{}/{}", r.child("textures"), i);
     const Json& item = (*list)[i];
