@@ -170,6 +170,22 @@ TEST(HostileTexture, ExplosionFlipbookLargerThanItsSheet) {
   expect_refused("flipbook_tiny", tiny, 65, "/emitters/0/flipbook: expected at most one frame per pixel");
 }
 
+TEST(HostileMemory, TheTexturesAnEffectMakesItselfAreCounted) {
+  // 4096 explosions: the estimate counted the scene's PNGs only (2.4 MB),
+  // and the render made 4096 fireballs (8 GB) until it ran out of memory (70).
+  if (kAddressSanitized) GTEST_SKIP() << "AddressSanitizer reserves terabytes of address space: no ulimit -v lets it start";
+  TempDir dir("procedural");
+  std::string scene = R"({"fxsim": 1, "output": {"width": 160, "height": 90, "frames": 1}, "emitters": [)";
+  for (int i = 0; i < 4096; ++i)
+    scene += fmt::format(R"({}{{"type": "explosion", "position": [{}, 1, {}]}})", i ? ", " : "", i % 64 - 32, -(i / 64));
+  write_text_file(dir / "s.json", scene + "]}");
+  for (const std::string command : {"validate", "render -q"}) {
+    const CliResult r = run_fxsim(command + " '" + (dir / "s.json").string() + "'", "ulimit -v 1300000 && timeout -s KILL 60");
+    EXPECT_EQ(r.exit_code, 65) << command << ": " << r.err;
+    EXPECT_NE(r.err.find(": /emitters: the render needs about 9.7 GB of memory"), std::string::npos) << r.err;
+  }
+}
+
 TEST(HostileMemory, AnAddressSpaceLimitIsCountedBeforeTheGlNeedsIt) {
   // Under ulimit -v 700000 (KiB) fxsim hung in Mesa, crashed (139) or ended
   // as an internal error (70): the limit is now compared with what the

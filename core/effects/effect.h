@@ -87,7 +87,7 @@ struct ParseContext {
 };
 
 // Specialised by each effect type next to its parameters, through
-// FXSIM_EFFECT(Params, "name", {common defaults}); its .cpp defines the four
+// FXSIM_EFFECT(Params, "name", {common defaults}); its .cpp defines the five
 // functions.
 template <class Params>
 struct Effect;
@@ -104,6 +104,9 @@ struct Effect;
                                                     ThreadPool& threads);                           \
     /* The texture layers of the primary and secondary looks (premultiplied, equal sizes). */     \
     static std::vector<Image> looks(const EmitterSettings& e, SpriteLook look);                    \
+    /* The bytes of the layers looks() makes itself (not from the scene's PNGs), known without */ \
+    /* making them: the memory estimate's share of its textures. */                               \
+    static size_t procedural_look_bytes(const EmitterSettings& e);                                 \
   }
 
 }  // namespace fxsim

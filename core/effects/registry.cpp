@@ -64,6 +64,10 @@ std::vector<Image> effect_looks(const EmitterSettings& e, SpriteLook look) {
   return std::visit([&](const auto& p) { return Effect<std::decay_t<decltype(p)>>::looks(e, look); }, e.params);
 }
 
+size_t effect_procedural_look_bytes(const EmitterSettings& e) {
+  return std::visit([&](const auto& p) { return Effect<std::decay_t<decltype(p)>>::procedural_look_bytes(e); }, e.params);
+}
+
 const PrecipitationParams& EmitterSettings::precipitation() const {
   if (const auto* snow = std::get_if<SnowParams>(&params)) return *snow;
   return std::get<RainParams>(params);

@@ -40,5 +40,7 @@ std::unique_ptr<ParticleSystem> make_cpu_system(const Scene& scene, size_t index
                                                 ThreadPool& threads);
 // The texture layers of an emitter's look (premultiplied RGBA, equal sizes).
 std::vector<Image> effect_looks(const EmitterSettings& e, SpriteLook look);
+// The bytes of the layers of both looks that fxsim makes itself (not the scene's PNGs).
+size_t effect_procedural_look_bytes(const EmitterSettings& e);
 
 }  // namespace fxsim

@@ -64,11 +64,21 @@ std::unique_ptr<ParticleSystem> Effect<ExplosionParams>::make_cpu(const Scene& s
   return std::make_unique<ExplosionSystem>(scene.emitters[index], index, wind, cpu_pool_maker(threads));
 }
 
+namespace {
+constexpr int kDebrisTexels = 32, kFireballTexels = 96;
+}  // namespace
+
 std::vector<Image> Effect<ExplosionParams>::looks(const EmitterSettings& e, SpriteLook look) {
-  if (look == SpriteLook::secondary) return {droplet_image(32)};  // debris
+  if (look == SpriteLook::secondary) return {droplet_image(kDebrisTexels)};  // debris
   const ExplosionParams& x = e.as<ExplosionParams>();
   if (x.texture) return keyed_flipbook(read_png(*x.texture), x.flipbook_rows, x.flipbook_columns, x.key_color);
-  return fireball_flipbook(kFireballFrames, 96, e.seed);
+  return fireball_flipbook(kFireballFrames, kFireballTexels, e.seed);
+}
+
+size_t Effect<ExplosionParams>::procedural_look_bytes(const EmitterSettings& e) {
+  // (A keyed flipbook is the scene's PNG cut up: counted with the file.)
+  const size_t fireball = e.as<ExplosionParams>().texture ? 0 : size_t(kFireballFrames) * kFireballTexels * kFireballTexels;
+  return (fireball + size_t(kDebrisTexels) * kDebrisTexels) * 4;
 }
 
 }  // namespace fxsim

@@ -59,8 +59,16 @@ std::unique_ptr<ParticleSystem> Effect<FireParams>::make_cpu(const Scene& scene,
   return std::make_unique<FireSystem>(scene.emitters[index], index, wind, cpu_pool_maker(threads));
 }
 
+namespace {
+constexpr int kEmberTexels = 8;
+}  // namespace
+
 std::vector<Image> Effect<FireParams>::looks(const EmitterSettings&, SpriteLook) {
-  return {droplet_image(8)};  // embers; the flame is the grid, drawn from a texture made each frame
+  return {droplet_image(kEmberTexels)};  // embers; the flame is the grid, drawn from a texture made each frame
+}
+
+size_t Effect<FireParams>::procedural_look_bytes(const EmitterSettings&) {
+  return 2 * size_t(kEmberTexels) * kEmberTexels * 4;  // both looks
 }
 
 }  // namespace fxsim

@@ -92,8 +92,16 @@ std::unique_ptr<ParticleSystem> Effect<FountainParams>::make_cpu(const Scene& sc
   return std::make_unique<FountainSystem>(scene.emitters[index], index, wind, scene.output, threads);
 }
 
+namespace {
+constexpr int kDropTexels = 32, kMistTexels = 64;
+}  // namespace
+
 std::vector<Image> Effect<FountainParams>::looks(const EmitterSettings& e, SpriteLook look) {
-  return {look == SpriteLook::primary ? droplet_image(32) : mist_image(64, e.seed)};
+  return {look == SpriteLook::primary ? droplet_image(kDropTexels) : mist_image(kMistTexels, e.seed)};
+}
+
+size_t Effect<FountainParams>::procedural_look_bytes(const EmitterSettings&) {
+  return (size_t(kDropTexels) * kDropTexels + size_t(kMistTexels) * kMistTexels) * 4;
 }
 
 }  // namespace fxsim

@@ -144,10 +144,12 @@ Image premultiplied(Image image) {
   return image;
 }
 
+constexpr int kSplashTexels = 32, kStreakWidth = 16, kStreakHeight = 64;
+
 // The user's PNGs (premultiplied, resized to the first one's size), else `procedural`.
 template <class Procedural>
 std::vector<Image> precipitation_looks(const EmitterSettings& e, SpriteLook look, Procedural procedural) {
-  if (look == SpriteLook::secondary) return {droplet_image(32)};  // splashes
+  if (look == SpriteLook::secondary) return {droplet_image(kSplashTexels)};  // splashes
   std::vector<Image> layers;
   for (const auto& path : e.precipitation().textures) {
     Image image = read_png(path);
@@ -187,7 +189,17 @@ std::vector<Image> Effect<SnowParams>::looks(const EmitterSettings& e, SpriteLoo
   });
 }
 std::vector<Image> Effect<RainParams>::looks(const EmitterSettings& e, SpriteLook look) {
-  return precipitation_looks(e, look, [] { return std::vector<Image>{rain_streak_image(16, 64)}; });
+  return precipitation_looks(e, look, [] { return std::vector<Image>{rain_streak_image(kStreakWidth, kStreakHeight)}; });
+}
+
+// (The scene's textures, where given, are counted with their files.)
+size_t Effect<SnowParams>::procedural_look_bytes(const EmitterSettings& e) {
+  const size_t flakes = e.precipitation().textures.empty() ? size_t(e.precipitation().shapes) * kFlakeTexels * kFlakeTexels : 0;
+  return (flakes + size_t(kSplashTexels) * kSplashTexels) * 4;
+}
+size_t Effect<RainParams>::procedural_look_bytes(const EmitterSettings& e) {
+  const size_t streak = e.precipitation().textures.empty() ? size_t(kStreakWidth) * kStreakHeight : 0;
+  return (streak + size_t(kSplashTexels) * kSplashTexels) * 4;
 }
 
 }  // namespace fxsim
