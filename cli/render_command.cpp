@@ -1,6 +1,7 @@
 // render: scene (+ command-line overrides) → Simulation + Renderer → the frame
 // loop → its outputs (PNG frames, statistics, state hashes), with progress.
 #include <algorithm>
+#include <array>
 #include <iterator>
 #include <cctype>
 #include <cmath>
@@ -834,11 +835,19 @@ int run_render(const RenderOptions& options) {
   // Frames in which nothing shows, said at the end: an exposure of -20, a
   // fog that hides everything, an emitter with nothing to draw gave such
   // frames with exit 0 and no word.
+  // A frame of one colour may show particles all the same (one pixel, or a
+  // veil of them over it all): the colour of each is compared, after the
+  // loop, with the frame drawn without its particles.
   std::vector<int> one_colour_frames;
+  std::vector<std::array<uint8_t, 4>> one_colour_pixels;
   const ImageEncoding written = images ? images->encoding() : ImageEncoding{};  // a video's frames: 8-bit
   loop.on_committed = [&](const FrameRecord& frame) {
     progress.committed(frame);
-    if (one_colour_as_written(frame, written)) one_colour_frames.push_back(frame.frame);
+    if (one_colour_as_written(frame, written) && frame.image.rgba.size() >= 4) {
+      one_colour_frames.push_back(frame.frame);
+      const uint8_t* first = frame.image.rgba.data();
+      one_colour_pixels.push_back({first[0], first[1], first[2], first[3]});
+    }
   };
   loop.on_skipped = [&](int frame) { progress.skipped(frame); };
   loop.on_simulated = [&](int frame) { checkpoints.reached(simulation, frame); };
@@ -848,6 +857,15 @@ int run_render(const RenderOptions& options) {
   for (const auto& sink : sinks) outputs.push_back(sink.get());
   const FrameLoopReport report = run_frame_loop(simulation, renderer, frames, outputs, loop);
   progress.finish();
+  if (!one_colour_frames.empty()) {
+    const Image empty = renderer.render_without_particles(simulation);
+    const bool plain = one_colour(empty);
+    std::vector<int> hidden;
+    for (size_t k = 0; k < one_colour_frames.size(); ++k)
+      if (plain && std::equal(empty.rgba.begin(), empty.rgba.begin() + 4, one_colour_pixels[k].begin()))
+        hidden.push_back(one_colour_frames[k]);
+    one_colour_frames = std::move(hidden);
+  }
   if (const std::vector<int>& f = one_colour_frames; !f.empty()) {
     const std::string which = f.size() == 1 ? fmt::format("frame {} is", f[0])
                               : f.back() - f.front() + 1 == int(f.size())

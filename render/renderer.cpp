@@ -58,6 +58,13 @@ Image Renderer::render(Simulation& simulation) {
   return take_frame().image;
 }
 
+Image Renderer::render_without_particles(Simulation& simulation) {
+  particles_ = false;
+  draw(simulation);
+  particles_ = true;
+  return take_frame().image;
+}
+
 RenderedFrame Renderer::take_frame() {
   RenderedFrame frame = target_.finish_read();
   if (!pending_layers_.empty()) {
@@ -100,7 +107,8 @@ void Renderer::draw(Simulation& simulation) {
       textures.push_back(batch.look == SpriteLook::primary ? &textures_[batch.emitter] : &secondary_textures_[batch.emitter]);
     }
   }
-  for (size_t i = 0; i < batches.size(); ++i) sprites_.draw(batches[i], scene_.emitters[batches[i].emitter], *textures[i]);
+  if (particles_)
+    for (size_t i = 0; i < batches.size(); ++i) sprites_.draw(batches[i], scene_.emitters[batches[i].emitter], *textures[i]);
   if (lighting) light_sources_.draw(*lighting, camera, aspect, target_.height(), environment.fog);
   check_gl(fmt::format("drawing frame {}", simulation.frame()));
   target_.start_read();

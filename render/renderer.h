@@ -39,6 +39,9 @@ class Renderer {
   int frame_samples() const { return target_.samples(); }
   // draw() then take_image().
   Image render(Simulation& simulation);
+  // The current frame as it is without its particles (sky, ground, plate,
+  // lights' discs, graded): what a frame in which nothing shows looks like.
+  Image render_without_particles(Simulation& simulation);
 
  private:
   // Draws the masks, depth and motion layers the output asks for, from the same batches.
@@ -56,6 +59,7 @@ class Renderer {
   SpritePass sprites_;
   std::vector<GlTexture> textures_;            // one array per emitter
   std::vector<GlTexture> secondary_textures_;  // for its splashes (and later mist, debris, embers)
+  bool particles_ = true;  // drawn by draw()
 };
 
 }  // namespace fxsim

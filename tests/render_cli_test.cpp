@@ -125,6 +125,19 @@ TEST(Render, FramesInWhichNothingShowsAreSaid) {
                                   "--height 36 -q --set /camera/exposure=20 -o '" + (dir / "f_####.exr").string() + "'");
   EXPECT_EQ(exr.exit_code, 0) << exr.err;
   EXPECT_EQ(exr.err.find("one colour"), std::string::npos) << exr.err;  // EXR keeps the light past white
+  // One colour, but not the colour of the frame without its particles: a
+  // veil of huge faint flakes over the whole frame, or a frame of one
+  // pixel, were said to show nothing.
+  write_text_file(dir / "veil.json", R"({"fxsim": 1, "output": {"width": 64, "height": 36, "frames": 3},
+    "camera": {"position": [0, 2, 10], "target": [0, 2, 0]}, "emitters": [{"type": "snow", "max_particles": 50,
+    "size": 10000, "opacity": 0.01, "region": {"center": [0, 2, 0], "size": [2, 2, 2]}}]})");
+  for (const std::string size : {"", " --width 1 --height 1"}) {
+    const CliResult veil = run_fxsim("render '" + (dir / "veil.json").string() + "' -q" + size + " -o '" +
+                                     (dir / "v_####.png").string() + "'");
+    EXPECT_EQ(veil.exit_code, 0) << veil.err;
+    EXPECT_EQ(veil.err.find("one colour"), std::string::npos) << size << ": " << veil.err;
+    EXPECT_TRUE(one_colour(read_png(dir / "v_0003.png"))) << size;  // (one colour, as meant)
+  }
 }
 
 TEST(Render, AScenePastTheMachinesMemoryIsRefusedWith65) {
