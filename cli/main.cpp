@@ -332,6 +332,13 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "fxsim: a command is needed: %s (fxsim --help)\n", names.c_str());
     return int(ExitCode::usage);
   }
+  // render --progress jsonl: its errors are JSON Lines too, those found
+  // while the options are read among them (--width 0, --seed -1 were text).
+  if (argc > 1 && std::string_view(argv[1]) == "render")
+    for (int i = 2; i < argc && std::string_view(argv[i]) != "--"; ++i)
+      if (std::string_view(argv[i]) == "--progress=jsonl" ||
+          (std::string_view(argv[i]) == "--progress" && i + 1 < argc && std::string_view(argv[i + 1]) == "jsonl"))
+        set_message_style(ProgressStyle::jsonl);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ExtrasError& e) {
@@ -351,6 +358,11 @@ int main(int argc, char** argv) {
     std::string list;
     for (const std::string& extra : extras) list += (list.empty() ? "" : " ") + extra;
     const bool dashes = std::any_of(argv + 1, argv + argc, [](const char* a) { return std::string_view(a) == "--"; });
+    if (report_error_as_json(fmt::format("{}: the following argument{} not expected: {}{}", where,
+                                         extras.size() == 1 ? " was" : "s were", list,
+                                         dashes ? " (options go before --)" : ""),
+                             int(ExitCode::usage)))
+      return int(ExitCode::usage);
     std::fprintf(stderr, "%s: the following argument%s not expected: %s%s\nRun with --help for more information.\n",
                  where.c_str(), extras.size() == 1 ? " was" : "s were", list.c_str(),
                  dashes ? " (options go before --)" : "");
@@ -361,6 +373,7 @@ int main(int argc, char** argv) {
     // range 1 to 16384"), said in fxsim's voice: the command, then the problem.
     std::string where = "fxsim";
     for (const CLI::App* sub : app.get_subcommands()) where += " " + sub->get_name();
+    if (report_error_as_json(where + ": " + e.what(), int(ExitCode::usage))) return int(ExitCode::usage);
     std::fprintf(stderr, "%s: %s\nRun with --help for more information.\n", where.c_str(), e.what());
     return int(ExitCode::usage);
   }

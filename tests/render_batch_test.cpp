@@ -234,6 +234,15 @@ TEST(RenderBatch, ProgressAsJsonLines) {
   const auto last = nlohmann::json::parse(lines_of(error.err).back());
   EXPECT_EQ(last["event"], "error");
   EXPECT_EQ(last["exit"], 73);
+  // And those found while the options are read (they were text).
+  for (const std::string bad : {"--seed -1", "--fps abc", "--width 0", "--bogus", "x"}) {
+    const CliResult usage = run_fxsim("render " + kSnow + " --progress jsonl " + bad);
+    EXPECT_EQ(usage.exit_code, 64) << bad;
+    ASSERT_EQ(lines_of(usage.err).size(), 1u) << bad << ": " << usage.err;
+    const auto line = nlohmann::json::parse(usage.err);
+    EXPECT_EQ(line["event"], "error") << bad;
+    EXPECT_EQ(line["exit"], 64) << bad;
+  }
 }
 
 TEST(RenderBatch, InfoJsonHasWhatTheTextSays) {
