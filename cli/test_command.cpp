@@ -596,6 +596,7 @@ std::vector<SuiteCheck> check_suites(const TestOptions& o, std::vector<Suite>& s
     device = device_class(context->info().vendor, context->info().renderer);
     software = context->software();
   }
+  const DeviceClass gl_device = device;  // (the GL's, whatever class the goldens are of)
   if (o.device_class) {
     // A folder's name under each scene's goldens: "../x" or "/abs" had
     // --update write goldens outside them.
@@ -638,8 +639,10 @@ std::vector<SuiteCheck> check_suites(const TestOptions& o, std::vector<Suite>& s
     for (size_t k = 0; k < suites[i].scenes.size(); ++k)
       queue.push_back({&suites[i], i, k, &suites[i].scenes[k], &results[i].scenes[k]});
   }
-  fmt::print("fxsim test: {} scene{} on {} ({}), {} at once{}\n", total, total == 1 ? "" : "s", device.base, device.exact,
-             jobs, o.update ? ", updating goldens" : "");
+  // (--device-class nvidia on llvmpipe said "on nvidia (nvidia)".)
+  fmt::print("fxsim test: {} scene{} on {} ({}){}, {} at once{}\n", total, total == 1 ? "" : "s", gl_device.base,
+             gl_device.exact, o.device_class ? fmt::format(", goldens of class {}", device.exact) : "", jobs,
+             o.update ? ", updating goldens" : "");
   std::atomic<size_t> next{0};
   // Scene lines are printed under the lock an interrupt takes before it
   // kills the renders: a render it killed is not then printed as a FAIL
@@ -681,7 +684,7 @@ std::vector<SuiteCheck> check_suites(const TestOptions& o, std::vector<Suite>& s
   // The summary first: a report that cannot be written (73) does not hide the results.
   const std::lock_guard lock(print);
   fmt::print("{} scene{}, {} images in {:.1f} s on {}: {} passed, {} failed{}\n", total, total == 1 ? "" : "s", images,
-             seconds, device.base, total - failed_scenes, failed_scenes, failed_scenes ? " (" + names + ")" : "");
+             seconds, gl_device.base, total - failed_scenes, failed_scenes, failed_scenes ? " (" + names + ")" : "");
   std::fflush(stdout);
   return results;
 }
