@@ -281,7 +281,7 @@ int main(int argc, char** argv) {
   bench_cmd->add_option("--height", bench.height,
                         fmt::format("image height (default: the scene's with --scene, else {})", BenchOptions::kBenchHeight))
       ->check(CLI::Range(1, 16384));
-  bench_cmd->add_flag("!--no-turbulence", bench.turbulence, "steady wind and gusts only");
+  bench_cmd->add_flag_callback("--no-turbulence", [&] { bench.turbulence = false; }, "steady wind and gusts only");
   bench_cmd->add_option("--backend", bench.backend, "cpu or gpu")->capture_default_str()->check(CLI::IsMember({"cpu", "gpu"}));
   bench_cmd->add_option("--rasteriser", bench.rasteriser, kRasteriserHelp)->check(CLI::IsMember({"auto", "gl", "compute", "cpu"}));
   bench_cmd->add_option("--fill-resolution", bench.fill_resolution, kFillResolutionHelp)
@@ -330,6 +330,14 @@ int main(int argc, char** argv) {
   }
   if (argc == 1) {
     std::fprintf(stderr, "fxsim: a command is needed: %s (fxsim --help)\n", names.c_str());
+    return int(ExitCode::usage);
+  }
+  // An option before any command that fxsim itself has not (it has --help
+  // and --version): CLI11 said only "A subcommand is required".
+  if (const std::string_view first = argv[1];
+      first.size() > 1 && first[0] == '-' && first != "-h" && first != "--help" && first != "--version") {
+    std::fprintf(stderr, "fxsim: %s: no such option; options go after the command: fxsim COMMAND [OPTIONS] "
+                         "(the commands are %s; fxsim --help)\n", argv[1], names.c_str());
     return int(ExitCode::usage);
   }
   // render --progress jsonl: its errors are JSON Lines too, those found

@@ -176,6 +176,9 @@ TEST(Cli, UsageErrorsExitWith64) {
   EXPECT_EQ(unknown.exit_code, 64);
   EXPECT_NE(unknown.err.find("frobnicate: no such command; the commands are render, validate"), std::string::npos)
       << unknown.err;
+  const CliResult option_first = run_fxsim("--bogus render x.json");  // (it said "A subcommand is required")
+  EXPECT_EQ(option_first.exit_code, 64);
+  EXPECT_EQ(option_first.err.find("fxsim: --bogus: no such option; options go after the command"), 0u) << option_first.err;
   EXPECT_EQ(run_fxsim("render " FXSIM_SOURCE_DIR "/scenes/snow.json --frames 9-3").exit_code, 64);
   // Extra arguments in the order given (CLI11 listed them last first).
   const CliResult extras = run_fxsim("render a.json b.json c.json");
