@@ -137,6 +137,10 @@ int run_compare(const CompareOptions& o) {
   // folders (one there already is reused: its diff_NAME.png are replaced).
   // Not over an input: --diff b.png replaced the image compared, and a
   // folder's heat maps among its images would be compared next time.
+  // (- wrote a file named "-": the report goes to standard output.)
+  if (o.diff == "-")
+    throw FxError(ExitCode::usage, "--diff -: the heat map is a PNG file (and standard output carries the report); "
+                                   "give a path");
   if (o.diff) refuse_output_over_input("--diff", *o.diff, {{"the first image it compares", o.a}, {"the second image it compares", o.b}});
   if (o.diff && folders && fs::is_directory(*o.diff)) check_output_folder(fs::path(*o.diff) / "diff_.png");
   else if (o.diff && folders && fs::exists(fs::symlink_status(*o.diff)))

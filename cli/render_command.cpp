@@ -111,6 +111,9 @@ FrameSelection frames_to_render(const RenderOptions& options, const Scene& scene
 // Where output.KEY's value came from, for a message: a flag that set it, or the scene.
 std::string where_output_is_set(const RenderOptions& options, const std::string& key) {
   if (key == "fps" && options.fps) return fmt::format("--fps {}", *options.fps);
+  // The last --set of the key (or of output whole) is what the render sees.
+  for (auto set = options.sets.rbegin(); set != options.sets.rend(); ++set)
+    if (set->rfind("/output/" + key + "=", 0) == 0 || set->rfind("/output=", 0) == 0) return "--set " + *set;
   return "the scene's output." + key;
 }
 
@@ -309,6 +312,8 @@ void refuse_idle_crf(const RenderOptions& options, const std::string& pattern, b
   const int crf = *options.video_crf;
   const std::vector<VideoFormat> videos = videos_written(options, pattern, video_only);
   const auto has = [&](VideoFormat f) { return std::find(videos.begin(), videos.end(), f) != videos.end(); };
+  if (videos.empty() && options.simulate_only)
+    throw FxError(ExitCode::usage, fmt::format("--video-crf {}: --simulate-only writes checkpoints only, no video", crf));
   if (videos.empty())
     throw FxError(ExitCode::usage, fmt::format("--video-crf {}: this render writes no video; give -o FILE.mp4 or "
                                                "--video FILE.mp4 (or .webm)", crf));
@@ -403,7 +408,8 @@ void hint_at_checkpoints_elsewhere(const RenderOptions& options, const std::stri
     // (--checkpoint-every) may be new.
     std::error_code ec;
     if (!options.checkpoint_every && !std::filesystem::exists(*options.checkpoints, ec))
-      warn(fmt::format("--checkpoints {}: no such folder, so the simulation starts at frame 0", *options.checkpoints));
+      warn(fmt::format("--checkpoints {}: no such folder, so the simulation starts at frame 0",
+                       printable(*options.checkpoints)));
     return;
   }
   const std::filesystem::path used = checkpoint_folder(options, path), beside_scene = checkpoint_folder(options, path_in_scene);
@@ -419,7 +425,7 @@ void hint_at_checkpoints_elsewhere(const RenderOptions& options, const std::stri
       }
       warn(fmt::format("no checkpoint in {}, so the simulation starts at frame 0; {} (beside the scene's output.path) "
                        "has checkpoints: give --checkpoints {} to start from them",
-                       used.string(), beside_scene.string(), beside_scene.string()));
+                       printable(used.string()), printable(beside_scene.string()), printable(beside_scene.string())));
       return;
     }
 }
@@ -448,7 +454,7 @@ class Checkpoints {
       throw FxError(ExitCode::invalid_scene, fmt::format("{}: the checkpoint's state is of frame {}, its header says {}",
                                                          found->info.path.string(), simulation.frame(), found->info.frame));
     if (!quiet_)
-      note(fmt::format("starting from checkpoint {} (frame {}, read in {:.2f} s)", found->info.path.string(),
+      note(fmt::format("starting from checkpoint {} (frame {}, read in {:.2f} s)", printable(found->info.path.string()),
                        found->info.frame, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()));
     return found->info.frame;
   }
@@ -464,7 +470,7 @@ class Checkpoints {
       const CheckpointInfo there = read_checkpoint_info(path);
       if (there.key == key_ && checkpoint_intact(path)) return;
       if (there.key.scene_hash != key_.scene_hash)
-        warn(fmt::format("replacing checkpoint {}, of another scene (or other overrides)", path.string()));
+        warn(fmt::format("replacing checkpoint {}, of another scene (or other overrides)", printable(path.string())));
     } catch (const FxError&) {
     }
     const auto started = std::chrono::steady_clock::now();

@@ -130,6 +130,8 @@ TEST(Compare, ANanThresholdOrADiffOverAnInputIsRefused) {
   EXPECT_EQ(compare(a, b, "--diff '" + b.string() + "'", &out), 64);
   EXPECT_NE(out.find("that is the second image it compares"), std::string::npos) << out;
   EXPECT_EQ(compare(d.path(), d.path(), "--diff '" + d.path().string() + "'", &out), 64);
+  EXPECT_EQ(compare(a, b, "--diff -", &out), 64);  // (it wrote a file named "-")
+  EXPECT_NE(out.find("--diff -: the heat map is a PNG file"), std::string::npos) << out;
   EXPECT_EQ(read_text_file(b), before);
   EXPECT_FALSE(fs::exists(d / "diff_a.png"));
 }

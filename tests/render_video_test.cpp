@@ -239,7 +239,7 @@ TEST(RenderVideo, TheCrfSetsTheQualityAndIsRefusedWhereItWouldChangeNothing) {
       {" -o '" + (dir / "f_#.png").string() + "' --video '" + (dir / "v.gif").string() + "' --video-crf 20",
        "or .gif (a palette) has none"},
       {" -o '" + (dir / "v.mov").string() + "' --simulate-only --checkpoint-every 2 --video-crf 20",
-       "this render writes no video"},
+       "--simulate-only writes checkpoints only, no video"},
       {" -o '" + (dir / "v.mp4").string() + "' --video-crf 52", "0 to 51"},
   }};
   for (const auto& [args, says] : refused) {
@@ -373,6 +373,12 @@ TEST(RenderVideo, WhatAVideoCannotCarryIsRefusedNotDropped) {
   const CliResult fast = run_fxsim("render " + kVideoSnow + " --frames 1-2 -q --fps 60 -o '" + (dir / "v.gif").string() + "'");
   EXPECT_EQ(fast.exit_code, 64) << fast.err;
   EXPECT_NE(fast.err.find("a GIF plays at most 50 frames a second"), std::string::npos) << fast.err;
+  EXPECT_NE(fast.err.find("(--fps 60)"), std::string::npos) << fast.err;
+  // Set by --set: that is named, not the scene ("the scene's output.fps").
+  const CliResult set = run_fxsim("render " + kVideoSnow + " --frames 1-2 -q --set /output/fps=60 -o '" +
+                                  (dir / "v.gif").string() + "'");
+  EXPECT_EQ(set.exit_code, 64) << set.err;
+  EXPECT_NE(set.err.find("(--set /output/fps=60)"), std::string::npos) << set.err;
   const CliResult gif_scene = run_fxsim("render " + kVideoSnow + " -q --set /output/path=v.gif --set /output/fps=60");
   EXPECT_EQ(gif_scene.exit_code, 65) << gif_scene.err;
   EXPECT_NE(gif_scene.err.find("/output/fps: a GIF plays at most 50"), std::string::npos) << gif_scene.err;
