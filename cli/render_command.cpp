@@ -468,7 +468,8 @@ class Checkpoints {
     // replaced, saying so.
     try {
       const CheckpointInfo there = read_checkpoint_info(path);
-      if (there.key == key_ && checkpoint_intact(path)) return;
+      // (Of this frame: a checkpoint copied under another frame's name was kept as this one's.)
+      if (there.key == key_ && there.frame == frame && checkpoint_intact(path)) return;
       if (there.key.scene_hash != key_.scene_hash)
         warn(fmt::format("replacing checkpoint {}, of another scene (or other overrides)", printable(path.string())));
     } catch (const FxError&) {
@@ -490,7 +491,8 @@ class Checkpoints {
     for (int frame = *every_; frame <= last; frame += *every_) {
       const std::filesystem::path path = folder_ / checkpoint_file_name(frame);
       try {
-        if (read_checkpoint_info(path).key == key_ && checkpoint_intact(path)) {
+        const CheckpointInfo there = read_checkpoint_info(path);
+        if (there.key == key_ && there.frame == frame && checkpoint_intact(path)) {
           known_whole_.insert(frame);  // (reached() need not read it again)
           continue;
         }
@@ -780,7 +782,8 @@ int run_render(const RenderOptions& options) {
     } else {
       simulate_to = gaps.back();
       if (gaps.front() <= resume_at_most && !options.quiet && checkpoints.gap_is_news(gaps.front(), resume_at_most))
-        note(fmt::format("the checkpoint of frame {} is missing or damaged: simulating from before it to write it again",
+        note(fmt::format("the checkpoint of frame {} is missing or damaged (or of another frame): simulating from "
+                         "before it to write it again",
                          gaps.front()));
       resume_at_most = gaps.front() - 1;
     }

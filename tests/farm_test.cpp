@@ -458,6 +458,14 @@ TEST(Farm, ADamagedCheckpointIsWrittenAgainAndAFifoNeverBlocks) {
   EXPECT_NE(repaired.out.find("simulated frames 1-4 "), std::string::npos) << repaired.out;  // not on to 8, which is there
   EXPECT_EQ(read_text_file(fourth), fourth_whole);
   EXPECT_EQ(read_text_file(eighth), whole);
+  // A copy of another frame's under its name: kept as this frame's before.
+  fs::copy_file(fourth, eighth, fs::copy_options::overwrite_existing);
+  const CliResult copied = run_fxsim("render " + kSleet + " --width 96 --height 54 --frames 8 --simulate-only "
+                                     "--checkpoint-every 4 --checkpoints " + q(dir / "ck"));
+  EXPECT_EQ(copied.exit_code, 0) << copied.err;
+  EXPECT_NE(copied.err.find("the checkpoint of frame 8 is missing or damaged (or of another frame)"), std::string::npos)
+      << copied.err;
+  EXPECT_EQ(read_text_file(eighth), whole);
   // All of them there: nothing to simulate (from frames 1-10 it simulated
   // from time 0 to frame 10 again, writing none); one missing in the middle
   // is simulated to from the one before it, not from time 0.
