@@ -84,6 +84,7 @@ std::vector<int> frames_to_write(const Scene& scene, const std::string& pattern,
     ManifestFile file;
     std::string inputs;  // the frame's
     std::string scene_hash, look_hash, version, backend;
+    bool run_known = true;  // its record names a run line of the manifest
   };
   std::optional<std::string> ours_backend;  // asked for once, when first needed
   const auto backend_differs = [&](const std::string& backend) {
@@ -124,7 +125,7 @@ std::vector<int> frames_to_write(const Scene& scene, const std::string& pattern,
         recorded[file.file] = {file, f.inputs, run == runs.end() ? "" : run->second->scene_hash,
                                run == runs.end() ? "" : run->second->look_hash,
                                run == runs.end() ? "" : run->second->fxsim_version,
-                               run == runs.end() ? "" : run->second->backend};
+                               run == runs.end() ? "" : run->second->backend, run != runs.end()};
     }
   }
   // The textures and plates a frame reads: one drawn from files changed
@@ -149,6 +150,9 @@ std::vector<int> frames_to_write(const Scene& scene, const std::string& pattern,
       const std::set<std::string>& backends = planned->second.backends;
       return std::none_of(backends.begin(), backends.end(), backend_differs);
     }
+    // A record whose run line is gone (edited away) says of no scene: verify
+    // calls it corrupt, and it was kept.
+    if (!record->second.run_known) return false;
     if (!record->second.scene_hash.empty() && record->second.scene_hash != scene.simulation_key) return false;
     if (!record->second.look_hash.empty() && record->second.look_hash != scene.look_key) return false;
     if (!record->second.version.empty() && record->second.version != FXSIM_VERSION) return false;

@@ -76,17 +76,29 @@ int run_verify(const std::string& folder_text, bool quiet) {
   std::map<std::string, std::set<int>> run_frames;  // run → the frames it was to write (none for a video's run)
   for (const ManifestRun& r : manifest.runs)
     if (r.writes_frames()) run_frames[r.run].insert(r.frames.begin(), r.frames.end());
-  for (const ManifestFrame& f : manifest.frames) {
+  // Records refused (the frame's image they claim, where known), said after
+  // the loop unless a later record of the same frame stands: the frame was
+  // drawn again since (--skip-existing draws such frames again), and the
+  // manifest, appended to only, keeps the old line.
+  struct Refusal {
+    size_t at;
+    std::string image, message;
+    bool of_a_run;  // its run known: the frame is said once, as corrupt
+  };
+  std::vector<Refusal> refusals;
+  std::map<std::string, size_t> recorded_at;  // image → its latest valid record's place
+  for (size_t at = 0; at < manifest.frames.size(); ++at) {
+    const ManifestFrame& f = manifest.frames[at];
     const auto run = runs.find(f.run);
     if (run == runs.end()) {
-      corrupt.push_back(fmt::format("frame {}: its record names no known run ({})", f.frame, f.run));
+      refusals.push_back({at, f.files.empty() ? "" : f.files.front().file,
+                          fmt::format("frame {}: its record names no known run ({})", f.frame, f.run), false});
       continue;
     }
     const ManifestRun& r = *run->second;
     const std::string own = frame_path(r.output, f.frame);
     const auto refuse = [&](const std::string& why) {
-      corrupt.push_back(fmt::format("{}: frame {}: {}", own, f.frame, why));
-      refused.insert(own);
+      refusals.push_back({at, own, fmt::format("{}: frame {}: {}", own, f.frame, why), true});
     };
     if (f.files.empty()) {
       refuse("its record lists no files");
@@ -114,6 +126,7 @@ int run_verify(const std::string& folder_text, bool quiet) {
       continue;
     }
     latest[image] = &f;
+    recorded_at[image] = at;
     if (f.state_hash.empty()) continue;  // recorded without one (--no-manifest-hashes, or kept by --skip-existing)
     const std::string kind = r.scene_hash + " " + r.fxsim_version + " " + r.backend;
     auto& seen = hashes[image];
@@ -121,6 +134,12 @@ int run_verify(const std::string& folder_text, bool quiet) {
       mismatched.push_back(fmt::format("{}: frame {} was simulated differently by two runs of the same scene, version "
                                        "and backend (state {} and {})", image, f.frame, it->second, f.state_hash));
     seen[kind] = f.state_hash;
+  }
+  for (const Refusal& refusal : refusals) {
+    if (const auto later = recorded_at.find(refusal.image); later != recorded_at.end() && later->second > refusal.at)
+      continue;
+    corrupt.push_back(refusal.message);
+    if (refusal.of_a_run) refused.insert(refusal.image);
   }
   // The scenes of the frames there now: each frame's latest record's run
   // (every frame drawn again with another seed is one scene again).

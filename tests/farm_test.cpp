@@ -614,6 +614,30 @@ TEST(Farm, SkipExistingWritesAgainAFileThatIsNotAsRecordedAndVerifyThenPasses) {
   EXPECT_EQ(run_fxsim("verify " + q(dir.path())).exit_code, 0);
 }
 
+TEST(Farm, ARecordWhoseRunLineIsGoneIsDrawnAgainAndVerifyThenPasses) {
+  // Its run line edited away, a frame's record says of no scene: verify
+  // called it corrupt, --skip-existing kept the frame, and verify still
+  // failed on the old line after any repair.
+  TempDir dir("skip_orphan");
+  const std::string render = "render " + kSleet + " --width 48 --height 27 --frames 1-3 -q -o " + q(dir / "f_####.png");
+  ASSERT_EQ(run_fxsim(render).exit_code, 0);
+  std::string manifest = read_text_file(dir / "fxsim-manifest.jsonl");
+  manifest.erase(0, manifest.find('\n') + 1);  // the run line
+  write_text_file(dir / "fxsim-manifest.jsonl", manifest);
+  const CliResult orphaned = run_fxsim("verify " + q(dir.path()));
+  EXPECT_EQ(orphaned.exit_code, 1);
+  EXPECT_NE(orphaned.out.find("corrupt: frame 2: its record names no known run"), std::string::npos) << orphaned.out;
+  const CliResult resumed = run_fxsim(render + " --skip-existing --progress none");
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  // Drawn again and recorded: three records more, of the new run.
+  const std::string after = read_text_file(dir / "fxsim-manifest.jsonl");
+  size_t records = 0;
+  for (size_t at = 0; (at = after.find("\"type\":\"frame\"", at)) != std::string::npos; ++at) ++records;
+  EXPECT_EQ(records, 6u) << after;
+  const CliResult repaired = run_fxsim("verify " + q(dir.path()));
+  EXPECT_EQ(repaired.exit_code, 0) << repaired.out;  // the old lines superseded by the frames' new records
+}
+
 TEST(Farm, VerifyChecksAFrameDrawnAgainAtTheSizeOfTheRunThatDrewItLast) {
   TempDir dir("verify_sizes");
   ASSERT_EQ(run_fxsim("render " + kSleet + " --width 64 --height 36 -q --frames 1-2 -o " + q(dir / "f_####.png")).exit_code, 0);
