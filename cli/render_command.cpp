@@ -745,10 +745,16 @@ int run_render(const RenderOptions& options) {
     if (std::filesystem::exists(folder, ec) && !std::filesystem::is_directory(folder, ec))
       throw FxError(ExitCode::cannot_write, fmt::format("{}: the checkpoint folder is a file", folder.string()));
     check_output_folder(folder / "checkpoint");
-    // And each checkpoint it may write: a folder or a link standing there
-    // was found when its frame came, after frames and manifest were written.
-    for (int frame = *options.checkpoint_every; frame <= frames.last(); frame += *options.checkpoint_every)
-      check_output_path((folder / checkpoint_file_name(frame)).string());
+    // And each checkpoint it may write: a folder standing there was found
+    // when its frame came, after frames and manifest were written. (A link
+    // to a file passes: a whole checkpoint there is read, not written; one
+    // to be written is refused then, as before.)
+    for (int frame = *options.checkpoint_every; frame <= frames.last(); frame += *options.checkpoint_every) {
+      const std::filesystem::path file = folder / checkpoint_file_name(frame);
+      if (!(std::filesystem::is_symlink(std::filesystem::symlink_status(file, ec)) &&
+            std::filesystem::is_regular_file(file, ec)))
+        check_output_path(file.string());
+    }
   }
 
   stop_cleanly_on_interrupt(options);
@@ -813,8 +819,11 @@ int run_render(const RenderOptions& options) {
   // video (with a run line of its own where no frames go there).
   std::vector<std::unique_ptr<RunManifest>> manifests;
   const auto manifest_in = [&](const std::filesystem::path& folder, bool frames_there) -> RunManifest& {
+    // (Compared as manifest files: a folder not made yet, spelled out/., resolves
+    // lexically with a trailing '/', and one run had two run lines of one id.)
+    const auto manifest_file = [](const std::filesystem::path& f) { return resolved((f / kManifestName).string()); };
     for (const auto& m : manifests)
-      if (resolved(m->writer().folder().string()) == resolved(folder.string())) return *m;
+      if (manifest_file(m->writer().folder()) == manifest_file(folder)) return *m;
     ManifestRun run = manifest_run(scene, options.scene, run_id, wanted, shard, selection);
     if (!frames_there) run.output.clear();
     run.device = gl_info.renderer;
@@ -866,15 +875,13 @@ int run_render(const RenderOptions& options) {
   for (const auto& sink : sinks) outputs.push_back(sink.get());
   const FrameLoopReport report = run_frame_loop(simulation, renderer, frames, outputs, loop);
   progress.finish();
-  if (!one_colour_frames.empty()) {
-    const Image empty = renderer.render_without_particles(simulation);
-    const bool plain = one_colour(empty);
-    std::vector<int> hidden;
-    for (size_t k = 0; k < one_colour_frames.size(); ++k)
-      if (plain && std::equal(empty.rgba.begin(), empty.rgba.begin() + 4, one_colour_pixels[k].begin()))
-        hidden.push_back(one_colour_frames[k]);
-    one_colour_frames = std::move(hidden);
-  }
+  // (Each frame's own: the camera, a plate sequence or the lights may change the scenery.)
+  std::vector<int> hidden;
+  for (size_t k = 0; k < one_colour_frames.size(); ++k)
+    if (const Image empty = renderer.render_without_particles(one_colour_frames[k]);
+        one_colour(empty) && std::equal(empty.rgba.begin(), empty.rgba.begin() + 4, one_colour_pixels[k].begin()))
+      hidden.push_back(one_colour_frames[k]);
+  one_colour_frames = std::move(hidden);
   if (const std::vector<int>& f = one_colour_frames; !f.empty()) {
     const std::string which = f.size() == 1 ? fmt::format("frame {} is", f[0])
                               : f.back() - f.front() + 1 == int(f.size())

@@ -291,7 +291,8 @@ int run_verify(const std::string& folder_text, bool quiet) {
                                       fs::exists(fs::symlink_status(folder / video, error))
                                           ? "the file is there, but no line says it was finished (a run stopped "
                                             "between the two?)"
-                                          : "never finished (the run stopped before it?)"));
+                                          : "never finished (the run stopped before it?); render it again, alone "
+                                            "with -o NAME (--skip-existing resumes frames, not a video)"));
       else
         as_recorded(record->second->file, "the video");
     }

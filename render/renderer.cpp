@@ -1,5 +1,6 @@
 #include "render/renderer.h"
 
+#include "core/camera_path.h"
 #include "core/frame_output.h"
 #include "core/lighting.h"
 #include "core/parallel.h"
@@ -58,11 +59,35 @@ Image Renderer::render(Simulation& simulation) {
   return take_frame().image;
 }
 
-Image Renderer::render_without_particles(Simulation& simulation) {
-  particles_ = false;
-  draw(simulation);
-  particles_ = true;
-  return take_frame().image;
+Image Renderer::render_without_particles(int frame) {
+  const double time = double(int64_t(frame) * scene_.output.substeps) * scene_.step_seconds();
+  const CameraPose camera = camera_at(scene_.camera, time);
+  const std::optional<Lighting> lighting = draw_scenery(frame, time, camera);
+  if (lighting)
+    light_sources_.draw(*lighting, camera, float(target_.width()) / float(target_.height()), target_.height(),
+                        scene_.environment.fog);
+  check_gl(fmt::format("drawing frame {} without its particles", frame));
+  target_.start_read();
+  return target_.finish_read().image;
+}
+
+std::optional<Lighting> Renderer::draw_scenery(int frame, double time, const CameraPose& camera) {
+  const float aspect = float(target_.width()) / float(target_.height());
+  target_.bind_for_drawing();
+  const glm::vec4 background = scene_.output.background.linear();
+  // Premultiplied, as blending keeps the frame: a transparent background is (0, 0, 0, 0).
+  target_.clear(glm::vec4(glm::vec3(background) * background.a, background.a));
+  const Environment& environment = scene_.environment;
+  if (environment.sky) sky_.draw(*environment.sky, camera, aspect, environment.fog);
+  if (scene_.output.has_plate_pass()) {
+    plate_.load(scene_.output, frame);
+    plate_.draw(camera, aspect);
+  }
+  std::optional<Lighting> lighting = frame_lighting(scene_, camera, time);
+  if (environment.ground)
+    ground_.draw(*environment.ground, environment.sky ? environment.sky->horizon : scene_.output.background, camera,
+                 aspect, environment.fog, lighting, environment.sky.has_value());
+  return lighting;
 }
 
 RenderedFrame Renderer::take_frame() {
@@ -77,20 +102,8 @@ RenderedFrame Renderer::take_frame() {
 void Renderer::draw(Simulation& simulation) {
   const CameraPose camera = simulation.camera();
   const float aspect = float(target_.width()) / float(target_.height());
-  target_.bind_for_drawing();
-  const glm::vec4 background = scene_.output.background.linear();
-  // Premultiplied, as blending keeps the frame: a transparent background is (0, 0, 0, 0).
-  target_.clear(glm::vec4(glm::vec3(background) * background.a, background.a));
   const Environment& environment = scene_.environment;
-  if (environment.sky) sky_.draw(*environment.sky, camera, aspect, environment.fog);
-  if (scene_.output.has_plate_pass()) {
-    plate_.load(scene_.output, simulation.frame());
-    plate_.draw(camera, aspect);
-  }
-  const std::optional<Lighting> lighting = frame_lighting(scene_, camera, simulation.time());
-  if (environment.ground)
-    ground_.draw(*environment.ground, environment.sky ? environment.sky->horizon : scene_.output.background, camera,
-                 aspect, environment.fog, lighting, environment.sky.has_value());
+  const std::optional<Lighting> lighting = draw_scenery(simulation.frame(), simulation.time(), camera);
   sprites_.set_lighting(lighting);
   sprites_.set_plate_depth(plate_.depth_texture());
   sprites_.begin_frame(camera, target_.width(), target_.height());
@@ -107,8 +120,7 @@ void Renderer::draw(Simulation& simulation) {
       textures.push_back(batch.look == SpriteLook::primary ? &textures_[batch.emitter] : &secondary_textures_[batch.emitter]);
     }
   }
-  if (particles_)
-    for (size_t i = 0; i < batches.size(); ++i) sprites_.draw(batches[i], scene_.emitters[batches[i].emitter], *textures[i]);
+  for (size_t i = 0; i < batches.size(); ++i) sprites_.draw(batches[i], scene_.emitters[batches[i].emitter], *textures[i]);
   if (lighting) light_sources_.draw(*lighting, camera, aspect, target_.height(), environment.fog);
   check_gl(fmt::format("drawing frame {}", simulation.frame()));
   target_.start_read();

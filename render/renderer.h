@@ -39,11 +39,15 @@ class Renderer {
   int frame_samples() const { return target_.samples(); }
   // draw() then take_image().
   Image render(Simulation& simulation);
-  // The current frame as it is without its particles (sky, ground, plate,
-  // lights' discs, graded): what a frame in which nothing shows looks like.
-  Image render_without_particles(Simulation& simulation);
+  // Frame `frame` as it is without its particles (sky, ground, plate,
+  // lights' discs, graded; seen from the camera of that frame's time): what
+  // a frame in which nothing shows looks like. Once every frame drawn is taken.
+  Image render_without_particles(int frame);
 
  private:
+  // Clears the target and draws what is behind the particles of frame
+  // `frame` at `time`: sky, plate, ground. Returns the frame's lighting.
+  std::optional<Lighting> draw_scenery(int frame, double time, const CameraPose& camera);
   // Draws the masks, depth and motion layers the output asks for, from the same batches.
   FrameLayers draw_layers(const std::vector<SpriteBatch>& batches, const std::vector<const GlTexture*>& textures,
                           const CameraPose& camera, const CameraPose& previous_camera);
@@ -59,7 +63,6 @@ class Renderer {
   SpritePass sprites_;
   std::vector<GlTexture> textures_;            // one array per emitter
   std::vector<GlTexture> secondary_textures_;  // for its splashes (and later mist, debris, embers)
-  bool particles_ = true;  // drawn by draw()
 };
 
 }  // namespace fxsim

@@ -449,6 +449,16 @@ TEST(HostileOutput, FoldersAndCheckpointsThatCannotBeWrittenAreFoundBeforeAnyWor
     EXPECT_FALSE(fs::exists(dir / "f")) << args;
     EXPECT_FALSE(fs::exists(dir / "ck/checkpoint_000001.fxck")) << args;
   }
+  // A link to a whole checkpoint is read, not written: it passes (a farm's
+  // shared store linked in).
+  ASSERT_EQ(run_fxsim("render '" + kSnowPath + "' --frames 2 --simulate-only --checkpoint-every 2 --checkpoints '" +
+                      (dir / "store").string() + "'").exit_code, 0);
+  fs::create_directories(dir / "linked");
+  fs::create_symlink(dir / "store/checkpoint_000002.fxck", dir / "linked/checkpoint_000002.fxck");
+  const CliResult linked = run_fxsim("render '" + kSnowPath + "' --frames 3" + kTiny + "-o '" + (dir / "l_#.png").string() +
+                                     "' --checkpoint-every 2 --checkpoints '" + (dir / "linked").string() + "'");
+  EXPECT_EQ(linked.exit_code, 0) << linked.err;
+  EXPECT_TRUE(fs::is_symlink(dir / "linked/checkpoint_000002.fxck"));
 }
 
 namespace {

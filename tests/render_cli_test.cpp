@@ -138,6 +138,17 @@ TEST(Render, FramesInWhichNothingShowsAreSaid) {
     EXPECT_EQ(veil.err.find("one colour"), std::string::npos) << size << ": " << veil.err;
     EXPECT_TRUE(one_colour(read_png(dir / "v_0003.png"))) << size;  // (one colour, as meant)
   }
+  // Each frame compared with its own scenery: a camera that looks down at
+  // the ground, then up at the horizon (the last frame's scenery, not of one
+  // colour, hid the empty first frame).
+  write_text_file(dir / "tilt.json", R"({"fxsim": 1, "output": {"width": 64, "height": 36, "frames": 4},
+    "camera": {"keys": [{"time": 0.04, "position": [0, 1.7, 9], "target": [0, -5, 0]},
+                        {"time": 0.17, "position": [0, 1.7, 9], "target": [0, 3, 0]}]},
+    "environment": {"ground": {"height": 0, "color": "#6f7d8f"}},
+    "emitters": [{"type": "snow", "start": 100, "max_particles": 100}]})");
+  const CliResult tilt = run_fxsim("render '" + (dir / "tilt.json").string() + "' -q -o '" + (dir / "t_#.png").string() + "'");
+  EXPECT_EQ(tilt.exit_code, 0) << tilt.err;
+  EXPECT_NE(tilt.err.find("1 of the 4 frames drawn: frame 1 is one colour throughout"), std::string::npos) << tilt.err;
 }
 
 TEST(Render, AScenePastTheMachinesMemoryIsRefusedWith65) {

@@ -271,6 +271,13 @@ TEST(RenderVideo, VerifyChecksTheVideosTheManifestRecords) {
   EXPECT_NE(v.out.find(": 3 frames and 1 video of 2 runs, 4 files checked: all present and whole"), std::string::npos)
       << v.out;
   EXPECT_EQ(run_fxsim("verify '" + (dir / "other").string() + "'").exit_code, 0);
+  // One folder however spelled, made by the render: one run line (out/. gave
+  // a second one of the same run, and verify failed the folder for good).
+  ASSERT_EQ(run_fxsim(render + " -o '" + (dir / "new/f_####.png").string() + "' --video '" +
+                      (dir / "new/./clip.mp4").string() + "'").exit_code, 0);
+  const std::string lines = read_text_file(dir / "new/fxsim-manifest.jsonl");
+  EXPECT_EQ(lines.find("\"type\":\"run\""), lines.rfind("\"type\":\"run\"")) << lines;
+  EXPECT_EQ(run_fxsim("verify '" + (dir / "new").string() + "'").exit_code, 0);
   // Cut short, gone, or a link in its place.
   fs::resize_file(dir / "seq/clip.webm", 100);
   v = run_fxsim("verify '" + (dir / "seq").string() + "'");
