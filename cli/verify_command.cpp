@@ -293,8 +293,15 @@ int run_verify(const std::string& folder_text, bool quiet) {
                                             "between the two?)"
                                           : "never finished (the run stopped before it?); render it again, alone "
                                             "with -o NAME (--skip-existing resumes frames, not a video)"));
-      else
-        as_recorded(record->second->file, "the video");
+      else if (as_recorded(record->second->file, "the video"))
+        // A video of another scene or look than the frames beside it (drawn
+        // with another seed since) passed as the folder's.
+        if (const ManifestRun& made = *runs.at(record->second->run);
+            !scenes.empty() && (!scenes.count(made.scene_hash) ||
+                                (!made.look_hash.empty() && !looks.empty() &&
+                                 !looks.count(made.look_hash + " " + made.scene_hash))))
+          mismatched.push_back(fmt::format("{}: the video was made by run {}, of another scene or look than the frames "
+                                           "beside it (another seed, override or exposure?)", video, made.run));
     }
 
   // The frames of a sharded render that no run was to write: a shard that

@@ -278,6 +278,13 @@ TEST(RenderVideo, VerifyChecksTheVideosTheManifestRecords) {
   const std::string lines = read_text_file(dir / "new/fxsim-manifest.jsonl");
   EXPECT_EQ(lines.find("\"type\":\"run\""), lines.rfind("\"type\":\"run\"")) << lines;
   EXPECT_EQ(run_fxsim("verify '" + (dir / "new").string() + "'").exit_code, 0);
+  // A video of another seed beside the frames is not theirs: mismatched (it passed).
+  ASSERT_EQ(run_fxsim(render + " -o '" + (dir / "new/clip.mp4").string() + "' --set /seed=99").exit_code, 0);
+  v = run_fxsim("verify '" + (dir / "new").string() + "'");
+  EXPECT_EQ(v.exit_code, 1);
+  EXPECT_NE(v.out.find("mismatched: clip.mp4: the video was made by run "), std::string::npos) << v.out;
+  ASSERT_EQ(run_fxsim(render + " -o '" + (dir / "new/clip.mp4").string() + "'").exit_code, 0);
+  EXPECT_EQ(run_fxsim("verify '" + (dir / "new").string() + "'").exit_code, 0);
   // Cut short, gone, or a link in its place.
   fs::resize_file(dir / "seq/clip.webm", 100);
   v = run_fxsim("verify '" + (dir / "seq").string() + "'");
