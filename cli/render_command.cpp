@@ -468,8 +468,7 @@ class Checkpoints {
     // replaced, saying so.
     try {
       const CheckpointInfo there = read_checkpoint_info(path);
-      // (Of this frame: a checkpoint copied under another frame's name was kept as this one's.)
-      if (there.key == key_ && there.frame == frame && checkpoint_intact(path)) return;
+      if (whole_of(there, frame)) return;
       if (there.key.scene_hash != key_.scene_hash)
         warn(fmt::format("replacing checkpoint {}, of another scene (or other overrides)", printable(path.string())));
     } catch (const FxError&) {
@@ -491,8 +490,7 @@ class Checkpoints {
     for (int frame = *every_; frame <= last; frame += *every_) {
       const std::filesystem::path path = folder_ / checkpoint_file_name(frame);
       try {
-        const CheckpointInfo there = read_checkpoint_info(path);
-        if (there.key == key_ && there.frame == frame && checkpoint_intact(path)) {
+        if (whole_of(read_checkpoint_info(path), frame)) {
           known_whole_.insert(frame);  // (reached() need not read it again)
           continue;
         }
@@ -515,6 +513,12 @@ class Checkpoints {
   int written() const { return written_; }
 
  private:
+  // Whether `info`'s file is a whole checkpoint of this key and of `frame`
+  // (one copied under another frame's name was kept as this one's).
+  bool whole_of(const CheckpointInfo& info, int frame) const {
+    return info.key == key_ && info.frame == frame && checkpoint_intact(info.path);
+  }
+
   std::filesystem::path folder_;
   CheckpointKey key_;
   std::optional<int> every_;

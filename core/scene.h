@@ -203,6 +203,8 @@ struct Scene {
   std::vector<std::pair<std::string, std::string>> overridden;
 
   double step_seconds() const { return 1.0 / (output.fps * output.substeps); }
+  // The simulation's time at frame `frame` (its last step's end), as Simulation::time() says it there.
+  double frame_seconds(int frame) const { return double(int64_t(frame) * output.substeps) * step_seconds(); }
 };
 
 }  // namespace fxsim

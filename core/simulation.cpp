@@ -39,7 +39,7 @@ double Simulation::time() const { return double(step_) * scene_.step_seconds(); 
 CameraPose Simulation::camera() const { return camera_at(scene_.camera, time()); }
 
 CameraPose Simulation::previous_camera() const {
-  return camera_at(scene_.camera, double(int64_t(frame_ - 1) * scene_.output.substeps) * scene_.step_seconds());
+  return camera_at(scene_.camera, scene_.frame_seconds(frame_ - 1));
 }
 
 void Simulation::step_once() {

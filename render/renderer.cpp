@@ -60,7 +60,7 @@ Image Renderer::render(Simulation& simulation) {
 }
 
 Image Renderer::render_without_particles(int frame) {
-  const double time = double(int64_t(frame) * scene_.output.substeps) * scene_.step_seconds();
+  const double time = scene_.frame_seconds(frame);
   const CameraPose camera = camera_at(scene_.camera, time);
   const std::optional<Lighting> lighting = draw_scenery(frame, time, camera);
   if (lighting)
